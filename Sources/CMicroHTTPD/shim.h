@@ -1,0 +1,69 @@
+// GNU libmicrohttpd, with its variadic entry points wrapped as fixed-argument functions Swift can call.
+#ifndef TAPWIRE_CMICROHTTPD_SHIM_H
+#define TAPWIRE_CMICROHTTPD_SHIM_H
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <microhttpd.h>
+
+/// Everything MHD_start_daemon needs, as one plain struct instead of a varargs option list.
+struct tapwire_mhd_options {
+    unsigned int flags;
+    const struct sockaddr *address;
+    unsigned int thread_pool_size;
+    unsigned int connection_limit;
+    unsigned int per_ip_connection_limit;
+    unsigned int connection_timeout_seconds;
+    size_t connection_memory_limit;
+    unsigned int listen_backlog;
+};
+
+static inline struct MHD_Daemon *
+tapwire_mhd_start(const struct tapwire_mhd_options *o,
+                  MHD_AccessHandlerCallback handler, void *handler_cls,
+                  MHD_RequestCompletedCallback completed, void *completed_cls) {
+    uint16_t port = 0;
+    if (o->address->sa_family == AF_INET) {
+        port = ntohs(((const struct sockaddr_in *)o->address)->sin_port);
+    } else if (o->address->sa_family == AF_INET6) {
+        port = ntohs(((const struct sockaddr_in6 *)o->address)->sin6_port);
+    }
+    return MHD_start_daemon(o->flags, port, NULL, NULL, handler, handler_cls,
+                            MHD_OPTION_SOCK_ADDR, o->address,
+                            MHD_OPTION_THREAD_POOL_SIZE, o->thread_pool_size,
+                            MHD_OPTION_CONNECTION_LIMIT, o->connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_ip_connection_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, o->connection_memory_limit,
+                            MHD_OPTION_LISTEN_BACKLOG_SIZE, o->listen_backlog,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_END);
+}
+
+/// The port the daemon is bound to (useful after binding port 0).
+static inline uint16_t tapwire_mhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+static inline unsigned int tapwire_mhd_current_connections(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info == NULL ? 0 : info->num_connections;
+}
+
+/// The connection's socket, or -1.
+static inline int tapwire_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+static inline const struct sockaddr *tapwire_mhd_client_address(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}
+
+static const int tapwire_mhd_yes = MHD_YES;
+static const int tapwire_mhd_no = MHD_NO;
+#endif

@@ -1,0 +1,66 @@
+/// An app's API key: `tww_<id>_<secret>` for writing (it ships inside apps), `twr_<id>_<secret>`
+/// for reading reports. The id is public and finds the row; only SHA-256(secret) is stored.
+public struct APIKey: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable, CaseIterable {
+        case write
+        case read
+        var letter: Character { self == .write ? "w" : "r" }
+    }
+
+    public var kind: Kind
+    /// 16 lowercase hex characters.
+    public var keyId: String
+    /// 40 characters of base62.
+    public var secret: String
+
+    public init(kind: Kind, keyId: String, secret: String) {
+        self.kind = kind
+        self.keyId = keyId
+        self.secret = secret
+    }
+
+    public var text: String { "tw\(kind.letter)_\(keyId)_\(secret)" }
+    /// Safe to log and show: the kind and public id, never the secret.
+    public var redacted: String { "tw\(kind.letter)_\(keyId)_…" }
+    public var description: String { redacted }
+
+    public var secretHash: [UInt8] { SHA256.hash(Array(secret.utf8)) }
+
+    /// Parses a key as given in Basic auth. Nil for anything not shaped like a key.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "_", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 3, parts[0].hasPrefix("tw") else { return nil }
+        switch parts[0].last {
+        case "w": kind = .write
+        case "r": kind = .read
+        default: return nil
+        }
+        let id = parts[1], secret = parts[2]
+        guard id.count == 16, id.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
+              secret.count == 40, secret.utf8.allSatisfy({ $0 < 128 && APIKey.alphabet.contains($0) })
+        else { return nil }
+        self.keyId = String(id)
+        self.secret = String(secret)
+    }
+
+    static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+
+    /// A new key from the system's cryptographic generator (getrandom on Linux).
+    public static func generate(kind: Kind) -> APIKey {
+        var generator = SystemRandomNumberGenerator()
+        return generate(kind: kind, using: &generator)
+    }
+
+    public static func generate<G: RandomNumberGenerator>(kind: Kind, using generator: inout G) -> APIKey {
+        let hex = Array("0123456789abcdef".utf8)
+        let id = String(decoding: (0..<16).map { _ in hex[Int(generator.next() % 16)] }, as: UTF8.self)
+        // 62 does not divide 2^64; rejection sampling keeps every character equally likely.
+        var secret: [UInt8] = []
+        while secret.count < 40 {
+            let value = generator.next()
+            guard value < UInt64.max - (UInt64.max % 62) else { continue }
+            secret.append(alphabet[Int(value % 62)])
+        }
+        return APIKey(kind: kind, keyId: id, secret: String(decoding: secret, as: UTF8.self))
+    }
+}

@@ -1,0 +1,85 @@
+/// The decisions of group commit, as a value with no I/O (after postgres-nio's state machines):
+/// requests queue their events; a free writer takes everything queued, up to a cap, as one
+/// transaction. The queue is bounded, and while the database is down it refuses work at once
+/// so clients back off and keep their events instead of the collector holding them in memory.
+public struct GroupCommitQueue<Item: Sendable>: Sendable {
+    public struct Policy: Sendable, Equatable {
+        /// One transaction takes at most this many events (it always takes at least one request).
+        public var maxEventsPerCommit: Int
+        /// Past this many queued events new requests get 503 with Retry-After.
+        public var maxQueuedEvents: Int
+
+        public init(maxEventsPerCommit: Int = 20_000, maxQueuedEvents: Int = 200_000) {
+            self.maxEventsPerCommit = maxEventsPerCommit
+            self.maxQueuedEvents = maxQueuedEvents
+        }
+    }
+
+    public enum Admission: Sendable, Equatable {
+        case queued
+        /// The queue is full: the database is falling behind.
+        case overloaded(retryAfterSeconds: Int)
+        /// The database is unreachable; a writer is reconnecting.
+        case unavailable(retryAfterSeconds: Int)
+    }
+
+    public let policy: Policy
+    private var pending: [(item: Item, events: Int)] = []
+    private var head = 0
+    public private(set) var queuedEvents = 0
+    /// nil while the database is available; otherwise the Retry-After to give.
+    public private(set) var unavailableRetryAfter: Int?
+
+    public init(policy: Policy = Policy()) { self.policy = policy }
+
+    public var queuedRequests: Int { pending.count - head }
+    public var isAvailable: Bool { unavailableRetryAfter == nil }
+
+    public mutating func submit(_ item: Item, events: Int) -> Admission {
+        if let retry = unavailableRetryAfter { return .unavailable(retryAfterSeconds: retry) }
+        if queuedEvents > 0, queuedEvents + events > policy.maxQueuedEvents { return .overloaded(retryAfterSeconds: 1) }
+        pending.append((item, events))
+        queuedEvents += events
+        return .queued
+    }
+
+    /// The next group for a free writer: the oldest requests, up to the event cap. Nil when idle.
+    public mutating func takeGroup() -> [Item]? {
+        guard head < pending.count else { return nil }
+        var group: [Item] = []
+        var events = 0
+        while head < pending.count {
+            let next = pending[head]
+            if !group.isEmpty, events + next.events > policy.maxEventsPerCommit { break }
+            group.append(next.item)
+            events += next.events
+            head += 1
+        }
+        queuedEvents -= events
+        compact()
+        return group
+    }
+
+    /// The database went away: everything queued must be answered 503 now (returned here), and
+    /// new requests are refused until `markAvailable`.
+    public mutating func markUnavailable(retryAfterSeconds: Int) -> [Item] {
+        unavailableRetryAfter = max(1, retryAfterSeconds)
+        let failed = pending[head...].map(\.item)
+        pending.removeAll()
+        head = 0
+        queuedEvents = 0
+        return failed
+    }
+
+    public mutating func markAvailable() { unavailableRetryAfter = nil }
+
+    private mutating func compact() {
+        if head == pending.count {
+            pending.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 1024, head * 2 > pending.count {
+            pending.removeFirst(head)
+            head = 0
+        }
+    }
+}

@@ -1,0 +1,28 @@
+/// Every size and count the collector enforces, in one place (DESIGN.md, "Limits").
+public struct IngestLimits: Sendable, Equatable {
+    /// Content-Length (compressed) above this gets 413 before the body is read.
+    public var maxBodyBytes = 1 << 20
+    /// Inflating stops with 413 past this many bytes; the gzip ISIZE trailer is never trusted.
+    public var maxDecompressedBytes = 8 << 20
+    public var maxEventsPerBatch = 2000
+    /// One event's JSON object, braces included.
+    public var maxEventBytes = 32 << 10
+    /// Category and action identifiers, notification ids, campaigns and variants.
+    public var maxIdentifierBytes = 256
+    /// appVersion, build and osVersion.
+    public var maxVersionBytes = 64
+    public var maxPlatformBytes = 32
+    /// sdk and deviceId.
+    public var maxTagBytes = 128
+    /// userTextLength above this is not a plausible reply length.
+    public var maxUserTextLength: Int64 = 1 << 20
+    /// Events whose corrected time is older than this are rejected (partitions are not made for them).
+    public var maxEventAgeMicroseconds: Int64 = 400 * 86_400_000_000
+    /// A corrected time further than this in the future is clamped to the receive time.
+    public var maxFutureMicroseconds: Int64 = 86_400_000_000
+    /// Manifests: categories per app, and actions per category.
+    public var maxCategories = 512
+    public var maxActionsPerCategory = 32
+
+    public init() {}
+}

@@ -1,0 +1,188 @@
+/// An action the app registered in a category (UNNotificationAction / UNTextInputNotificationAction).
+public struct ManifestAction: Sendable, Equatable, Hashable {
+    public var identifier: String
+    /// Optional human label: identifiers are often opaque (Pushwoosh button ids are "0", "1").
+    public var title: String?
+    /// Apple's option names: foreground, destructive, authenticationRequired.
+    public var options: [String]
+    public var textInput: Bool
+
+    public init(identifier: String, title: String? = nil, options: [String] = [], textInput: Bool = false) {
+        self.identifier = identifier
+        self.title = title
+        self.options = options
+        self.textInput = textInput
+    }
+
+    public var isDestructive: Bool { options.contains("destructive") }
+}
+
+/// A registered UNNotificationCategory.
+public struct ManifestCategory: Sendable, Equatable, Hashable {
+    public var identifier: String
+    public var title: String?
+    /// Apple's option names: customDismissAction, allowInCarPlay, hiddenPreviewsShowTitle, …
+    public var options: [String]
+    /// In registration order.
+    public var actions: [ManifestAction]
+
+    public init(identifier: String, title: String? = nil, options: [String] = [], actions: [ManifestAction] = []) {
+        self.identifier = identifier
+        self.title = title
+        self.options = options
+        self.actions = actions
+    }
+
+    /// Only with this option does iOS report UNNotificationDismissActionIdentifier, so only then is
+    /// a dismiss rate measurable.
+    public var hasCustomDismissAction: Bool { options.contains("customDismissAction") }
+    public var allowsCarPlay: Bool { options.contains("allowInCarPlay") }
+}
+
+/// The full set of categories an app version registers with setNotificationCategories(_:).
+public struct Manifest: Sendable, Equatable {
+    public var appVersion: String
+    public var categories: [ManifestCategory]
+
+    public init(appVersion: String, categories: [ManifestCategory]) {
+        self.appVersion = appVersion
+        self.categories = categories
+    }
+
+    public func category(_ identifier: String) -> ManifestCategory? { categories.first { $0.identifier == identifier } }
+
+    public static let knownCategoryOptions: Set<String> = [
+        "customDismissAction", "allowInCarPlay", "hiddenPreviewsShowTitle", "hiddenPreviewsShowSubtitle",
+        "hiddenPreviewsBodyPlaceholder", "allowAnnouncement",
+    ]
+    public static let knownActionOptions: Set<String> = ["foreground", "destructive", "authenticationRequired"]
+
+    /// The canonical JSON: categories sorted by identifier (the registered set has no order),
+    /// actions in registration order (which iOS uses), option lists sorted and unique.
+    public var canonicalJSON: JSONValue {
+        let sorted = categories.sorted { $0.identifier.utf8.lexicographicallyPrecedes($1.identifier.utf8) }
+        return .object([
+            ("appVersion", .string(appVersion)),
+            ("categories", .array(sorted.map { category in
+                .object([
+                    ("identifier", .string(category.identifier)),
+                    ("title", .optional(category.title)),
+                    ("options", .array(Array(Set(category.options)).sorted().map { .string($0) })),
+                    ("actions", .array(category.actions.map { action in
+                        .object([
+                            ("identifier", .string(action.identifier)),
+                            ("title", .optional(action.title)),
+                            ("options", .array(Array(Set(action.options)).sorted().map { .string($0) })),
+                            ("textInput", .bool(action.textInput)),
+                        ])
+                    })),
+                ])
+            })),
+        ])
+    }
+
+    /// SHA-256 of the canonical JSON: two posts of the same registrations hash the same.
+    public var contentHash: [UInt8] { SHA256.hash(canonicalJSON.serializedBytes()) }
+}
+
+public struct ManifestError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case malformedJSON = "malformed_json"
+        case invalidUTF8 = "invalid_utf8"
+        case invalidManifest = "invalid_manifest"
+    }
+    public var code: Code
+    public var message: String
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+/// Validates the JSON of `POST /v1/categories`. Option names outside Apple's known set are kept
+/// (Apple adds options over time) but never interpreted.
+public struct ManifestDecoder: Sendable {
+    public var limits: IngestLimits
+    public init(limits: IngestLimits = IngestLimits()) { self.limits = limits }
+
+    public func decode(_ body: [UInt8]) throws(ManifestError) -> Manifest {
+        let root: JSONValue
+        do {
+            root = try JSONParser().parse(body)
+        } catch {
+            throw ManifestError(error.kind == .invalidUTF8 ? .invalidUTF8 : .malformedJSON, "the body is not valid JSON (\(error))")
+        }
+        return try decode(root)
+    }
+
+    public func decode(_ root: JSONValue) throws(ManifestError) -> Manifest {
+        func fail(_ message: String) -> ManifestError { ManifestError(.invalidManifest, message) }
+        guard let object = root.objectValue else { throw fail("the body must be a JSON object with \"appVersion\" and \"categories\"") }
+        guard let appVersion = object["appVersion"]?.stringValue, !appVersion.isEmpty else {
+            throw fail("\"appVersion\" is required and must be a non-empty string")
+        }
+        if let problem = FieldRules.problem(with: appVersion, maxBytes: limits.maxVersionBytes) { throw fail("appVersion \(problem)") }
+        guard let list = object["categories"]?.arrayValue else { throw fail("\"categories\" must be an array") }
+        guard list.count <= limits.maxCategories else { throw fail("at most \(limits.maxCategories) categories are allowed") }
+
+        func text(_ value: JSONValue?, _ path: String, required: Bool) throws(ManifestError) -> String? {
+            guard let value, !value.isNull else {
+                if required { throw fail("\(path) is required") }
+                return nil
+            }
+            guard let s = value.stringValue else { throw fail("\(path) must be a string, got \(value.typeName)") }
+            if required, s.isEmpty { throw fail("\(path) must not be empty") }
+            if let problem = FieldRules.problem(with: s, maxBytes: limits.maxIdentifierBytes) { throw fail("\(path) \(problem)") }
+            return s
+        }
+        func options(_ value: JSONValue?, _ path: String) throws(ManifestError) -> [String] {
+            guard let value, !value.isNull else { return [] }
+            guard let array = value.arrayValue, array.count <= 16 else { throw fail("\(path) must be an array of at most 16 option names") }
+            var out: [String] = []
+            for (i, element) in array.enumerated() {
+                guard let name = try text(element, "\(path)[\(i)]", required: true) else { continue }
+                out.append(name)
+            }
+            return out
+        }
+
+        var categories: [ManifestCategory] = []
+        var seen = Set<String>()
+        for (i, element) in list.enumerated() {
+            let path = "categories[\(i)]"
+            guard let entry = element.objectValue else { throw fail("\(path) must be an object") }
+            guard let identifier = try text(entry["identifier"], "\(path).identifier", required: true) else { continue }
+            guard seen.insert(identifier).inserted else { throw fail("category \"\(FieldRules.truncatedForEcho(identifier))\" is listed twice") }
+            var category = ManifestCategory(identifier: identifier, title: try text(entry["title"], "\(path).title", required: false),
+                                            options: try options(entry["options"], "\(path).options"))
+            let actions = entry["actions"]
+            if let actions, !actions.isNull {
+                guard let array = actions.arrayValue else { throw fail("\(path).actions must be an array") }
+                guard array.count <= limits.maxActionsPerCategory else {
+                    throw fail("\(path).actions holds at most \(limits.maxActionsPerCategory) actions")
+                }
+                var actionIds = Set<String>()
+                for (j, actionValue) in array.enumerated() {
+                    let actionPath = "\(path).actions[\(j)]"
+                    guard let actionObject = actionValue.objectValue else { throw fail("\(actionPath) must be an object") }
+                    guard let actionId = try text(actionObject["identifier"], "\(actionPath).identifier", required: true) else { continue }
+                    guard actionIds.insert(actionId).inserted else {
+                        throw fail("action \"\(FieldRules.truncatedForEcho(actionId))\" is listed twice in category \"\(FieldRules.truncatedForEcho(identifier))\"")
+                    }
+                    var textInput = false
+                    if let flag = actionObject["textInput"], !flag.isNull {
+                        guard let b = flag.boolValue else { throw fail("\(actionPath).textInput must be true or false") }
+                        textInput = b
+                    }
+                    category.actions.append(ManifestAction(identifier: actionId,
+                                                           title: try text(actionObject["title"], "\(actionPath).title", required: false),
+                                                           options: try options(actionObject["options"], "\(actionPath).options"),
+                                                           textInput: textInput))
+                }
+            }
+            categories.append(category)
+        }
+        return Manifest(appVersion: appVersion, categories: categories)
+    }
+}

@@ -1,0 +1,132 @@
+import TapwireCore
+
+/// An app, as listed by `tapwire apps list`.
+public struct AppRecord: Sendable, Equatable {
+    public var appId: Int64
+    public var name: String
+    public var createdAt: Timestamp
+    public var activeWriteKeys: Int
+    public var activeReadKeys: Int
+}
+
+/// A new app with its two keys, shown once.
+public struct CreatedApp: Sendable {
+    public var appId: Int64
+    public var name: String
+    public var writeKey: APIKey
+    public var readKey: APIKey
+}
+
+/// What a key resolves to.
+public struct KeyIdentity: Sendable, Equatable, Hashable {
+    public var appId: Int64
+    public var appName: String
+    public var kind: APIKey.Kind
+    public var keyId: String
+}
+
+public struct AppStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case invalidName = "invalid_app_name"
+        case duplicateName = "app_exists"
+        case unknownApp = "unknown_app"
+    }
+    public var code: Code
+    public var message: String
+    public var description: String { message }
+}
+
+/// Apps and their keys. Keys are stored as SHA-256 of the secret and compared in constant time.
+public struct AppStore: Sendable {
+    /// How long a rotated-out key keeps working unless told otherwise: long enough for an app
+    /// release carrying the new write key to reach most devices.
+    public static let defaultGraceSeconds: Int64 = 7 * 86_400
+
+    public init() {}
+
+    public static func isValidName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...64).contains(bytes.count) else { return false }
+        func ok(_ c: UInt8, first: Bool) -> Bool {
+            (48...57).contains(c) || (65...90).contains(c) || (97...122).contains(c) || (!first && (c == 46 || c == 95 || c == 45))
+        }
+        return ok(bytes[0], first: true) && bytes.dropFirst().allSatisfy { ok($0, first: false) }
+    }
+
+    public func createApp(named name: String, on connection: PostgresConnection) throws -> CreatedApp {
+        guard Self.isValidName(name) else {
+            throw AppStoreError(code: .invalidName, message: "app names are 1-64 characters: letters, digits, '.', '_' and '-', starting with a letter or digit")
+        }
+        let writeKey = APIKey.generate(kind: .write)
+        let readKey = APIKey.generate(kind: .read)
+        try connection.query("BEGIN")
+        do {
+            let row = try connection.query(EmbeddedSQL.appCreate, [name])
+            guard let appId = row.scalar.flatMap({ Int64($0) }) else { throw DatabaseError(.unexpectedResult, "no app_id returned") }
+            try insert(writeKey, appId: appId, expiresInSeconds: nil, on: connection)
+            try insert(readKey, appId: appId, expiresInSeconds: nil, on: connection)
+            try connection.query("COMMIT")
+            return CreatedApp(appId: appId, name: name, writeKey: writeKey, readKey: readKey)
+        } catch let error as DatabaseError {
+            _ = try? connection.query("ROLLBACK")
+            if error.sqlState == "23505" {
+                throw AppStoreError(code: .duplicateName, message: "an app named \(name) already exists")
+            }
+            throw error
+        }
+    }
+
+    func insert(_ key: APIKey, appId: Int64, expiresInSeconds: Int64?, on connection: PostgresConnection) throws(DatabaseError) {
+        try connection.query(EmbeddedSQL.keyInsert, [key.keyId, String(appId), key.kind.rawValue,
+                                                     PostgresValue.hex(key.secretHash), expiresInSeconds.map(String.init)])
+    }
+
+    public func app(named name: String, on connection: PostgresConnection) throws -> AppRecord {
+        let result = try connection.query(EmbeddedSQL.appByName, [name])
+        guard let row = result.rows.first, let id = row[0].flatMap({ Int64($0) }) else {
+            throw AppStoreError(code: .unknownApp, message: "no app named \(name); `tapwire apps list` shows the apps, `tapwire apps create \(name)` makes one")
+        }
+        return AppRecord(appId: id, name: row[1] ?? name, createdAt: PostgresValue.timestamp(row[2]) ?? Timestamp(microseconds: 0),
+                         activeWriteKeys: 0, activeReadKeys: 0)
+    }
+
+    public func listApps(on connection: PostgresConnection) throws(DatabaseError) -> [AppRecord] {
+        try connection.query(EmbeddedSQL.appsList).rows.compactMap { row in
+            guard let id = row[0].flatMap({ Int64($0) }), let name = row[1] else { return nil }
+            return AppRecord(appId: id, name: name, createdAt: PostgresValue.timestamp(row[2]) ?? Timestamp(microseconds: 0),
+                             activeWriteKeys: row[3].flatMap { Int($0) } ?? 0, activeReadKeys: row[4].flatMap { Int($0) } ?? 0)
+        }
+    }
+
+    /// Makes a new key of `kind`; the app's previous keys of that kind keep working for
+    /// `graceSeconds` (0 revokes them now).
+    public func rotateKey(appNamed name: String, kind: APIKey.Kind, graceSeconds: Int64,
+                          on connection: PostgresConnection) throws -> APIKey {
+        let app = try app(named: name, on: connection)
+        let key = APIKey.generate(kind: kind)
+        try connection.query("BEGIN")
+        do {
+            try connection.query(EmbeddedSQL.keyExpireOld, [String(app.appId), kind.rawValue, String(max(0, graceSeconds))])
+            try insert(key, appId: app.appId, expiresInSeconds: nil, on: connection)
+            try connection.query("COMMIT")
+        } catch {
+            _ = try? connection.query("ROLLBACK")
+            throw error
+        }
+        return key
+    }
+
+    /// The app a key belongs to, or nil for an unknown, wrong or expired key. The secret's hash
+    /// is compared in constant time.
+    public func resolve(_ key: APIKey, on connection: PostgresConnection) throws(DatabaseError) -> KeyIdentity? {
+        let result = try connection.query(EmbeddedSQL.keyLookup, [key.keyId])
+        guard let row = result.rows.first,
+              let appId = row[0].flatMap({ Int64($0) }), let appName = row[1],
+              let kind = row[2].flatMap({ APIKey.Kind(rawValue: $0) }),
+              let stored = row[3].flatMap({ PostgresValue.bytes(fromHex: $0) })
+        else { return nil }
+        let matches = constantTimeEquals(stored, key.secretHash)
+        guard matches, kind == key.kind, row[4] == "t" else { return nil }
+        return KeyIdentity(appId: appId, appName: appName, kind: kind, keyId: key.keyId)
+    }
+}

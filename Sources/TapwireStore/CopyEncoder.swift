@@ -1,0 +1,149 @@
+import TapwireCore
+
+/// Builds PostgreSQL's binary COPY format ("PGCOPY\n\377\r\n\0", then tuples of
+/// length-prefixed fields). Binary means no escaping at all: a tab, a backslash or a `\.` line
+/// in a category travels as its bytes, and the server does no text parsing.
+struct CopyBinaryEncoder {
+    private(set) var bytes: [UInt8]
+    private static let postgresEpochOffset: Int64 = 946_684_800_000_000 // µs from 1970 to 2000
+
+    init(reservingCapacity capacity: Int = 1 << 16) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+        bytes.append(contentsOf: [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00]) // PGCOPY\n\377\r\n\0
+        append32(0) // flags
+        append32(0) // header extension length
+    }
+
+    mutating func finish() -> [UInt8] {
+        append16(0xFFFF) // trailer: field count -1
+        return bytes
+    }
+
+    mutating func beginRow(fields: Int) { append16(UInt16(fields)) }
+
+    mutating func null() { append32(0xFFFF_FFFF) }
+
+    mutating func int16(_ value: Int16) {
+        append32(2)
+        append16(UInt16(bitPattern: value))
+    }
+
+    mutating func int32(_ value: Int32) {
+        append32(4)
+        append32(UInt32(bitPattern: value))
+    }
+
+    mutating func int64(_ value: Int64) {
+        append32(8)
+        append64(UInt64(bitPattern: value))
+    }
+
+    mutating func bool(_ value: Bool) {
+        append32(1)
+        bytes.append(value ? 1 : 0)
+    }
+
+    mutating func timestamp(_ value: Timestamp) {
+        append32(8)
+        append64(UInt64(bitPattern: value.microseconds &- Self.postgresEpochOffset))
+    }
+
+    mutating func uuid(_ value: EventID) {
+        append32(16)
+        append64(value.high)
+        append64(value.low)
+    }
+
+    /// text, varchar and enum labels all travel as their UTF-8 bytes.
+    mutating func text(_ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            append32(UInt32(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    mutating func optionalText(_ value: String?) { if let value { text(value) } else { null() } }
+    mutating func optionalBool(_ value: Bool?) { if let value { bool(value) } else { null() } }
+    mutating func optionalTimestamp(_ value: Timestamp?) { if let value { timestamp(value) } else { null() } }
+    mutating func optionalInt32(_ value: Int32?) { if let value { int32(value) } else { null() } }
+
+    private mutating func append16(_ v: UInt16) {
+        bytes.append(UInt8(v >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: v))
+    }
+
+    private mutating func append32(_ v: UInt32) {
+        bytes.append(UInt8(v >> 24))
+        bytes.append(UInt8(truncatingIfNeeded: v >> 16))
+        bytes.append(UInt8(truncatingIfNeeded: v >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: v))
+    }
+
+    private mutating func append64(_ v: UInt64) {
+        append32(UInt32(truncatingIfNeeded: v >> 32))
+        append32(UInt32(truncatingIfNeeded: v))
+    }
+}
+
+/// The events of one request, ready to be staged: the app they belong to (from the key, never
+/// from the body) and the device context they share.
+public struct StagedBatch: Sendable {
+    public var appId: Int64
+    public var receivedAt: Timestamp
+    public var context: DeviceContext
+    public var events: [Event]
+
+    public init(appId: Int64, receivedAt: Timestamp, context: DeviceContext, events: [Event]) {
+        self.appId = appId
+        self.receivedAt = receivedAt
+        self.context = context
+        self.events = events
+    }
+}
+
+enum EventCopyRows {
+    static let fieldCount = 25
+
+    /// Encodes batches in the column order of `sql/queries/copy_staging.sql`, numbering rows
+    /// with a running `seq` that the commit statement hands back for the rows it stored.
+    static func encode(_ batches: [StagedBatch]) -> [UInt8] {
+        let total = batches.reduce(0) { $0 + $1.events.count }
+        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + total * 260)
+        var seq: Int32 = 0
+        for batch in batches {
+            let context = batch.context
+            for event in batch.events {
+                encoder.beginRow(fields: fieldCount)
+                encoder.int32(seq)
+                encoder.int64(batch.appId)
+                encoder.timestamp(event.eventTime)
+                encoder.uuid(event.eventId)
+                encoder.text(event.type.rawValue)
+                encoder.timestamp(event.deviceTime)
+                encoder.timestamp(batch.receivedAt)
+                encoder.bool(event.timeClamped)
+                encoder.optionalText(event.notificationId)
+                encoder.text(event.category)
+                encoder.optionalText(event.actionIdentifier)
+                encoder.optionalInt32(event.userTextLength)
+                encoder.bool(event.hasMedia)
+                encoder.int16(event.mediaTypes.rawValue)
+                encoder.optionalBool(event.mediaRequested)
+                encoder.optionalBool(event.categoryRegistered)
+                encoder.optionalText(event.campaign)
+                encoder.optionalText(event.variant)
+                encoder.optionalTimestamp(event.deliveredAt)
+                encoder.text(context.appVersion)
+                encoder.optionalText(context.build)
+                encoder.text(context.platform)
+                encoder.optionalText(context.osVersion)
+                encoder.optionalText(context.sdk)
+                encoder.optionalText(context.deviceId)
+                seq += 1
+            }
+        }
+        return encoder.finish()
+    }
+}

@@ -1,0 +1,38 @@
+/// An error from PostgreSQL or from talking to it, carrying the SQLSTATE when the server sent one.
+public struct DatabaseError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case connectionFailed = "db_connection_failed"
+        case connectionLost = "db_connection_lost"
+        case queryFailed = "db_query_failed"
+        case copyFailed = "db_copy_failed"
+        case unexpectedResult = "db_unexpected_result"
+        case migrationFailed = "db_migration_failed"
+    }
+
+    public var code: Code
+    /// The five-character SQLSTATE, e.g. 23505 unique_violation, 40P01 deadlock_detected.
+    public var sqlState: String?
+    public var message: String
+
+    public init(_ code: Code, sqlState: String? = nil, _ message: String) {
+        self.code = code
+        self.sqlState = sqlState
+        self.message = message
+    }
+
+    public var description: String {
+        "\(code.rawValue)" + (sqlState.map { " [\($0)]" } ?? "") + ": \(message)"
+    }
+
+    /// The server is gone or refusing connections: callers answer 503 and reconnect.
+    public var isUnavailable: Bool {
+        if code == .connectionFailed || code == .connectionLost { return true }
+        guard let state = sqlState else { return false }
+        // 08: connection exception; 57P01-57P03: admin shutdown, crash shutdown, cannot connect now;
+        // 53300: too many connections.
+        return state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03" || state == "53300"
+    }
+
+    /// A transaction that lost a race and can simply run again.
+    public var isTransientConflict: Bool { sqlState == "40001" || sqlState == "40P01" }
+}

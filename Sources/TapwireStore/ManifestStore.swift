@@ -1,0 +1,58 @@
+import TapwireCore
+
+public struct StoredManifest: Sendable, Equatable {
+    public var manifestId: Int64
+    public var contentHash: String
+    /// False when the same content was already stored for this app version.
+    public var created: Bool
+}
+
+/// Category manifests per app and app version, deduplicated by content hash.
+public struct ManifestStore: Sendable {
+    public init() {}
+
+    public func store(_ manifest: Manifest, appId: Int64, on connection: PostgresConnection) throws(DatabaseError) -> StoredManifest {
+        let hash = PostgresValue.hex(manifest.contentHash)
+        try connection.query("BEGIN")
+        do throws(DatabaseError) {
+            let result = try connection.query(EmbeddedSQL.manifestUpsert,
+                                              [String(appId), manifest.appVersion, hash, manifest.canonicalJSON.serialized()])
+            guard let row = result.rows.first, let id = row[0].flatMap({ Int64($0) }) else {
+                throw DatabaseError(.unexpectedResult, "manifest upsert returned no row")
+            }
+            let created = row[1] == "t"
+            if created {
+                for category in manifest.categories {
+                    try connection.query(EmbeddedSQL.manifestCategoryInsert, [
+                        String(appId), String(id), category.identifier, category.title,
+                        PostgresValue.textArray(category.options), category.hasCustomDismissAction ? "true" : "false",
+                    ])
+                    for (position, action) in category.actions.enumerated() {
+                        try connection.query(EmbeddedSQL.manifestActionInsert, [
+                            String(appId), String(id), category.identifier, action.identifier, String(position),
+                            action.title, PostgresValue.textArray(action.options), action.textInput ? "true" : "false",
+                        ])
+                    }
+                }
+            }
+            try connection.query("COMMIT")
+            return StoredManifest(manifestId: id, contentHash: hash, created: created)
+        } catch {
+            _ = try? connection.query("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The manifest in force for each app version of an app (the one posted last).
+    public func currentManifests(appId: Int64, on connection: PostgresConnection) throws(DatabaseError) -> [String: Manifest] {
+        var out: [String: Manifest] = [:]
+        for row in try connection.query(EmbeddedSQL.manifestsCurrent, [String(appId)]).rows {
+            guard let version = row[0], let body = row[1],
+                  let json = try? JSONParser().parse(body),
+                  let manifest = try? ManifestDecoder().decode(json)
+            else { continue }
+            out[version] = manifest
+        }
+        return out
+    }
+}

@@ -1,0 +1,247 @@
+import CLibPQ
+
+// The one file that calls libpq (the choke point, as NIOPosix/System.swift is for syscalls).
+// Every PQ* call is here; each result is checked, each PGresult is cleared by `defer`, and no
+// pointer leaves its `withUnsafe…` scope.
+
+/// The rows of a query result in text format: what libpq returns without binary decoding.
+public struct QueryResult: Sendable {
+    public var columns: [String]
+    public var rows: [[String?]]
+    /// The row count of an INSERT/UPDATE/DELETE (PQcmdTuples), 0 otherwise.
+    public var affectedRows: Int
+
+    public init(columns: [String], rows: [[String?]], affectedRows: Int) {
+        self.columns = columns
+        self.rows = rows
+        self.affectedRows = affectedRows
+    }
+
+    public func column(_ name: String) -> Int? { columns.firstIndex(of: name) }
+
+    /// The single value of a one-row, one-column result.
+    public var scalar: String? { rows.first?.first ?? nil }
+}
+
+/// One libpq connection. It is owned by exactly one object and used from one thread at a time
+/// (deliberately not Sendable); `close()` may be called any number of times.
+public final class PostgresConnection {
+    private var handle: OpaquePointer?
+    /// The connection string, kept to reconnect; never logged (it may hold a password).
+    private let url: String
+
+    /// Connects, or throws `connectionFailed` with libpq's message (which never includes the password).
+    public init(url: String, applicationName: String = "tapwire", connectTimeoutSeconds: Int = 5) throws(DatabaseError) {
+        self.url = url
+        self.handle = try Self.connect(url: url, applicationName: applicationName, timeout: connectTimeoutSeconds)
+    }
+
+    deinit { close() }
+
+    private static func connect(url: String, applicationName: String, timeout: Int) throws(DatabaseError) -> OpaquePointer {
+        // Defaults first, then the URL (expand_dbname=1), so whatever the URL says wins.
+        // Sessions run in UTC so timestamptz text output is unambiguous.
+        let keys = ["connect_timeout", "application_name", "client_encoding", "options", "dbname"]
+        let values = [String(timeout), applicationName, "UTF8", "-c TimeZone=UTC", url]
+        let connection: OpaquePointer? = withCStringArray(keys) { keyPointers in
+            withCStringArray(values) { valuePointers in
+                PQconnectdbParams(keyPointers, valuePointers, 1)
+            }
+        }
+        guard let connection else { throw DatabaseError(.connectionFailed, "libpq could not allocate a connection") }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.message(connection)
+            PQfinish(connection)
+            throw DatabaseError(.connectionFailed, message)
+        }
+        return connection
+    }
+
+    public func close() {
+        if let handle {
+            PQfinish(handle)
+            self.handle = nil
+        }
+    }
+
+    /// False once the server has gone away or the connection was closed.
+    public var isUsable: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Replaces a broken connection with a new one to the same database.
+    public func reconnect() throws(DatabaseError) {
+        close()
+        handle = try Self.connect(url: url, applicationName: "tapwire", timeout: 5)
+    }
+
+    /// The server's process id for this session (pg_backend_pid), used by tests that pause it.
+    public var backendPID: Int32 {
+        guard let handle else { return 0 }
+        return PQbackendPID(handle)
+    }
+
+    private func live() throws(DatabaseError) -> OpaquePointer {
+        guard let handle else { throw DatabaseError(.connectionLost, "the connection is closed") }
+        return handle
+    }
+
+    /// Runs one parameterised statement. Values are sent separately from the SQL text ($1, $2, …),
+    /// in text format; nil is SQL NULL. This is the only way values reach a query.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [String?] = []) throws(DatabaseError) -> QueryResult {
+        let connection = try live()
+        let result: OpaquePointer? = withOptionalCStringArray(parameters) { values in
+            PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+        }
+        return try consume(result, connection: connection)
+    }
+
+    /// Runs a script of several statements with no parameters (migrations only).
+    public func executeScript(_ sql: String) throws(DatabaseError) {
+        let connection = try live()
+        let result = PQexec(connection, sql)
+        _ = try consume(result, connection: connection)
+        // A script can leave further results; drain them so the connection is ready.
+        while let extra = PQgetResult(connection) {
+            defer { PQclear(extra) }
+            if let error = Self.error(from: extra, connection: connection) { throw error }
+        }
+    }
+
+    /// COPY … FROM STDIN: sends `data` (already in the format the statement names) and returns
+    /// the number of rows the server took.
+    @discardableResult
+    public func copyIn(_ sql: String, data: [UInt8]) throws(DatabaseError) -> Int {
+        let connection = try live()
+        do {
+            let start = PQexec(connection, sql)
+            defer { PQclear(start) }
+            guard let start, PQresultStatus(start) == PGRES_COPY_IN else {
+                throw Self.error(from: start, connection: connection) ?? DatabaseError(.copyFailed, "COPY did not start")
+            }
+        }
+        let chunk = 1 << 18
+        var offset = 0
+        var sendFailure: String?
+        data.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { bytes in
+                while offset < bytes.count {
+                    let length = min(chunk, bytes.count - offset)
+                    if PQputCopyData(connection, bytes.baseAddress! + offset, Int32(length)) != 1 {
+                        sendFailure = Self.message(connection)
+                        return
+                    }
+                    offset += length
+                }
+            }
+        }
+        if PQputCopyEnd(connection, sendFailure) != 1 {
+            sendFailure = sendFailure ?? Self.message(connection)
+        }
+        var copied = 0
+        var failure: DatabaseError?
+        while let result = PQgetResult(connection) {
+            defer { PQclear(result) }
+            if let error = Self.error(from: result, connection: connection) {
+                failure = failure ?? error
+            } else {
+                copied = Int(String(cString: PQcmdTuples(result))) ?? 0
+            }
+        }
+        if let failure { throw failure }
+        if let sendFailure {
+            throw DatabaseError(isUsable ? .copyFailed : .connectionLost, sendFailure)
+        }
+        return copied
+    }
+
+    /// Turns a PGresult into rows or an error, and clears it.
+    private func consume(_ result: OpaquePointer?, connection: OpaquePointer) throws(DatabaseError) -> QueryResult {
+        defer { PQclear(result) }
+        if let error = Self.error(from: result, connection: connection) { throw error }
+        guard let result else { throw DatabaseError(.unexpectedResult, "no result") }
+        let columnCount = Int(PQnfields(result))
+        let rowCount = Int(PQntuples(result))
+        var columns: [String] = []
+        columns.reserveCapacity(columnCount)
+        for c in 0..<columnCount { columns.append(String(cString: PQfname(result, Int32(c)))) }
+        var rows: [[String?]] = []
+        rows.reserveCapacity(rowCount)
+        for r in 0..<rowCount {
+            var row: [String?] = []
+            row.reserveCapacity(columnCount)
+            for c in 0..<columnCount {
+                if PQgetisnull(result, Int32(r), Int32(c)) == 1 {
+                    row.append(nil)
+                } else {
+                    let length = Int(PQgetlength(result, Int32(r), Int32(c)))
+                    let value = PQgetvalue(result, Int32(r), Int32(c))!
+                    row.append(value.withMemoryRebound(to: UInt8.self, capacity: length) {
+                        String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+                    })
+                }
+            }
+            rows.append(row)
+        }
+        let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+        return QueryResult(columns: columns, rows: rows, affectedRows: affected)
+    }
+
+    /// The error a result carries, with its SQLSTATE, or nil when it succeeded.
+    private static func error(from result: OpaquePointer?, connection: OpaquePointer) -> DatabaseError? {
+        guard let result else {
+            let lost = PQstatus(connection) != CONNECTION_OK
+            return DatabaseError(lost ? .connectionLost : .queryFailed, message(connection))
+        }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY, PGRES_COPY_IN:
+            return nil
+        default:
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            var text = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
+                ?? String(cString: PQresultErrorMessage(result))
+            if let detail = PQresultErrorField(result, Int32(UInt8(ascii: "D"))) { text += " (" + String(cString: detail) + ")" }
+            let lost = PQstatus(connection) != CONNECTION_OK
+            return DatabaseError(lost ? .connectionLost : .queryFailed, sqlState: state,
+                                 text.trimmingCharacters(in: [" ", "\n"]))
+        }
+    }
+
+    private static func message(_ connection: OpaquePointer) -> String {
+        String(cString: PQerrorMessage(connection)).trimmingCharacters(in: [" ", "\n"])
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: Set<Character>) -> String {
+        var s = Substring(self)
+        while let c = s.first, set.contains(c) { s.removeFirst() }
+        while let c = s.last, set.contains(c) { s.removeLast() }
+        return String(s)
+    }
+}
+
+/// Calls `body` with a NULL-free array of C strings that lives only for the call.
+private func withCStringArray<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+    withOptionalCStringArray(strings.map { Optional($0) } + [nil], body)
+}
+
+/// Calls `body` with an array of C strings (nil entries stay NULL) that lives only for the call.
+/// All strings are copied into one buffer, so there is one allocation and no pointer escapes.
+private func withOptionalCStringArray<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+    var storage: [CChar] = []
+    var offsets: [Int?] = []
+    offsets.reserveCapacity(strings.count)
+    for string in strings {
+        guard let string else { offsets.append(nil); continue }
+        offsets.append(storage.count)
+        storage.append(contentsOf: string.utf8.map { CChar(bitPattern: $0) })
+        storage.append(0)
+    }
+    return storage.withUnsafeBufferPointer { buffer in
+        let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in offset.map { buffer.baseAddress! + $0 } }
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
+    }
+}

@@ -1,0 +1,61 @@
+import TapwireCore
+
+/// Text-format encodings of parameter values (they travel as parameters, never inside SQL).
+enum PostgresValue {
+    /// A text[] literal: every element double-quoted, with `"` and `\` escaped.
+    static func textArray(_ values: [String]) -> String {
+        var out = "{"
+        for (i, value) in values.enumerated() {
+            if i > 0 { out += "," }
+            out += "\""
+            for c in value.unicodeScalars {
+                if c == "\"" || c == "\\" { out += "\\" }
+                out.unicodeScalars.append(c)
+            }
+            out += "\""
+        }
+        return out + "}"
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func bytes(fromHex hex: String) -> [UInt8]? {
+        let chars = Array(hex.utf8)
+        guard chars.count % 2 == 0 else { return nil }
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 48...57: return c - 48
+            case 97...102: return c - 87
+            case 65...70: return c - 55
+            default: return nil
+            }
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(chars.count / 2)
+        var i = 0
+        while i < chars.count {
+            guard let hi = nibble(chars[i]), let lo = nibble(chars[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+            i += 2
+        }
+        return out
+    }
+
+    /// Parses PostgreSQL's text output of timestamptz (`2026-12-01 10:00:05.12+00`).
+    static func timestamp(_ text: String?) -> Timestamp? {
+        guard var text else { return nil }
+        // PostgreSQL prints "+00" offsets; ISO 8601 wants "+00:00".
+        if let sign = text.lastIndex(where: { $0 == "+" || $0 == "-" }), text.distance(from: sign, to: text.endIndex) == 3,
+           text.contains(" ")
+        {
+            text += ":00"
+        }
+        return Timestamp(iso8601: text)
+    }
+}

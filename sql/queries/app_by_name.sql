@@ -1,0 +1,1 @@
+SELECT app_id, name, created_at FROM apps WHERE name = $1

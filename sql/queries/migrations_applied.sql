@@ -1,0 +1,1 @@
+SELECT version, name, checksum FROM schema_migrations ORDER BY version

@@ -1,0 +1,2 @@
+-- Readiness probe: the database answers.
+SELECT 1
