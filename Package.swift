@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "TapwireCore", swiftSettings: strict),
         .target(name: "TapwireStore", dependencies: ["TapwireCore", "CLibPQ"],
                 swiftSettings: strict, plugins: ["EmbedSQL"]),
-        .target(name: "TapwireServer", dependencies: ["TapwireCore", "TapwireStore", "CMicroHTTPD", "CZlib"],
+        .target(name: "TapwireServer", dependencies: ["TapwireCore", "TapwireStore", "TapwireReport", "CMicroHTTPD", "CZlib"],
                 swiftSettings: strict),
         .target(name: "TapwireReport", dependencies: ["TapwireCore", "TapwireStore"], swiftSettings: strict),
         // The SDK apps embed: Foundation and zlib only, never a server module.

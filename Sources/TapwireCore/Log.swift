@@ -86,6 +86,10 @@ public struct Logger: Sendable {
     }
 
     public func log(_ level: LogLevel, _ message: String, _ fields: KeyValuePairs<String, LogValue> = [:]) {
+        log(level, message, fields.map { ($0.key, $0.value) })
+    }
+
+    public func log(_ level: LogLevel, _ message: String, _ fields: [(String, LogValue)]) {
         guard level >= minimumLevel else { return }
         var members: [(String, JSONValue)] = [
             ("ts", .string(Timestamp.now.iso8601(fractionDigits: 3))),

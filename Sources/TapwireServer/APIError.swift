@@ -1,0 +1,75 @@
+/// Every error the HTTP API returns has one of these stable codes; the status for each is in
+/// exactly one place, `status`, so no layer ever parses a message to decide.
+public enum APIErrorCode: String, Sendable, CaseIterable {
+    case badRequest = "bad_request"
+    case malformedJSON = "malformed_json"
+    case invalidUTF8 = "invalid_utf8"
+    case jsonTooDeep = "json_too_deep"
+    case invalidBatch = "invalid_batch"
+    case invalidManifest = "invalid_manifest"
+    case invalidCompression = "invalid_compression"
+    case unauthorized
+    case forbidden
+    case notFound = "not_found"
+    case methodNotAllowed = "method_not_allowed"
+    case requestTimeout = "request_timeout"
+    case payloadTooLarge = "payload_too_large"
+    case decompressedTooLarge = "decompressed_too_large"
+    case tooManyEvents = "too_many_events"
+    case unsupportedEncoding = "unsupported_encoding"
+    case rateLimited = "rate_limited"
+    case internalError = "internal_error"
+    case overloaded
+    case databaseUnavailable = "database_unavailable"
+
+    public var status: Int {
+        switch self {
+        case .badRequest, .malformedJSON, .invalidUTF8, .jsonTooDeep, .invalidBatch, .invalidManifest, .invalidCompression: return 400
+        case .unauthorized: return 401
+        case .forbidden: return 403
+        case .notFound: return 404
+        case .methodNotAllowed: return 405
+        case .requestTimeout: return 408
+        case .payloadTooLarge, .decompressedTooLarge, .tooManyEvents: return 413
+        case .unsupportedEncoding: return 415
+        case .rateLimited: return 429
+        case .internalError: return 500
+        case .overloaded, .databaseUnavailable: return 503
+        }
+    }
+
+    /// What the client should do, as the README's error table says it.
+    public var advice: String {
+        switch self {
+        case .badRequest: return "Fix the query parameters."
+        case .malformedJSON, .invalidUTF8, .jsonTooDeep, .invalidBatch, .invalidManifest: return "Fix the body; retrying the same body fails again."
+        case .invalidCompression: return "The gzip/deflate stream is corrupt or truncated; compress the body again."
+        case .unauthorized: return "Send the app's key as the Basic auth username."
+        case .forbidden: return "Use the key kind the endpoint needs: write keys post, read keys read."
+        case .notFound: return "Check the path."
+        case .methodNotAllowed: return "Use the method in the Allow header."
+        case .requestTimeout: return "The body arrived too slowly; send it again."
+        case .payloadTooLarge, .decompressedTooLarge: return "Send smaller batches."
+        case .tooManyEvents: return "Split the batch: at most 2,000 events."
+        case .unsupportedEncoding: return "Use Content-Encoding gzip, deflate or none."
+        case .rateLimited: return "Wait Retry-After seconds."
+        case .internalError: return "Retry later; report it if it persists."
+        case .overloaded, .databaseUnavailable: return "Keep the events and retry after Retry-After seconds."
+        }
+    }
+}
+
+public struct APIError: Error, Sendable, Equatable {
+    public var code: APIErrorCode
+    public var message: String
+    public var retryAfterSeconds: Int?
+    /// For 405: the methods the path takes.
+    public var allow: String?
+
+    public init(_ code: APIErrorCode, _ message: String, retryAfterSeconds: Int? = nil, allow: String? = nil) {
+        self.code = code
+        self.message = message
+        self.retryAfterSeconds = retryAfterSeconds
+        self.allow = allow
+    }
+}

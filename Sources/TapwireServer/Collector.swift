@@ -1,0 +1,148 @@
+import Foundation
+import Synchronization
+import TapwireCore
+import TapwireStore
+
+/// The collector: routes, authentication and the lifecycle of its parts (HTTP server, group
+/// committer, database threads). `start` and `stop` bracket everything.
+public final class Collector: HTTPHandler {
+    public let services: CollectorServices
+    private let router: Router
+    private let keys: KeyCache
+    private let server: HTTPServerBox
+
+    /// `extraRoutes` are added to the ingestion routes (reports, mismatches, …).
+    public init(configuration: CollectorConfiguration, logger: Logger, extraRoutes: [Route] = []) {
+        let metrics = MetricsRegistry()
+        CollectorMetrics.declare(in: metrics)
+        let committer = GroupCommitter(
+            databaseURL: configuration.databaseURL,
+            options: .init(writers: configuration.writers,
+                           policy: .init(maxEventsPerCommit: configuration.maxEventsPerCommit,
+                                         maxQueuedEvents: configuration.maxQueuedEvents)),
+            logger: logger,
+            onCommit: { stats in
+                metrics.observe(CollectorMetrics.batchSeconds, [], stats.seconds)
+                metrics.observe(CollectorMetrics.commitEvents, [], Double(stats.events))
+            },
+            onDatabaseError: { error in metrics.increment(CollectorMetrics.databaseErrors, [error.code.rawValue]) })
+        let database = DatabaseExecutor(databaseURL: configuration.databaseURL, threads: configuration.readerThreads)
+        services = CollectorServices(configuration: configuration, database: database, committer: committer, metrics: metrics,
+                                     logger: logger, rateLimiter: RateLimiter(eventsPerSecond: configuration.rateLimitPerSecond))
+        router = Router(IngestRoutes.all(limits: configuration.limits) + extraRoutes)
+        keys = KeyCache(ttlSeconds: configuration.keyCacheSeconds)
+        server = HTTPServerBox()
+        metrics.gauge(CollectorMetrics.queueDepth, help: "Events waiting for a group commit.") { Double(committer.queuedEvents) }
+    }
+
+    /// The port the server listens on (after `start`).
+    public var port: Int { server.server?.port ?? 0 }
+
+    public func start() throws {
+        services.database.start()
+        services.committer.start()
+        let http = HTTPServer(handler: self, options: services.configuration.http)
+        try http.start()
+        server.server = http
+        services.metrics.gauge(CollectorMetrics.connections, help: "Open HTTP connections.") { Double(http.currentConnections) }
+        services.logger.info("listening", ["host": .string(services.configuration.http.host), "port": .of(http.port)])
+    }
+
+    /// Graceful stop: no new connections, every queued batch committed and answered, then close.
+    public func stop() {
+        server.server?.quiesce()
+        services.committer.shutdown()
+        services.database.shutdown()
+        // Let the last responses leave before the sockets close.
+        Thread.sleep(forTimeInterval: 0.1)
+        server.server?.stop()
+        server.server = nil
+    }
+
+    // MARK: HTTPHandler
+
+    public func admit(_ head: RequestHead) -> Admission {
+        switch router.match(method: head.method, path: head.path) {
+        case .notFound:
+            return .reject(.error(APIError(.notFound, "no endpoint \(FieldRules.truncatedForEcho(head.path, max: 100)); see /openapi.json")))
+        case .methodNotAllowed(let allow):
+            return .reject(.error(APIError(.methodNotAllowed, "\(head.method) is not allowed here; use \(allow)", allow: allow)))
+        case .found(let route):
+            if route.access != .open {
+                guard let key = BasicAuth.key(from: head.header("authorization")) else {
+                    return .reject(.error(APIError(.unauthorized, head.header("authorization") == nil
+                        ? "missing credentials: send the app's key as the Basic auth username"
+                        : "the credentials are not a Tapwire key")))
+                }
+                if route.access == .write, key.kind != .write {
+                    return .reject(.error(APIError(.forbidden, "this endpoint takes a write key; a read key cannot post")))
+                }
+                if route.access == .read, key.kind != .read {
+                    return .reject(.error(APIError(.forbidden, "this endpoint takes a read key; write keys ship in apps and cannot read")))
+                }
+            }
+            return .accept(route.body)
+        }
+    }
+
+    public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard case .found(let route) = router.match(method: request.method, path: request.path) else {
+            respond(.error(APIError(.notFound, "no such endpoint")))
+            return
+        }
+        guard route.access != .open else {
+            route.handle(RouteRequest(request: request, identity: nil, services: services, respond: respond))
+            return
+        }
+        guard let key = BasicAuth.key(from: request.header("authorization")) else {
+            respond(.error(APIError(.unauthorized, "missing credentials")))
+            return
+        }
+        let services = self.services
+        let proceed: @Sendable (KeyIdentity?) -> Void = { identity in
+            guard let identity else {
+                respond(.error(APIError(.unauthorized, "unknown, revoked or expired key")))
+                return
+            }
+            route.handle(RouteRequest(request: request, identity: identity, services: services, respond: respond))
+        }
+        switch keys.lookup(key, now: monotonicNanoseconds()) {
+        case .hit(let identity):
+            proceed(identity)
+        case .miss:
+            let keys = self.keys
+            services.database.submit({ connection in try AppStore().resolve(key, on: connection) }) { result in
+                switch result {
+                case .success(let identity):
+                    keys.store(key, identity: identity, now: monotonicNanoseconds())
+                    proceed(identity)
+                case .failure:
+                    respond(.error(APIError(.databaseUnavailable, "the database is unavailable; retry later", retryAfterSeconds: 1)))
+                }
+            }
+        }
+    }
+
+    /// One structured line per request: route, status, counts, latency. Never keys or bodies.
+    public func completed(_ head: RequestHead, status: Int, annotations: [String: Int], nanoseconds: UInt64) {
+        let route = router.label(method: head.method, path: head.path)
+        let seconds = Double(nanoseconds) / 1e9
+        services.metrics.increment(CollectorMetrics.requests, [route, String(status)])
+        services.metrics.observe(CollectorMetrics.requestSeconds, [route], seconds)
+        let level: LogLevel = status >= 500 ? .warning : .info
+        guard level >= services.logger.minimumLevel else { return }
+        var fields: [(String, LogValue)] = [("method", .string(head.method)), ("route", .string(route)), ("status", .of(status)),
+                                            ("latency_ms", .double(seconds * 1000))]
+        for key in annotations.keys.sorted() { fields.append((key, .of(annotations[key]!))) }
+        services.logger.log(level, "request", fields)
+    }
+}
+
+/// The HTTP server is made in `start` (it needs `self` as its handler); this holds it.
+final class HTTPServerBox: Sendable {
+    private let value = Mutex<HTTPServer?>(nil)
+    var server: HTTPServer? {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
+}

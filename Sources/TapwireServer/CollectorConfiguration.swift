@@ -1,0 +1,25 @@
+import TapwireCore
+
+/// Everything `tapwire serve` can be told, read once at start (see the CLI for flags and
+/// environment variables, and the README for the table of defaults).
+public struct CollectorConfiguration: Sendable {
+    public var databaseURL: String
+    public var http = HTTPServerOptions()
+    public var limits = IngestLimits()
+    /// Events a second per key; the burst is twice that. 0 turns the limit off (benchmarks).
+    public var rateLimitPerSecond: Double = 100_000
+    /// Writer threads, each with its own connection, each committing one group at a time.
+    public var writers = 2
+    public var maxEventsPerCommit = 20_000
+    /// Past this many events waiting for a writer, new batches get 503 with Retry-After.
+    public var maxQueuedEvents = 200_000
+    /// Threads (and connections) for key lookups, manifests and reports.
+    public var readerThreads = 4
+    /// How long a resolved key is trusted before it is looked up again.
+    public var keyCacheSeconds = 30
+    public var logLevel: LogLevel = .info
+    /// Slack-compatible webhook for new mismatch findings (TAPWIRE_ALERT_WEBHOOK_URL).
+    public var alertWebhookURL: String?
+
+    public init(databaseURL: String) { self.databaseURL = databaseURL }
+}

@@ -1,0 +1,123 @@
+import TapwireCore
+import TapwireStore
+
+/// The ingestion API: batches, manifests, health and metrics.
+enum IngestRoutes {
+    static func all(limits: IngestLimits) -> [Route] {
+        // DESIGN.md limits: 1 MiB on the wire, 8 MiB decompressed, by default.
+        let ingestBody = BodyPolicy(maxWireBytes: limits.maxBodyBytes, maxDecodedBytes: limits.maxDecompressedBytes)
+        return [
+            Route("POST", "/v1/batch", access: .write, body: ingestBody, handle: postBatch),
+            Route("POST", "/v1/categories", access: .write, body: ingestBody, handle: postCategories),
+            Route("GET", "/healthz", access: .open, handle: { $0.respond(.json(200, ["status": "ok"])) }),
+            Route("GET", "/readyz", access: .open, handle: readiness),
+            Route("GET", "/metrics", access: .open, handle: { request in
+                request.respond(.text(200, request.services.metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
+            }),
+        ]
+    }
+
+    /// `POST /v1/batch`: validate, rate-limit, group-commit, answer only after COMMIT.
+    static func postBatch(_ call: RouteRequest) {
+        guard let identity = call.identity else { return call.fail(APIError(.unauthorized, "missing credentials")) }
+        let services = call.services
+        let decoded: DecodedBatch
+        do {
+            decoded = try BatchDecoder(limits: services.configuration.limits).decode(call.request.body, receivedAt: call.request.receivedAt)
+        } catch {
+            let code: APIErrorCode
+            switch error.code {
+            case .malformedJSON: code = .malformedJSON
+            case .invalidUTF8: code = .invalidUTF8
+            case .tooDeep: code = .jsonTooDeep
+            case .invalidBatch: code = .invalidBatch
+            case .tooManyEvents: code = .tooManyEvents
+            }
+            return call.fail(APIError(code, error.message))
+        }
+        for rejection in decoded.rejections {
+            services.metrics.increment(CollectorMetrics.eventsRejected, [rejection.code.rawValue])
+        }
+        if case .limited(let retry) = services.rateLimiter.take(decoded.events.count, keyId: identity.keyId, now: .now) {
+            return call.fail(APIError(.rateLimited, "this key is over its rate limit of \(Int(services.rateLimiter.eventsPerSecond)) events a second",
+                                      retryAfterSeconds: retry))
+        }
+        let rejected: [JSONValue] = decoded.rejections.map { r in
+            ["index": .int(r.index), "eventId": .optional(r.eventId), "code": .string(r.code.rawValue), "reason": .string(r.reason)]
+        }
+        let batch = StagedBatch(appId: identity.appId, receivedAt: decoded.receivedAt, context: decoded.context, events: decoded.events)
+        let typeCounts = Dictionary(grouping: decoded.events, by: \.type).mapValues(\.count)
+        services.committer.submit(batch) { result in
+            switch result {
+            case .success(let outcome):
+                if outcome.duplicates == 0 {
+                    for (type, count) in typeCounts { services.metrics.increment(CollectorMetrics.eventsAccepted, [type.rawValue], by: Double(count)) }
+                } else if outcome.stored > 0 {
+                    services.metrics.increment(CollectorMetrics.eventsAccepted, ["mixed"], by: Double(outcome.stored))
+                }
+                services.metrics.increment(CollectorMetrics.eventsDuplicate, [], by: Double(outcome.duplicates))
+                var response = HTTPResponse.json(200, [
+                    "accepted": .int(outcome.stored), "duplicates": .int(outcome.duplicates), "rejected": .array(rejected),
+                ])
+                response.annotations = ["accepted": outcome.stored, "duplicates": outcome.duplicates, "rejected": rejected.count,
+                                        "clamped": decoded.clampedCount]
+                call.respond(response)
+            case .failure(let failure):
+                var response = HTTPResponse.error(apiError(for: failure))
+                response.annotations = ["rejected": rejected.count, "events": decoded.events.count]
+                call.respond(response)
+            }
+        }
+    }
+
+    static func apiError(for failure: CommitFailure) -> APIError {
+        switch failure {
+        case .unavailable(let retry):
+            return APIError(.databaseUnavailable, "the database is unavailable; nothing was stored, keep the events and retry", retryAfterSeconds: retry)
+        case .overloaded(let retry):
+            return APIError(.overloaded, "the collector is behind on writes; nothing was stored, retry shortly", retryAfterSeconds: retry)
+        case .rejected(let code, _):
+            return APIError(.internalError, "the database refused the batch (\(code)); nothing was stored")
+        }
+    }
+
+    /// `POST /v1/categories`: the app's registered category manifest for one app version.
+    static func postCategories(_ call: RouteRequest) {
+        guard let identity = call.identity else { return call.fail(APIError(.unauthorized, "missing credentials")) }
+        let manifest: Manifest
+        do {
+            manifest = try ManifestDecoder(limits: call.services.configuration.limits).decode(call.request.body)
+        } catch {
+            let code: APIErrorCode = error.code == .invalidUTF8 ? .invalidUTF8 : (error.code == .malformedJSON ? .malformedJSON : .invalidManifest)
+            return call.fail(APIError(code, error.message))
+        }
+        call.services.database.submit({ connection in
+            try ManifestStore().store(manifest, appId: identity.appId, on: connection)
+        }) { result in
+            switch result {
+            case .success(let stored):
+                call.respond(.json(200, ["manifestId": .int(stored.manifestId), "contentHash": .string(stored.contentHash),
+                                         "created": .bool(stored.created), "categories": .int(manifest.categories.count)]))
+            case .failure(let error):
+                if let db = error as? DatabaseError, !db.isUnavailable {
+                    call.fail(APIError(.internalError, "the manifest could not be stored (\(db.code.rawValue))"))
+                } else {
+                    call.fail(APIError(.databaseUnavailable, "the database is unavailable; retry later", retryAfterSeconds: 1))
+                }
+            }
+        }
+    }
+
+    /// `GET /readyz`: 200 when the database answers and the writers are connected.
+    static func readiness(_ call: RouteRequest) {
+        let committer = call.services.committer
+        call.services.database.submit({ connection in try connection.query(EmbeddedSQL.ping).scalar }) { result in
+            switch result {
+            case .success where committer.isDatabaseAvailable:
+                call.respond(.json(200, ["status": "ready", "queuedEvents": .int(committer.queuedEvents)]))
+            default:
+                call.respond(.error(APIError(.databaseUnavailable, "the database does not answer", retryAfterSeconds: 1)))
+            }
+        }
+    }
+}

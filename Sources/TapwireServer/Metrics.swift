@@ -1,0 +1,201 @@
+import Synchronization
+import TapwireCore
+
+/// A Prometheus registry: counters, gauges and histograms with labels, rendered in the text
+/// exposition format (version 0.0.4). Each family caps its number of series: past the cap, the
+/// values of its foldable labels become "other", so a flood of random categories cannot grow
+/// memory or the scrape without bound.
+public final class MetricsRegistry: Sendable {
+    public enum Kind: String, Sendable { case counter, gauge, histogram }
+
+    struct Series {
+        var value: Double = 0
+        var bucketCounts: [UInt64] = []
+        var sum: Double = 0
+        var count: UInt64 = 0
+    }
+
+    struct Family {
+        var name: String
+        var help: String
+        var kind: Kind
+        var labelNames: [String]
+        var foldable: Set<Int>
+        var maxSeries: Int
+        var buckets: [Double]
+        var series: [[String]: Series] = [:]
+        var order: [[String]] = []
+    }
+
+    struct Gauge: Sendable {
+        var name: String
+        var help: String
+        var sample: @Sendable () -> Double
+    }
+
+    private let families = Mutex<[String: Family]>([:])
+    private let familyOrder = Mutex<[String]>([])
+    private let gauges = Mutex<[Gauge]>([])
+
+    public init() {}
+
+    /// Declares a family (idempotent). `foldableLabels` name the labels folded to "other" at the cap.
+    public func declare(_ name: String, help: String, kind: Kind, labels: [String] = [], foldableLabels: [String] = [],
+                        maxSeries: Int = 1000, buckets: [Double] = []) {
+        let inserted = families.withLock { all -> Bool in
+            guard all[name] == nil else { return false }
+            let fold = Set(foldableLabels.compactMap { labels.firstIndex(of: $0) })
+            all[name] = Family(name: name, help: help, kind: kind, labelNames: labels, foldable: fold, maxSeries: maxSeries,
+                               buckets: buckets.sorted())
+            return true
+        }
+        if inserted { familyOrder.withLock { $0.append(name) } }
+    }
+
+    /// A gauge read at scrape time (queue depth, connections).
+    public func gauge(_ name: String, help: String, sample: @escaping @Sendable () -> Double) {
+        gauges.withLock { $0.append(Gauge(name: name, help: help, sample: sample)) }
+    }
+
+    public func increment(_ name: String, _ labels: [String] = [], by amount: Double = 1) {
+        update(name, labels) { series, _ in series.value += amount }
+    }
+
+    public func set(_ name: String, _ labels: [String] = [], to value: Double) {
+        update(name, labels) { series, _ in series.value = value }
+    }
+
+    public func observe(_ name: String, _ labels: [String] = [], _ value: Double) {
+        update(name, labels) { series, buckets in
+            if series.bucketCounts.isEmpty { series.bucketCounts = [UInt64](repeating: 0, count: buckets.count) }
+            for (i, bound) in buckets.enumerated() where value <= bound { series.bucketCounts[i] += 1 }
+            series.sum += value
+            series.count += 1
+        }
+    }
+
+    private func update(_ name: String, _ labels: [String], _ body: (inout Series, [Double]) -> Void) {
+        families.withLock { all in
+            guard var family = all[name], labels.count == family.labelNames.count else { return }
+            var key = labels
+            if family.series[key] == nil, family.series.count >= family.maxSeries {
+                for index in family.foldable { key[index] = "other" }
+                if family.series[key] == nil, family.series.count >= family.maxSeries + 64 { return }
+            }
+            if family.series[key] == nil {
+                family.series[key] = Series()
+                family.order.append(key)
+            }
+            body(&family.series[key]!, family.buckets)
+            all[name] = family
+        }
+    }
+
+    /// The value of one series (tests and `tapwire` internals).
+    public func value(_ name: String, _ labels: [String] = []) -> Double? {
+        families.withLock { $0[name]?.series[labels]?.value }
+    }
+
+    public func seriesCount(_ name: String) -> Int { families.withLock { $0[name]?.series.count ?? 0 } }
+
+    public func render() -> String {
+        var out = ""
+        let names = familyOrder.withLock { $0 }
+        let snapshot = families.withLock { $0 }
+        for name in names {
+            guard let family = snapshot[name] else { continue }
+            out += "# HELP \(name) \(Self.escapeHelp(family.help))\n# TYPE \(name) \(family.kind.rawValue)\n"
+            for key in family.order {
+                guard let series = family.series[key] else { continue }
+                let labels = zip(family.labelNames, key).map { "\($0)=\"\(Self.escapeLabel($1))\"" }
+                switch family.kind {
+                case .counter, .gauge:
+                    out += "\(name)\(Self.braces(labels)) \(Self.number(series.value))\n"
+                case .histogram:
+                    var cumulative: UInt64 = 0
+                    for (i, bound) in family.buckets.enumerated() {
+                        cumulative = series.bucketCounts.isEmpty ? 0 : series.bucketCounts[i]
+                        out += "\(name)_bucket\(Self.braces(labels + ["le=\"\(Self.number(bound))\""])) \(cumulative)\n"
+                    }
+                    out += "\(name)_bucket\(Self.braces(labels + ["le=\"+Inf\""])) \(series.count)\n"
+                    out += "\(name)_sum\(Self.braces(labels)) \(Self.number(series.sum))\n"
+                    out += "\(name)_count\(Self.braces(labels)) \(series.count)\n"
+                }
+            }
+        }
+        for gauge in gauges.withLock({ $0 }) {
+            out += "# HELP \(gauge.name) \(Self.escapeHelp(gauge.help))\n# TYPE \(gauge.name) gauge\n"
+            out += "\(gauge.name) \(Self.number(gauge.sample()))\n"
+        }
+        return out
+    }
+
+    static func braces(_ labels: [String]) -> String { labels.isEmpty ? "" : "{" + labels.joined(separator: ",") + "}" }
+
+    static func number(_ value: Double) -> String {
+        if value.isNaN { return "NaN" }
+        if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
+    static func escapeLabel(_ value: String) -> String {
+        var out = ""
+        for c in value.unicodeScalars {
+            switch c {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    static func escapeHelp(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
+    }
+}
+
+extension String {
+    func replacingOccurrences(of target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var out = ""
+        var rest = Substring(self)
+        while let range = rest.range(of: target) {
+            out += rest[rest.startIndex..<range.lowerBound]
+            out += replacement
+            rest = rest[range.upperBound...]
+        }
+        return out + rest
+    }
+}
+
+/// The metric names the collector itself records, declared in one place.
+public enum CollectorMetrics {
+    public static let requests = "tapwire_http_requests_total"
+    public static let requestSeconds = "tapwire_http_request_duration_seconds"
+    public static let eventsAccepted = "tapwire_events_accepted_total"
+    public static let eventsDuplicate = "tapwire_events_duplicate_total"
+    public static let eventsRejected = "tapwire_events_rejected_total"
+    public static let batchSeconds = "tapwire_batch_commit_duration_seconds"
+    public static let commitEvents = "tapwire_commit_events"
+    public static let databaseErrors = "tapwire_database_errors_total"
+    public static let queueDepth = "tapwire_commit_queue_events"
+    public static let connections = "tapwire_http_connections"
+
+    static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    public static func declare(in registry: MetricsRegistry) {
+        registry.declare(requests, help: "HTTP requests by route and status.", kind: .counter, labels: ["route", "status"])
+        registry.declare(requestSeconds, help: "HTTP request latency, from the headers to the response, by route.",
+                         kind: .histogram, labels: ["route"], buckets: latencyBuckets)
+        registry.declare(eventsAccepted, help: "Events newly stored.", kind: .counter, labels: ["type"])
+        registry.declare(eventsDuplicate, help: "Events received again (same eventId) and not stored twice.", kind: .counter)
+        registry.declare(eventsRejected, help: "Events refused, by reason code.", kind: .counter, labels: ["reason"])
+        registry.declare(batchSeconds, help: "Group commit transaction time.", kind: .histogram, buckets: latencyBuckets)
+        registry.declare(commitEvents, help: "Events per group commit transaction.", kind: .histogram,
+                         buckets: [1, 10, 100, 500, 1000, 2000, 5000, 10000, 20000])
+        registry.declare(databaseErrors, help: "Database errors, by error code.", kind: .counter, labels: ["code"])
+    }
+}

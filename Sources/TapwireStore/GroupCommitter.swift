@@ -1,0 +1,195 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TapwireCore
+
+/// Why a request's events were not stored. Every case means "not stored": the client keeps them.
+public enum CommitFailure: Error, Sendable, Equatable {
+    /// The database is unreachable; retry after the given seconds.
+    case unavailable(retryAfterSeconds: Int)
+    /// The write queue is full (the database is falling behind); retry after the given seconds.
+    case overloaded(retryAfterSeconds: Int)
+    /// The database refused this request's rows for a reason retrying will not fix.
+    case rejected(code: String, sqlState: String?)
+}
+
+/// What one transaction did, for metrics.
+public struct CommitStats: Sendable {
+    public var requests: Int
+    public var events: Int
+    public var stored: Int
+    public var duplicates: Int
+    public var seconds: Double
+}
+
+/// Group commit: requests from many connections are queued, and each writer thread takes
+/// everything queued (up to a cap) into one COPY and one transaction. A request is answered
+/// only after COMMIT returns, so 200 means durable. The decisions live in `GroupCommitQueue`;
+/// this class is the thin driver doing the I/O on threads that each own one connection.
+public final class GroupCommitter: Sendable {
+    public typealias Completion = @Sendable (Result<BatchOutcome, CommitFailure>) -> Void
+
+    struct Request: Sendable {
+        var batch: StagedBatch
+        var completion: Completion
+    }
+
+    public struct Options: Sendable {
+        public var writers: Int
+        public var policy: GroupCommitQueue<Int>.Policy
+        public var reconnectBackoff: Backoff
+        public init(writers: Int = 2, policy: GroupCommitQueue<Int>.Policy = .init(),
+                    reconnectBackoff: Backoff = Backoff(baseSeconds: 0.2, maxSeconds: 5)) {
+            self.writers = writers
+            self.policy = policy
+            self.reconnectBackoff = reconnectBackoff
+        }
+    }
+
+    private let databaseURL: String
+    private let options: Options
+    private let queue: Mutex<GroupCommitQueue<Request>>
+    private let wake = DispatchSemaphore(value: 0)
+    private let running = Atomic<Bool>(false)
+    private let inFlight = Atomic<Int>(0)
+    private let finished: DispatchGroup = DispatchGroup()
+    private let partitions: PartitionDays
+    private let logger: Logger
+    private let onCommit: @Sendable (CommitStats) -> Void
+    private let onDatabaseError: @Sendable (DatabaseError) -> Void
+
+    public init(databaseURL: String, options: Options = Options(), partitions: PartitionDays = PartitionDays(),
+                logger: Logger, onCommit: @escaping @Sendable (CommitStats) -> Void = { _ in },
+                onDatabaseError: @escaping @Sendable (DatabaseError) -> Void = { _ in }) {
+        self.databaseURL = databaseURL
+        self.options = options
+        let policy = GroupCommitQueue<Request>.Policy(maxEventsPerCommit: options.policy.maxEventsPerCommit,
+                                                      maxQueuedEvents: options.policy.maxQueuedEvents)
+        self.queue = Mutex(GroupCommitQueue(policy: policy))
+        self.partitions = partitions
+        self.logger = logger
+        self.onCommit = onCommit
+        self.onDatabaseError = onDatabaseError
+    }
+
+    /// Events waiting for a writer.
+    public var queuedEvents: Int { queue.withLock { $0.queuedEvents } }
+    public var isDatabaseAvailable: Bool { queue.withLock { $0.isAvailable } }
+
+    public func start() {
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        for index in 0..<max(1, options.writers) {
+            finished.enter()
+            let thread = Thread { [self] in
+                self.writerLoop(index: index)
+                self.finished.leave()
+            }
+            thread.name = "tapwire-writer-\(index)"
+            thread.start()
+        }
+    }
+
+    /// Queues a request; `completion` runs exactly once, on a writer thread or right here.
+    public func submit(_ batch: StagedBatch, completion: @escaping Completion) {
+        guard running.load(ordering: .acquiring) else {
+            completion(.failure(.unavailable(retryAfterSeconds: 1)))
+            return
+        }
+        if batch.events.isEmpty {
+            completion(.success(BatchOutcome(stored: 0, duplicates: 0)))
+            return
+        }
+        let admission = queue.withLock { $0.submit(Request(batch: batch, completion: completion), events: batch.events.count) }
+        switch admission {
+        case .queued: wake.signal()
+        case .overloaded(let retry): completion(.failure(.overloaded(retryAfterSeconds: retry)))
+        case .unavailable(let retry): completion(.failure(.unavailable(retryAfterSeconds: retry)))
+        }
+    }
+
+    /// Stops taking requests, commits what is queued, and waits for the writers to finish.
+    public func shutdown() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        for _ in 0..<max(1, options.writers) { wake.signal() }
+        finished.wait()
+        // Anything still queued (writers were all disconnected) is answered, never dropped silently.
+        let leftover = queue.withLock { $0.markUnavailable(retryAfterSeconds: 1) }
+        for request in leftover { request.completion(.failure(.unavailable(retryAfterSeconds: 1))) }
+    }
+
+    private func writerLoop(index: Int) {
+        var writer: EventWriter?
+        var backoff = options.reconnectBackoff
+        var random = SystemRandomNumberGenerator()
+        while true {
+            let stopping = !running.load(ordering: .acquiring)
+            if writer == nil || writer?.connection.isUsable == false {
+                writer?.connection.close()
+                writer = nil
+                do {
+                    let connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-writer")
+                    let fresh = EventWriter(connection: connection, partitions: partitions)
+                    try fresh.precreatePartitions(now: .now)
+                    writer = fresh
+                    backoff.reset()
+                    let wasDown = queue.withLock { q -> Bool in
+                        let down = !q.isAvailable
+                        q.markAvailable()
+                        return down
+                    }
+                    if wasDown { logger.info("database available again", ["writer": .of(index)]) }
+                } catch {
+                    onDatabaseError(error)
+                    if stopping { return }
+                    let delay = backoff.nextDelay(using: &random)
+                    failAll(retryAfter: Int(backoff.currentCeiling.rounded(.up)), reason: error)
+                    Thread.sleep(forTimeInterval: delay)
+                    continue
+                }
+            }
+            guard let activeWriter = writer else { continue }
+            guard let group = queue.withLock({ $0.takeGroup() }) else {
+                if stopping { activeWriter.connection.close(); return }
+                _ = wake.wait(timeout: .now() + .milliseconds(500))
+                continue
+            }
+            commit(group, with: activeWriter)
+        }
+    }
+
+    private func commit(_ group: [Request], with writer: EventWriter) {
+        let started = monotonicNanoseconds()
+        do {
+            let outcomes = try writer.commit(group.map(\.batch))
+            let seconds = Double(monotonicNanoseconds() - started) / 1e9
+            var stats = CommitStats(requests: group.count, events: 0, stored: 0, duplicates: 0, seconds: seconds)
+            for (request, outcome) in zip(group, outcomes) {
+                stats.events += request.batch.events.count
+                stats.stored += outcome.stored
+                stats.duplicates += outcome.duplicates
+                request.completion(.success(outcome))
+            }
+            onCommit(stats)
+        } catch {
+            onDatabaseError(error)
+            if error.isUnavailable || !writer.connection.isUsable {
+                logger.warning("database unavailable", ["code": .string(error.code.rawValue), "sqlstate": .string(error.sqlState ?? "")])
+                for request in group { request.completion(.failure(.unavailable(retryAfterSeconds: 1))) }
+                failAll(retryAfter: 1, reason: error)
+                writer.connection.close()
+            } else if group.count > 1 {
+                // One request's rows may be what the database refuses: commit each alone so the
+                // others are not failed with it.
+                for request in group { commit([request], with: writer) }
+            } else {
+                logger.error("commit refused", ["code": .string(error.code.rawValue), "sqlstate": .string(error.sqlState ?? "")])
+                for request in group { request.completion(.failure(.rejected(code: error.code.rawValue, sqlState: error.sqlState))) }
+            }
+        }
+    }
+
+    private func failAll(retryAfter: Int, reason: DatabaseError) {
+        let failed = queue.withLock { $0.markUnavailable(retryAfterSeconds: retryAfter) }
+        for request in failed { request.completion(.failure(.unavailable(retryAfterSeconds: retryAfter))) }
+    }
+}

@@ -1,0 +1,88 @@
+/// A command-line error: printed as "tapwire: <message>" with exit code 2.
+struct CLIError: Error, CustomStringConvertible {
+    var message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+/// Minimal argument reading in the spirit of swift-argument-parser (which cannot be fetched
+/// here): `--name value`, `--name=value`, flags, positionals; unknown options are errors.
+struct Arguments {
+    private var items: [String]
+    let command: String
+
+    init(_ items: [String], command: String) {
+        self.items = items
+        self.command = command
+    }
+
+    var isEmpty: Bool { items.isEmpty }
+
+    mutating func option(_ name: String) throws(CLIError) -> String? {
+        var found: String?
+        var index = 0
+        while index < items.count {
+            let item = items[index]
+            if item == "--\(name)" {
+                guard index + 1 < items.count else { throw CLIError("--\(name) needs a value") }
+                found = items[index + 1]
+                items.removeSubrange(index...(index + 1))
+                continue
+            }
+            if item.hasPrefix("--\(name)=") {
+                found = String(item.dropFirst(name.count + 3))
+                items.remove(at: index)
+                continue
+            }
+            index += 1
+        }
+        return found
+    }
+
+    mutating func flag(_ name: String) -> Bool {
+        let before = items.count
+        items.removeAll { $0 == "--\(name)" }
+        return items.count != before
+    }
+
+    mutating func positional() -> String? {
+        guard let index = items.firstIndex(where: { !$0.hasPrefix("--") || $0 == "--" }) else { return nil }
+        return items.remove(at: index)
+    }
+
+    /// Call after reading everything: anything left over is a mistake worth saying.
+    func finish() throws(CLIError) {
+        if let extra = items.first {
+            throw CLIError(extra.hasPrefix("--")
+                ? "unknown option \(extra) for `tapwire \(command)`; see `tapwire \(command) --help`"
+                : "unexpected argument \(extra) for `tapwire \(command)`")
+        }
+    }
+
+    mutating func int(_ name: String) throws(CLIError) -> Int? {
+        guard let text = try option(name) else { return nil }
+        guard let value = Int(text) else { throw CLIError("--\(name) must be a whole number, got \(text)") }
+        return value
+    }
+
+    mutating func double(_ name: String) throws(CLIError) -> Double? {
+        guard let text = try option(name) else { return nil }
+        guard let value = Double(text) else { throw CLIError("--\(name) must be a number, got \(text)") }
+        return value
+    }
+}
+
+/// Durations such as `30s`, `15m`, `24h`, `7d`, `2w` (also used by --since, --grace, --keep).
+enum DurationText {
+    static func seconds(_ text: String) -> Int64? {
+        guard let unit = text.last, let number = Int64(text.dropLast()), number >= 0 else { return Int64(text) }
+        switch unit {
+        case "s": return number
+        case "m": return number * 60
+        case "h": return number * 3600
+        case "d": return number * 86_400
+        case "w": return number * 7 * 86_400
+        default: return nil
+        }
+    }
+}

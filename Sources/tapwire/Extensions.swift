@@ -1,0 +1,22 @@
+// Subcommands added by feature areas (reports, mismatches, deployment, reliability) register
+// here, one line each, so main.swift stays the same.
+enum ExtensionCommands {
+    static let all: [CommandSpec] = [
+    ]
+}
+
+/// A subcommand: its name, a one-line summary, its usage text and what it runs.
+struct CommandSpec: Sendable {
+    var name: String
+    var summary: String
+    var usage: @Sendable () -> String
+    var run: @Sendable (inout Arguments) throws -> Int32
+
+    init(_ name: String, _ summary: String, _ usage: @escaping @Sendable () -> String,
+         _ run: @escaping @Sendable (inout Arguments) throws -> Int32) {
+        self.name = name
+        self.summary = summary
+        self.usage = usage
+        self.run = run
+    }
+}

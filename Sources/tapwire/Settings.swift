@@ -1,0 +1,97 @@
+import Foundation
+import TapwireCore
+import TapwireServer
+
+/// One configurable value: its flag, its environment variable, its default and how it applies.
+/// The list below is the single source for `tapwire serve --help` and the README table.
+struct Setting: Sendable {
+    var flag: String
+    var environment: String
+    var defaultText: String
+    var help: String
+    var apply: @Sendable (inout CollectorConfiguration, String) throws(CLIError) -> Void
+}
+
+enum Settings {
+    static func number(_ text: String, _ setting: String) throws(CLIError) -> Int {
+        guard let value = Int(text), value >= 0 else { throw CLIError("\(setting) must be a whole number ≥ 0, got \(text)") }
+        return value
+    }
+
+    static let all: [Setting] = [
+        Setting(flag: "database-url", environment: "TAPWIRE_DATABASE_URL", defaultText: "(embedded cluster in .tapwire/)",
+                help: "PostgreSQL connection URL, e.g. postgresql://user:pass@host:5432/db") { c, v throws(CLIError) in c.databaseURL = v },
+        Setting(flag: "host", environment: "TAPWIRE_HOST", defaultText: "127.0.0.1",
+                help: "Address to listen on (0.0.0.0 or :: for all interfaces)") { c, v throws(CLIError) in c.http.host = v },
+        Setting(flag: "port", environment: "TAPWIRE_PORT", defaultText: "8080", help: "TCP port to listen on (0: any free port)") { c, v throws(CLIError) in
+            let port = try number(v, "--port")
+            guard port <= 65535 else { throw CLIError("--port must be at most 65535") }
+            c.http.port = port
+        },
+        Setting(flag: "rate-limit", environment: "TAPWIRE_RATE_LIMIT", defaultText: "100000",
+                help: "Events per second per key (burst: twice that); 0 turns the limit off") { c, v throws(CLIError) in
+            c.rateLimitPerSecond = Double(try number(v, "--rate-limit"))
+        },
+        Setting(flag: "http-threads", environment: "TAPWIRE_HTTP_THREADS", defaultText: "2",
+                help: "libmicrohttpd thread pool size") { c, v throws(CLIError) in c.http.threads = max(1, try number(v, "--http-threads")) },
+        Setting(flag: "writers", environment: "TAPWIRE_WRITERS", defaultText: "2",
+                help: "Group-commit writer threads (one database connection each)") { c, v throws(CLIError) in c.writers = max(1, try number(v, "--writers")) },
+        Setting(flag: "max-queued-events", environment: "TAPWIRE_MAX_QUEUED_EVENTS", defaultText: "200000",
+                help: "Events waiting for a writer before batches get 503 + Retry-After") { c, v throws(CLIError) in
+            c.maxQueuedEvents = max(1, try number(v, "--max-queued-events"))
+        },
+        Setting(flag: "max-events-per-commit", environment: "TAPWIRE_MAX_EVENTS_PER_COMMIT", defaultText: "20000",
+                help: "Events in one group-commit transaction") { c, v throws(CLIError) in c.maxEventsPerCommit = max(1, try number(v, "--max-events-per-commit")) },
+        Setting(flag: "reader-threads", environment: "TAPWIRE_READER_THREADS", defaultText: "4",
+                help: "Threads (and connections) for key lookups, manifests and reports") { c, v throws(CLIError) in
+            c.readerThreads = max(1, try number(v, "--reader-threads"))
+        },
+        Setting(flag: "connection-limit", environment: "TAPWIRE_CONNECTION_LIMIT", defaultText: "1024",
+                help: "Open HTTP connections in all") { c, v throws(CLIError) in c.http.connectionLimit = max(1, try number(v, "--connection-limit")) },
+        Setting(flag: "per-ip-connection-limit", environment: "TAPWIRE_PER_IP_CONNECTION_LIMIT", defaultText: "128",
+                help: "Open HTTP connections from one IP address") { c, v throws(CLIError) in
+            c.http.perIPConnectionLimit = max(1, try number(v, "--per-ip-connection-limit"))
+        },
+        Setting(flag: "idle-timeout", environment: "TAPWIRE_IDLE_TIMEOUT", defaultText: "30",
+                help: "Seconds before an idle connection is closed") { c, v throws(CLIError) in c.http.idleTimeoutSeconds = max(1, try number(v, "--idle-timeout")) },
+        Setting(flag: "stalled-upload-timeout", environment: "TAPWIRE_STALLED_UPLOAD_TIMEOUT", defaultText: "10",
+                help: "Seconds without body bytes before 408") { c, v throws(CLIError) in
+            c.http.stalledUploadSeconds = max(1, try number(v, "--stalled-upload-timeout"))
+        },
+        Setting(flag: "upload-deadline", environment: "TAPWIRE_UPLOAD_DEADLINE", defaultText: "60",
+                help: "Seconds for a whole body to arrive before 408") { c, v throws(CLIError) in c.http.uploadDeadlineSeconds = max(1, try number(v, "--upload-deadline")) },
+        Setting(flag: "key-cache-seconds", environment: "TAPWIRE_KEY_CACHE_SECONDS", defaultText: "30",
+                help: "Seconds a resolved key is trusted before it is looked up again") { c, v throws(CLIError) in
+            c.keyCacheSeconds = try number(v, "--key-cache-seconds")
+        },
+        Setting(flag: "log-level", environment: "TAPWIRE_LOG_LEVEL", defaultText: "info", help: "debug, info, warning or error") { c, v throws(CLIError) in
+            guard let level = LogLevel(name: v) else { throw CLIError("--log-level must be debug, info, warning or error") }
+            c.logLevel = level
+        },
+        Setting(flag: "alert-webhook-url", environment: "TAPWIRE_ALERT_WEBHOOK_URL", defaultText: "(none)",
+                help: "Slack-compatible webhook for new mismatch findings") { c, v throws(CLIError) in c.alertWebhookURL = v.isEmpty ? nil : v },
+    ]
+
+    /// Reads every setting: a flag wins over the environment, which wins over the default.
+    /// Returns whether a database URL was given at all.
+    static func load(_ arguments: inout Arguments, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(CLIError) -> (CollectorConfiguration, databaseGiven: Bool)
+    {
+        var configuration = CollectorConfiguration(databaseURL: "")
+        var given = false
+        for setting in all {
+            let value = try arguments.option(setting.flag) ?? environment[setting.environment]
+            guard let value else { continue }
+            if setting.flag == "database-url" { given = !value.isEmpty }
+            try setting.apply(&configuration, value)
+        }
+        return (configuration, given)
+    }
+
+    static var helpText: String {
+        all.map { s in
+            let flag = "--\(s.flag)".padding(toLength: 27, withPad: " ", startingAt: 0)
+            return "  \(flag) \(s.environment) (default \(s.defaultText))\n      \(s.help)"
+        }.joined(separator: "\n")
+    }
+}
