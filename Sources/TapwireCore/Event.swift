@@ -119,8 +119,13 @@ public struct ClockSkew: Sendable, Equatable {
     /// A corrected time further than this in the future is clamped to receivedAt.
     public var maxFutureMicroseconds: Int64
 
+    /// A sentAt so absurd that the offset does not fit: every time is clamped.
+    public var offsetOverflowed: Bool
+
     public init(sentAt: Timestamp?, receivedAt: Timestamp, maxFutureMicroseconds: Int64 = 86_400_000_000) {
-        self.offsetMicroseconds = sentAt.map { receivedAt.microseconds &- $0.microseconds } ?? 0
+        let (offset, overflow) = sentAt.map { receivedAt.microseconds.subtractingReportingOverflow($0.microseconds) } ?? (0, false)
+        self.offsetMicroseconds = offset
+        self.offsetOverflowed = overflow
         self.receivedAt = receivedAt
         self.maxFutureMicroseconds = maxFutureMicroseconds
     }
@@ -128,7 +133,8 @@ public struct ClockSkew: Sendable, Equatable {
     /// The corrected time, and whether it had to be clamped.
     public func correct(_ deviceTime: Timestamp) -> (time: Timestamp, clamped: Bool) {
         let (corrected, overflow) = deviceTime.microseconds.addingReportingOverflow(offsetMicroseconds)
-        if overflow || corrected &- receivedAt.microseconds > maxFutureMicroseconds {
+        let (ahead, aheadOverflow) = corrected.subtractingReportingOverflow(receivedAt.microseconds)
+        if offsetOverflowed || overflow || aheadOverflow || ahead > maxFutureMicroseconds {
             return (receivedAt, true)
         }
         return (Timestamp(microseconds: corrected), false)

@@ -1,0 +1,31 @@
+# Tapwire: the two quick-start commands, plus bench and demo. Each installs what it needs.
+SWIFT ?= swift
+export PATH := /opt/swift/usr/bin:$(PATH)
+
+.PHONY: run test bench demo build release deps clean
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## make run: the collector on 127.0.0.1:8080 with a private PostgreSQL under .tapwire/
+## (or TAPWIRE_DATABASE_URL when set). Prints the demo app's keys and a curl to try.
+run: release
+	.build/release/tapwire serve --quickstart
+
+## make test: the whole suite against a throwaway PostgreSQL, stopped whatever the outcome.
+test: deps
+	$(SWIFT) build --build-tests
+	TAPWIRE_BINARY=$(CURDIR)/.build/debug/tapwire scripts/with-postgres.sh $(SWIFT) test --skip-build
+
+## make bench: ingestion end to end vs plain COPY (and the report/mismatch benchmarks).
+bench: release
+	scripts/with-postgres.sh scripts/bench.sh
+
+clean:
+	rm -rf .build

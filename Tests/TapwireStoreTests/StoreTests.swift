@@ -1,0 +1,228 @@
+import Foundation
+import Testing
+import TapwireCore
+@testable import TapwireStore
+import TapwireTestSupport
+
+@Suite struct MigrationTests {
+    @Test func migratingTwiceIsANoOp() throws {
+        let db = try TestDatabase.create()
+        let connection = try db.connect()
+        defer { connection.close() }
+        #expect(try Migrator().migrate(connection).isEmpty)
+        #expect(try Migrator().currentVersion(connection) == Migrator().latestVersion)
+        let recorded = try connection.query("SELECT count(*) FROM schema_migrations").scalar
+        #expect(recorded == String(EmbeddedSQL.migrations.count))
+    }
+
+    @Test func concurrentMigrationsTakeTurns() throws {
+        let admin = try PostgresConnection(url: try TestPostgres.serverURL())
+        let name = "t_fresh_" + String(UInt32.random(in: 0...UInt32.max))
+        try admin.query("CREATE DATABASE \(name)")
+        admin.close()
+        let url = try TestPostgres.url(database: name)
+        let applied = Tally()
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                let connection = try PostgresConnection(url: url)
+                defer { connection.close() }
+                applied.add(try Migrator().migrate(connection).count)
+            } catch {
+                applied.fail("\(error)")
+            }
+        }
+        #expect(applied.failures.isEmpty)
+        // Exactly one of the four applied everything; the others found nothing to do.
+        #expect(applied.total == EmbeddedSQL.migrations.count)
+    }
+
+    @Test func anEditedMigrationIsRefused() throws {
+        let db = try TestDatabase.create()
+        try db.query("UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1")
+        let connection = try db.connect()
+        defer { connection.close() }
+        #expect(throws: DatabaseError.self) { try Migrator().migrate(connection) }
+    }
+}
+
+import Synchronization
+/// Collects results from concurrent workers.
+final class Tally: Sendable {
+    private let state = Mutex<(total: Int, failures: [String])>((0, []))
+    func add(_ n: Int) { state.withLock { $0.total += n } }
+    func fail(_ s: String) { state.withLock { $0.failures.append(s) } }
+    var total: Int { state.withLock { $0.total } }
+    var failures: [String] { state.withLock { $0.failures } }
+}
+
+
+@Suite struct AppStoreTests {
+    @Test func keysResolveToTheirAppAndKind() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp("alpha")
+        let connection = try db.connect()
+        defer { connection.close() }
+        let store = AppStore()
+        #expect(try store.resolve(app.writeKey, on: connection) == KeyIdentity(appId: app.appId, appName: "alpha", kind: .write, keyId: app.writeKey.keyId))
+        #expect(try store.resolve(app.readKey, on: connection)?.kind == .read)
+        // Right id, wrong secret: refused.
+        var forged = app.writeKey
+        forged.secret = String(forged.secret.reversed())
+        #expect(try store.resolve(forged, on: connection) == nil)
+        // A read key relabelled as a write key: refused.
+        var relabelled = app.readKey
+        relabelled.kind = .write
+        #expect(try store.resolve(relabelled, on: connection) == nil)
+        // Only the hash is stored.
+        let stored = try connection.query("SELECT encode(secret_hash, 'hex') FROM api_keys WHERE key_id = $1", [app.writeKey.keyId]).scalar
+        #expect(stored == SHA256.hex(Array(app.writeKey.secret.utf8)))
+        #expect(try connection.query("SELECT count(*) FROM api_keys WHERE secret_hash::text LIKE '%' || $1 || '%'", [app.writeKey.secret]).scalar == "0")
+    }
+
+    @Test func duplicateAndInvalidNamesAreClearErrors() throws {
+        let db = try TestDatabase.create()
+        _ = try db.createApp("beta")
+        #expect(throws: AppStoreError.self) { try db.createApp("beta") }
+        #expect(throws: AppStoreError.self) { try db.createApp("no spaces") }
+        #expect(throws: AppStoreError.self) { try db.createApp("") }
+    }
+
+    @Test func rotationKeepsTheOldKeyForTheGracePeriod() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp("gamma")
+        let connection = try db.connect()
+        defer { connection.close() }
+        let store = AppStore()
+        let graced = try store.rotateKey(appNamed: "gamma", kind: .write, graceSeconds: 3600, on: connection)
+        #expect(try store.resolve(graced, on: connection) != nil)
+        #expect(try store.resolve(app.writeKey, on: connection) != nil)
+        let revoking = try store.rotateKey(appNamed: "gamma", kind: .write, graceSeconds: 0, on: connection)
+        #expect(try store.resolve(revoking, on: connection) != nil)
+        #expect(try store.resolve(app.writeKey, on: connection) == nil)
+        #expect(try store.resolve(graced, on: connection) == nil)
+        // The read key is untouched by a write-key rotation.
+        #expect(try store.resolve(app.readKey, on: connection) != nil)
+        let listed = try store.listApps(on: connection).first { $0.name == "gamma" }
+        #expect(listed?.activeWriteKeys == 1)
+        #expect(listed?.activeReadKeys == 1)
+    }
+}
+
+@Suite struct EventWriterTests {
+    func batch(appId: Int64, events: [Event], context: DeviceContext = DeviceContext(appVersion: "1.0", platform: "iOS")) -> StagedBatch {
+        StagedBatch(appId: appId, receivedAt: .now, context: context, events: events)
+    }
+
+    @Test func dedupsAcrossCommitsAndWithinAGroup() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp()
+        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
+        defer { writer.connection.close() }
+        let a = Event(eventId: .v7(at: .now), type: .delivered, deviceTime: .now, category: "message")
+        let b = Event(eventId: .v7(at: .now), type: .delivered, deviceTime: .now, category: "message")
+        let first = try writer.commit([batch(appId: app.appId, events: [a, b]), batch(appId: app.appId, events: [a])])
+        #expect(first == [BatchOutcome(stored: 2, duplicates: 0), BatchOutcome(stored: 0, duplicates: 1)])
+        let again = try writer.commit([batch(appId: app.appId, events: [b, a])])
+        #expect(again == [BatchOutcome(stored: 0, duplicates: 2)])
+        #expect(try db.query("SELECT count(*) FROM events").scalar == "2")
+        // The same id in another app is another event.
+        let other = try db.createApp()
+        #expect(try writer.commit([batch(appId: other.appId, events: [a])]) == [BatchOutcome(stored: 1, duplicates: 0)])
+    }
+
+    @Test func createsPartitionsForOldDaysOnDemand() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp()
+        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
+        defer { writer.connection.close() }
+        let old = Timestamp.now.adding(seconds: -45 * 86_400)
+        let event = Event(eventId: .v7(at: old), type: .delivered, deviceTime: old, category: "c")
+        #expect(try writer.commit([batch(appId: app.appId, events: [event])]).first?.stored == 1)
+        let partition = "events_" + CivilCalendar.isoDate(old.utcDay).replacingOccurrences(of: "-", with: "")
+        #expect(try db.query("SELECT to_regclass($1) IS NOT NULL", [partition]).scalar == "t")
+        #expect(try db.query("SELECT tableoid::regclass::text FROM events").scalar == partition)
+    }
+
+    @Test func hostileStringsRoundTripByteExact() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp()
+        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
+        defer { writer.connection.close() }
+        let hostile = ["it's \"quoted\"", "back\\slash\\", "tab\there", "new\nline\r\n", "\\.", "line\n\\.\nend", "日本語 🚀 é",
+                       "'; DROP TABLE events; --", "\u{7F}\u{1}\u{1F}", "$1 $$ %s {}", ""]
+        var events: [Event] = []
+        for (i, text) in hostile.enumerated() {
+            events.append(Event(eventId: .v7(at: .now), type: .response, deviceTime: .now, notificationId: text, category: text,
+                                actionIdentifier: "a" + text, userTextLength: Int32(i), campaign: text, variant: text))
+        }
+        let context = DeviceContext(appVersion: hostile[0], build: hostile[1], platform: hostile[2], osVersion: hostile[3], sdk: hostile[4], deviceId: hostile[6])
+        #expect(try writer.commit([batch(appId: app.appId, events: events, context: context)]).first?.stored == hostile.count)
+        let rows = try db.query("SELECT user_text_length, category, action_identifier, notification_id, campaign, variant, app_version, build, platform, os_version, sdk, device_id FROM events ORDER BY user_text_length").rows
+        #expect(rows.count == hostile.count)
+        for (i, row) in rows.enumerated() {
+            #expect(row[1] == hostile[i])
+            #expect(row[2] == "a" + hostile[i])
+            #expect(row[3] == hostile[i] && row[4] == hostile[i] && row[5] == hostile[i])
+            #expect(Array(row[1]!.utf8) == Array(hostile[i].utf8))
+            #expect(row[6] == hostile[0] && row[7] == hostile[1] && row[8] == hostile[2] && row[9] == hostile[3])
+            #expect(row[10] == hostile[4] && row[11] == hostile[6])
+        }
+    }
+
+    @Test func storesEveryFieldExactly() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp()
+        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
+        defer { writer.connection.close() }
+        let id = EventID("01938a2e-7b1c-7d3e-9f00-123456789abc")!
+        let device = Timestamp(iso8601: "2026-12-01T13:59:00.123456Z")!
+        let corrected = Timestamp(iso8601: "2026-12-01T11:59:00.123456Z")!
+        let delivered = Timestamp(iso8601: "2026-12-01T11:58:00Z")!
+        let event = Event(eventId: id, type: .response, deviceTime: device, eventTime: corrected, timeClamped: false, notificationId: "apns-1",
+                          category: "message", actionIdentifier: "reply", userTextLength: 14, hasMedia: true, mediaTypes: [.image, .audio],
+                          mediaRequested: true, categoryRegistered: false, campaign: "winter", variant: "B", deliveredAt: delivered)
+        _ = try writer.commit([batch(appId: app.appId, events: [event],
+                                     context: DeviceContext(appVersion: "3.2.1", build: "412", platform: "iOS", osVersion: "18.1", sdk: "sdk/1", deviceId: nil))])
+        let row = try #require(try db.query("""
+            SELECT app_id, event_id, type, event_time, device_time, notification_id, category, action_identifier, user_text_length,
+                   has_media, media_types, media_requested, category_registered, campaign, variant, delivered_at, app_version, build,
+                   platform, os_version, sdk, device_id, time_clamped
+            FROM events
+            """).rows.first)
+        #expect(row[0] == String(app.appId))
+        #expect(row[1] == id.description)
+        #expect(row[2] == "response")
+        #expect(row[3] == "2026-12-01 11:59:00.123456+00")
+        #expect(row[4] == "2026-12-01 13:59:00.123456+00")
+        #expect(Array(row[5...14]) == ["apns-1", "message", "reply", "14", "t", "3", "t", "f", "winter", "B"])
+        #expect(row[15] == "2026-12-01 11:58:00+00")
+        #expect(Array(row[16...22]) == ["3.2.1", "412", "iOS", "18.1", "sdk/1", nil, "f"])
+    }
+}
+
+@Suite struct ManifestStoreTests {
+    @Test func storesOncePerContentAndTracksTheCurrentOne() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp()
+        let connection = try db.connect()
+        defer { connection.close() }
+        let store = ManifestStore()
+        let v1 = Manifest(appVersion: "1.0", categories: [
+            ManifestCategory(identifier: "message", options: ["customDismissAction"],
+                             actions: [ManifestAction(identifier: "reply", options: ["foreground"], textInput: true)]),
+        ])
+        let first = try store.store(v1, appId: app.appId, on: connection)
+        let repeatPost = try store.store(v1, appId: app.appId, on: connection)
+        #expect(first.created && !repeatPost.created)
+        #expect(first.manifestId == repeatPost.manifestId)
+        var changed = v1
+        changed.categories.append(ManifestCategory(identifier: "promo"))
+        let second = try store.store(changed, appId: app.appId, on: connection)
+        #expect(second.created && second.manifestId != first.manifestId)
+        #expect(try connection.query("SELECT post_count FROM manifests WHERE manifest_id = $1", [String(first.manifestId)]).scalar == "2")
+        #expect(try connection.query("SELECT count(*) FROM manifest_actions WHERE text_input").scalar == "2")
+        let current = try store.currentManifests(appId: app.appId, on: connection)
+        #expect(current["1.0"]?.categories.map(\.identifier).sorted() == ["message", "promo"])
+        #expect(current["1.0"]?.category("message")?.hasCustomDismissAction == true)
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import TapwireCore
+import TapwireServer
+import TapwireStore
+
+/// A collector running in this process on a free loopback port, against a test database.
+public final class TestCollector: Sendable {
+    public let collector: Collector
+    public let database: TestDatabase
+    public let logs: LogSink
+
+    public init(database: TestDatabase, configure: (inout CollectorConfiguration) -> Void = { _ in }) throws {
+        var configuration = CollectorConfiguration(databaseURL: database.url)
+        configuration.http.port = 0
+        configuration.http.host = "127.0.0.1"
+        configuration.readerThreads = 2
+        configure(&configuration)
+        let logs = LogSink.memory()
+        collector = Collector(configuration: configuration, logger: Logger(label: "test", minimumLevel: .debug, sink: logs),
+                              extraRoutes: ExtensionRoutes.all)
+        self.database = database
+        self.logs = logs
+        try collector.start()
+    }
+
+    /// A collector on a brand-new database.
+    public static func start(configure: (inout CollectorConfiguration) -> Void = { _ in }) throws -> TestCollector {
+        try TestCollector(database: try TestDatabase.create(), configure: configure)
+    }
+
+    public var port: Int { collector.port }
+    public var metrics: MetricsRegistry { collector.services.metrics }
+
+    public func client() -> HTTPTestClient { HTTPTestClient(port: port) }
+
+    public func stop() { collector.stop() }
+
+    deinit { collector.stop() }
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs a command against a throwaway PostgreSQL cluster, then stops and deletes the cluster
+# whatever the command's outcome. The command sees TAPWIRE_TEST_DATABASE_URL (a superuser URL
+# to the `postgres` database) and TAPWIRE_PG_BINDIR.
+#   scripts/with-postgres.sh swift test
+set -euo pipefail
+
+bindir=""
+for v in $(ls /usr/lib/postgresql 2>/dev/null | sort -rn); do
+  [ -x "/usr/lib/postgresql/$v/bin/pg_ctl" ] && { bindir="/usr/lib/postgresql/$v/bin"; break; }
+done
+[ -n "$bindir" ] || { echo "with-postgres: no PostgreSQL server found; run scripts/install-deps.sh" >&2; exit 1; }
+
+# /tmp is searchable by every user, so the postgres user can reach the cluster when we are root.
+dir=$(mktemp -d /tmp/tapwire-pg.XXXXXX)
+chmod 755 "$dir"
+as_pg=()
+if [ "$(id -u)" -eq 0 ]; then
+  chown postgres:postgres "$dir"
+  as_pg=(runuser -u postgres --)
+fi
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()' 2>/dev/null || echo 55439)
+
+cleanup() {
+  "${as_pg[@]}" "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+  rm -rf "$dir"
+}
+trap cleanup EXIT INT TERM
+
+"${as_pg[@]}" "$bindir/initdb" -D "$dir/data" -U postgres --auth=trust --encoding=UTF8 --locale=C >"$dir/initdb.log" 2>&1 \
+  || { cat "$dir/initdb.log" >&2; exit 1; }
+# Durability is off: this cluster is thrown away. Tests that check durability use their own.
+"${as_pg[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
+  -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+  start >/dev/null || { cat "$dir/postgres.log" >&2; exit 1; }
+
+export TAPWIRE_TEST_DATABASE_URL="postgresql://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+export TAPWIRE_PG_BINDIR="$bindir"
+set +e
+"$@"
+status=$?
+set -e
+exit $status
