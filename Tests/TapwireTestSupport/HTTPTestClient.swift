@@ -73,7 +73,9 @@ public struct HTTPTestClient: Sendable {
 }
 
 /// One TCP connection to the server (keep-alive capable).
-public final class TestConnection {
+/// @unchecked Sendable: `send` touches only the socket (the kernel serializes it), and the read
+/// buffer is used by whichever single thread reads responses; tests never read from two threads.
+public final class TestConnection: @unchecked Sendable {
     let fd: Int32
     private var buffer: [UInt8] = []
 
@@ -95,8 +97,17 @@ public final class TestConnection {
         }
     }
 
-    public func close() { Glibc.close(fd) }
-    deinit { Glibc.close(fd) }
+    private var closed = false
+
+    /// Idempotent: a second close must not close a descriptor number the process has reused
+    /// (the server under test runs in this process, so that would be one of its sockets).
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        Glibc.close(fd)
+    }
+
+    deinit { close() }
 
     public func send(_ bytes: [UInt8]) throws {
         var offset = 0
