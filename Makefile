@@ -2,10 +2,15 @@
 SWIFT ?= swift
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: run test bench demo build release deps clean
+.PHONY: run test bench demo build release deps sql-plan clean
 
-deps:
+deps: sql-plan
 	@scripts/install-deps.sh
+
+# SwiftPM re-plans (and re-embeds sql/) when Package.swift changes; a new .sql file alone does not.
+sql-plan:
+	@gen=$$(ls .build/plugins/outputs/*/TapwireStore/destination/EmbedSQL/EmbeddedSQL.swift 2>/dev/null | head -1); \
+	if [ -n "$$gen" ] && [ -n "$$(find sql -name '*.sql' -newer "$$gen" | head -1)" ]; then touch Package.swift; fi
 
 build: deps
 	$(SWIFT) build

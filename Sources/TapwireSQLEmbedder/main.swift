@@ -1,5 +1,5 @@
 // Build-time tool for the EmbedSQL plugin: writes the SQL files it is given as Swift constants.
-// Arguments: <sql directory> <output.swift> <file.sql>...
+// Arguments: <sql directory> <output.swift>
 import Foundation
 
 let arguments = CommandLine.arguments
@@ -9,7 +9,12 @@ guard arguments.count >= 3 else {
 }
 let root = URL(fileURLWithPath: arguments[1]).standardizedFileURL.path
 let outputPath = arguments[2]
-let files = arguments.dropFirst(3).sorted()
+// Every .sql file under the directory, listed now (not when the build was planned).
+var listed: [String] = []
+if let walker = FileManager.default.enumerator(atPath: root) {
+    for case let relative as String in walker where relative.hasSuffix(".sql") { listed.append(root + "/" + relative) }
+}
+let files = (Array(arguments.dropFirst(3)) + listed).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.sorted()
 
 /// A raw string literal delimiter long enough that the SQL cannot close it early.
 func literal(_ text: String) -> String {
