@@ -30,7 +30,7 @@ test: deps
 
 ## make bench: ingestion end to end vs plain COPY (and the report/mismatch benchmarks).
 bench: release
-	scripts/with-postgres.sh scripts/bench.sh
+	TAPWIRE_PG_DURABLE=1 scripts/with-postgres.sh scripts/bench.sh
 
 clean:
 	rm -rf .build

@@ -34,6 +34,7 @@ func identifier(_ relative: String) -> String {
 }
 
 var migrations: [(version: Int, name: String, relative: String)] = []
+var freshStatements: [String] = []
 var queries: [(name: String, relative: String)] = []
 var contents: [String: String] = [:]
 
@@ -58,6 +59,8 @@ for path in files {
             exit(1)
         }
         migrations.append((version, String(fileName.dropLast(4)), relative))
+    } else if relative.hasPrefix("fresh/") {
+        freshStatements.append(relative)
     } else {
         queries.append((identifier(relative.hasPrefix("queries/") ? String(relative.dropFirst(8)) : relative), relative))
     }
@@ -72,6 +75,12 @@ out += "package enum EmbeddedSQL {\n"
 out += "    package static let migrations: [EmbeddedMigration] = [\n"
 for migration in migrations {
     out += "        EmbeddedMigration(version: \(migration.version), name: \"\(migration.name)\", sql: \(literal(contents[migration.relative]!))),\n"
+}
+out += "    ]\n"
+out += "    /// `sql/fresh/*.sql`, in name order: run in each group commit over the newly stored rows.\n"
+out += "    package static let freshRowStatements: [(name: String, sql: String)] = [\n"
+for relative in freshStatements.sorted() {
+    out += "        (\"\(relative)\", \(literal(contents[relative]!))),\n"
 }
 out += "    ]\n"
 for query in queries {

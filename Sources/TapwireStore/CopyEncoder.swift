@@ -107,13 +107,18 @@ enum EventCopyRows {
     /// Encodes batches in the column order of `sql/queries/copy_staging.sql`, numbering rows
     /// with a running `seq` that the commit statement hands back for the rows it stored.
     /// Without `seq`, the order is that of `sql/queries/copy_events.sql` (straight into events).
-    static func encode(_ batches: [StagedBatch], withSeq: Bool = true) -> [UInt8] {
+    /// `only`: encode just the rows with these seqs (the new ones after dedup).
+    static func encode(_ batches: [StagedBatch], withSeq: Bool = true, only: Set<Int>? = nil) -> [UInt8] {
         let total = batches.reduce(0) { $0 + $1.events.count }
-        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + total * 260)
+        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + (only?.count ?? total) * 260)
         var seq: Int32 = 0
         for batch in batches {
             let context = batch.context
             for event in batch.events {
+                if let only, !only.contains(Int(seq)) {
+                    seq += 1
+                    continue
+                }
                 encoder.beginRow(fields: withSeq ? 25 : 24)
                 if withSeq { encoder.int32(seq) }
                 encoder.int64(batch.appId)
