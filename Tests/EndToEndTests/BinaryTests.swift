@@ -105,6 +105,18 @@ import TapwireTestSupport
         #expect(help.status == 0)
         #expect(help.output.contains("TAPWIRE_RATE_LIMIT"))
     }
+
+    @Test func theReadmeDocumentsEverySetting() throws {
+        let help = try TapwireBinary.run(["serve", "--help"]).output
+        let readme = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md").path, encoding: .utf8)
+        let variables = Set(help.split(whereSeparator: { !$0.isLetter && $0 != "_" }).filter { $0.hasPrefix("TAPWIRE_") }.map(String.init))
+        #expect(variables.count >= 15)
+        for variable in variables {
+            #expect(readme.contains("`\(variable)`"), "README.md does not document \(variable)")
+        }
+        #expect(readme.contains("make run") && readme.contains("make test"))
+    }
 }
 
 import Synchronization
