@@ -316,6 +316,8 @@ final class DiskQueue {
             syncDirectory()
         }
         try openActive()
+        // A new queue writes its head at once, so a missing head later means damage, not youth.
+        if !fm.fileExists(atPath: headURL.path) || recovery.headReset { try persistHead() }
     }
 
     private func openActive() throws(QueueError) {
