@@ -91,6 +91,8 @@ public struct FlushReport: Sendable, Equatable {
     /// Set when the flush stopped to wait: the reason and how long until the next attempt.
     public var waitReason: WaitReason?
     public var retryIn: Double?
+
+    public init() {}
 }
 
 public struct QueueStats: Sendable, Equatable {
