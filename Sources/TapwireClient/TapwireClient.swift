@@ -390,7 +390,7 @@ actor Uploader {
             return .status(413, retryAfter: nil, errorCode: "client_body_too_large")
         }
         do {
-            let response = try await transport.send(HTTPRequest(url: batchURL, headers: headers, body: payload))
+            let response = try await transport.send(TransportRequest(url: batchURL, headers: headers, body: payload))
             return CollectorAnswer.outcome(of: response, now: clock())
         } catch {
             return .transportFailure
@@ -418,7 +418,7 @@ actor Uploader {
         let body = [UInt8](data)
         let hash = SHA256Digest.hex(body)
         var compress = machine.compress
-        var response: HTTPResponse
+        var response: TransportResponse
         repeat {
             var headers = ["Content-Type": "application/json", "Authorization": configuration.authorizationHeader]
             var payload = body
@@ -427,7 +427,7 @@ actor Uploader {
                 headers["Content-Encoding"] = "gzip"
             }
             do {
-                response = try await transport.send(HTTPRequest(url: categoriesURL, headers: headers, body: payload))
+                response = try await transport.send(TransportRequest(url: categoriesURL, headers: headers, body: payload))
             } catch {
                 return .pending(reason: "network error: \(error)")
             }

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-public struct HTTPRequest: Sendable, Equatable {
+public struct TransportRequest: Sendable, Equatable {
     public var url: URL
     public var method: String
     /// Header names as sent; at most one of each.
@@ -18,7 +18,7 @@ public struct HTTPRequest: Sendable, Equatable {
     }
 }
 
-public struct HTTPResponse: Sendable, Equatable {
+public struct TransportResponse: Sendable, Equatable {
     public var status: Int
     /// Header names lower-cased.
     public var headers: [String: String]
@@ -46,7 +46,7 @@ public struct HTTPResponse: Sendable, Equatable {
 /// The one thing the SDK needs from HTTP. Throwing means the request did not complete, so the
 /// retry policy keeps the batch.
 public protocol HTTPTransport: Sendable {
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    func send(_ request: TransportRequest) async throws -> TransportResponse
 }
 
 /// The transport apps use: URLSession (FoundationNetworking on Linux).
@@ -59,7 +59,7 @@ public struct URLSessionTransport: HTTPTransport {
         self.timeout = timeout
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
@@ -85,8 +85,8 @@ private final class UploadTask: Sendable {
         self.request = request
     }
 
-    func run() async throws -> HTTPResponse {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+    func run() async throws -> TransportResponse {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
             let dataTask = session.dataTask(with: request) { data, response, error in
                 if let error {
                     continuation.resume(throwing: error)
@@ -100,7 +100,7 @@ private final class UploadTask: Sendable {
                 for (key, value) in http.allHeaderFields {
                     if let key = key as? String, let value = value as? String { headers[key.lowercased()] = value }
                 }
-                continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: [UInt8](data ?? Data())))
+                continuation.resume(returning: TransportResponse(status: http.statusCode, headers: headers, body: [UInt8](data ?? Data())))
             }
             task.withLock { $0 = dataTask }
             dataTask.resume()
@@ -145,7 +145,7 @@ enum CollectorAnswer {
         }
     }
 
-    static func outcome(of response: HTTPResponse, now: Date = Date()) -> SendOutcome {
+    static func outcome(of response: TransportResponse, now: Date = Date()) -> SendOutcome {
         if response.status == 200 {
             guard let ack = try? JSONDecoder().decode(Ack.self, from: Data(response.body)) else {
                 return .unreadable(status: 200)
@@ -159,15 +159,15 @@ enum CollectorAnswer {
         return .status(response.status, retryAfter: response.retryAfter(now: now), errorCode: errorCode(response))
     }
 
-    static func errorCode(_ response: HTTPResponse) -> String? {
+    static func errorCode(_ response: TransportResponse) -> String? {
         (try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body)))?.error.code
     }
 
-    static func errorMessage(_ response: HTTPResponse) -> String? {
+    static func errorMessage(_ response: TransportResponse) -> String? {
         (try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body)))?.error.message
     }
 
-    static func manifest(_ response: HTTPResponse) -> (manifestId: String?, contentHash: String?, created: Bool?)? {
+    static func manifest(_ response: TransportResponse) -> (manifestId: String?, contentHash: String?, created: Bool?)? {
         guard let answer = try? JSONDecoder().decode(ManifestAnswer.self, from: Data(response.body)) else { return nil }
         return (answer.manifestId?.text, answer.contentHash, answer.created)
     }

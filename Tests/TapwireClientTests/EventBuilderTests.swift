@@ -129,20 +129,20 @@ import Testing
 
     @Test func retryAfterSecondsAndHTTPDate() {
         let now = Date(timeIntervalSince1970: 1_445_412_480)  // Wed, 21 Oct 2015 07:28:00 GMT
-        #expect(HTTPResponse(status: 503, headers: ["Retry-After": "120"]).retryAfter(now: now) == 120)
-        #expect(HTTPResponse(status: 429, headers: ["retry-after": " 3 "]).retryAfter(now: now) == 3)
-        #expect(HTTPResponse(status: 503, headers: ["Retry-After": "Wed, 21 Oct 2015 07:30:00 GMT"]).retryAfter(now: now) == 120)
-        #expect(HTTPResponse(status: 503, headers: ["Retry-After": "soon"]).retryAfter(now: now) == nil)
-        #expect(HTTPResponse(status: 503).retryAfter(now: now) == nil)
+        #expect(TransportResponse(status: 503, headers: ["Retry-After": "120"]).retryAfter(now: now) == 120)
+        #expect(TransportResponse(status: 429, headers: ["retry-after": " 3 "]).retryAfter(now: now) == 3)
+        #expect(TransportResponse(status: 503, headers: ["Retry-After": "Wed, 21 Oct 2015 07:30:00 GMT"]).retryAfter(now: now) == 120)
+        #expect(TransportResponse(status: 503, headers: ["Retry-After": "soon"]).retryAfter(now: now) == nil)
+        #expect(TransportResponse(status: 503).retryAfter(now: now) == nil)
     }
 
     @Test func collectorAnswersAreRead() {
-        let ok = HTTPResponse(status: 200, body: Array(#"{"accepted":2,"duplicates":1,"rejected":[{"index":1,"eventId":"e","code":"too_long","reason":"r"}]}"#.utf8))
+        let ok = TransportResponse(status: 200, body: Array(#"{"accepted":2,"duplicates":1,"rejected":[{"index":1,"eventId":"e","code":"too_long","reason":"r"}]}"#.utf8))
         #expect(CollectorAnswer.outcome(of: ok) == .acknowledged(BatchAcknowledgement(
             accepted: 2, duplicates: 1, rejected: [BatchRejection(index: 1, eventId: "e", code: "too_long", reason: "r")])))
-        #expect(CollectorAnswer.outcome(of: HTTPResponse(status: 200, body: Array("<html>portal</html>".utf8))) == .unreadable(status: 200))
-        let busy = HTTPResponse(status: 503, headers: ["Retry-After": "7"], body: Array(#"{"error":{"code":"db_unavailable","message":"m"}}"#.utf8))
+        #expect(CollectorAnswer.outcome(of: TransportResponse(status: 200, body: Array("<html>portal</html>".utf8))) == .unreadable(status: 200))
+        let busy = TransportResponse(status: 503, headers: ["Retry-After": "7"], body: Array(#"{"error":{"code":"db_unavailable","message":"m"}}"#.utf8))
         #expect(CollectorAnswer.outcome(of: busy) == .status(503, retryAfter: 7, errorCode: "db_unavailable"))
-        #expect(CollectorAnswer.outcome(of: HTTPResponse(status: 502, body: Array("bad gateway".utf8))) == .status(502, retryAfter: nil, errorCode: nil))
+        #expect(CollectorAnswer.outcome(of: TransportResponse(status: 502, body: Array("bad gateway".utf8))) == .status(502, retryAfter: nil, errorCode: nil))
     }
 }

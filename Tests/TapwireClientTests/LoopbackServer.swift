@@ -31,7 +31,7 @@ final class LoopbackServer: Sendable {
         }
     }
 
-    typealias Handler = @Sendable (Request) -> HTTPResponse
+    typealias Handler = @Sendable (Request) -> TransportResponse
 
     let port: UInt16
     private let listener: Int32
@@ -123,7 +123,7 @@ final class LoopbackServer: Sendable {
         return nil
     }
 
-    private static func write(_ response: HTTPResponse, to fd: Int32) {
+    private static func write(_ response: TransportResponse, to fd: Int32) {
         var text = "HTTP/1.1 \(response.status) Status\r\nContent-Length: \(response.body.count)\r\nConnection: close\r\n"
         for (name, value) in response.headers { text += "\(name): \(value)\r\n" }
         text += "\r\n"
@@ -166,14 +166,14 @@ final class FakeCollector: Sendable {
     var url: URL { server.url }
     func stop() { server.stop() }
 
-    private static func answer(_ request: LoopbackServer.Request, _ state: Locked<State>) -> HTTPResponse {
-        state.withLock { s -> HTTPResponse in
+    private static func answer(_ request: LoopbackServer.Request, _ state: Locked<State>) -> TransportResponse {
+        state.withLock { s -> TransportResponse in
             if request.headers["authorization"] != "Basic " + Data("wk_test:".utf8).base64EncodedString() {
                 return error(401, "unauthorized", "bad key")
             }
             if !s.script.isEmpty {
                 let next = s.script.removeFirst()
-                return HTTPResponse(status: next.status, headers: next.retryAfter.map { ["Retry-After": $0] } ?? [:],
+                return TransportResponse(status: next.status, headers: next.retryAfter.map { ["Retry-After": $0] } ?? [:],
                                     body: Array(#"{"error":{"code":"scripted","message":"scripted failure"}}"#.utf8))
             }
             if s.refuseGzip && request.headers["content-encoding"] != nil {
@@ -181,7 +181,7 @@ final class FakeCollector: Sendable {
             }
             if request.path == "/v1/categories" {
                 s.manifestPosts += 1
-                return HTTPResponse(status: 200, body: Array(#"{"manifestId":\#(s.manifestPosts),"contentHash":"x","created":true}"#.utf8))
+                return TransportResponse(status: 200, body: Array(#"{"manifestId":\#(s.manifestPosts),"contentHash":"x","created":true}"#.utf8))
             }
             guard request.path == "/v1/batch", let events = request.json?["events"] as? [[String: Any]] else {
                 return error(400, "invalid_batch", "not a batch")
@@ -206,11 +206,11 @@ final class FakeCollector: Sendable {
                 }
             }
             s.duplicates += duplicates
-            return HTTPResponse(status: 200, body: Array(#"{"accepted":\#(accepted),"duplicates":\#(duplicates),"rejected":[\#(rejected.joined(separator: ","))]}"#.utf8))
+            return TransportResponse(status: 200, body: Array(#"{"accepted":\#(accepted),"duplicates":\#(duplicates),"rejected":[\#(rejected.joined(separator: ","))]}"#.utf8))
         }
     }
 
-    private static func error(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
-        HTTPResponse(status: status, body: Array(#"{"error":{"code":"\#(code)","message":"\#(message)"}}"#.utf8))
+    private static func error(_ status: Int, _ code: String, _ message: String) -> TransportResponse {
+        TransportResponse(status: status, body: Array(#"{"error":{"code":"\#(code)","message":"\#(message)"}}"#.utf8))
     }
 }
