@@ -572,3 +572,30 @@ public struct MismatchDetector: Sendable {
         }
     }
 }
+
+/// How a window [since, until) is read from the rollups: whole UTC days from the daily one, the
+/// partial days around them from the hourly one. `since` is rounded down to its hour.
+public struct MismatchWindow: Sendable, Equatable {
+    public var hourStart: Timestamp
+    public var fullDaysStart: Timestamp
+    public var fullDaysEnd: Timestamp
+    public var until: Timestamp
+
+    public init(since: Timestamp, until: Timestamp) {
+        let hour: Int64 = 3_600_000_000, day: Int64 = 86_400_000_000
+        func floor(_ t: Int64, _ unit: Int64) -> Int64 { t >= 0 ? t / unit * unit : -((-t + unit - 1) / unit) * unit }
+        let start = floor(since.microseconds, hour)
+        let end = max(until.microseconds, start)
+        let firstDay = floor(start + day - 1, day)
+        let lastDay = floor(end, day)
+        hourStart = Timestamp(microseconds: start)
+        self.until = Timestamp(microseconds: end)
+        if firstDay < lastDay {
+            fullDaysStart = Timestamp(microseconds: firstDay)
+            fullDaysEnd = Timestamp(microseconds: lastDay)
+        } else {
+            fullDaysStart = self.until
+            fullDaysEnd = self.until
+        }
+    }
+}

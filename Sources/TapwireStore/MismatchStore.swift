@@ -1,16 +1,19 @@
 import TapwireCore
 
-/// Mismatch detection over the usage rollup (migration 0020), and the webhook outbox (0021).
-/// Detection reads hourly rollup rows and the current manifests, never raw events, so its cost
-/// grows with hours x event shapes, not with events.
+/// Mismatch detection over the usage rollups (migration 0020), and the webhook outbox (0021).
+/// Detection reads rollup rows (whole days from the daily table, edge hours from the hourly one)
+/// and the current manifests, never raw events, so its cost grows with days x event shapes.
 public struct MismatchStore: Sendable {
     public var rules: MismatchRules
 
     public init(rules: MismatchRules = MismatchRules()) { self.rules = rules }
 
-    /// The rollup of one app summed over [since, until); `since` is rounded down to its hour.
+    /// The rollups of one app summed over [since, until); `since` is rounded down to its hour.
     public func usage(appId: Int64, since: Timestamp, until: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> [CategoryUsage] {
-        let result = try connection.query(EmbeddedSQL.mismatchUsageWindow, [String(appId), since.description, until.description])
+        let w = MismatchWindow(since: since, until: until)
+        let result = try connection.query(EmbeddedSQL.mismatchUsageWindow, [
+            String(appId), w.hourStart.description, w.fullDaysStart.description, w.fullDaysEnd.description, w.until.description,
+        ])
         var out: [CategoryUsage] = []
         out.reserveCapacity(result.rows.count)
         for row in result.rows {

@@ -352,3 +352,28 @@ private func only(_ findings: [MismatchFinding], _ kind: MismatchKind) -> [Misma
         #expect(key.description != AlertKey(appId: 1, appVersion: "1.0", kind: .nearMiss, category: "x").description)
     }
 }
+
+@Suite struct MismatchWindowTests {
+    func ts(_ s: String) -> Timestamp { Timestamp(iso8601: s)! }
+
+    @Test func splitsIntoHoursWholeDaysHours() {
+        let w = MismatchWindow(since: ts("2026-11-01T10:25:00Z"), until: ts("2026-12-01T09:10:00Z"))
+        #expect(w.hourStart == ts("2026-11-01T10:00:00Z"))
+        #expect(w.fullDaysStart == ts("2026-11-02T00:00:00Z"))
+        #expect(w.fullDaysEnd == ts("2026-12-01T00:00:00Z"))
+        #expect(w.until == ts("2026-12-01T09:10:00Z"))
+    }
+
+    @Test func aWindowStartingAtMidnightUsesThatDayWhole() {
+        let w = MismatchWindow(since: ts("2026-11-01T00:00:00Z"), until: ts("2026-11-03T00:00:00Z"))
+        #expect(w.fullDaysStart == ts("2026-11-01T00:00:00Z") && w.fullDaysEnd == ts("2026-11-03T00:00:00Z"))
+        #expect(w.hourStart == w.fullDaysStart)
+    }
+
+    @Test func aWindowWithoutAWholeDayIsAllHours() {
+        let w = MismatchWindow(since: ts("2026-11-01T10:00:00Z"), until: ts("2026-11-02T09:00:00Z"))
+        #expect(w.fullDaysStart == w.until && w.fullDaysEnd == w.until && w.hourStart == ts("2026-11-01T10:00:00Z"))
+        let backwards = MismatchWindow(since: ts("2026-11-02T10:00:00Z"), until: ts("2026-11-01T10:00:00Z"))
+        #expect(backwards.until == backwards.hourStart)
+    }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TapwireCore
 
@@ -43,10 +44,11 @@ private let manifest = Manifest(appVersion: "1.0", categories: [
         let second = try writer.commit([StagedBatch(appId: appId, receivedAt: t0.adding(seconds: 7200), context: context, events: again)])
         #expect(second == [BatchOutcome(stored: 1, duplicates: 6)])
 
-        let rows = try connection.query("SELECT sum(event_count) FROM mismatch_usage WHERE app_id = $1::bigint", [String(appId)]).scalar
+        let rows = try connection.query("SELECT sum(event_count) FROM mismatch_usage_hourly WHERE app_id = $1::bigint", [String(appId)]).scalar
+        let daily = try connection.query("SELECT sum(event_count) FROM mismatch_usage_daily WHERE app_id = $1::bigint", [String(appId)]).scalar
         let raw = try connection.query("SELECT count(*) FROM events WHERE app_id = $1::bigint", [String(appId)]).scalar
-        #expect(rows == "7" && raw == "7")
-        let buckets = try connection.query("SELECT count(DISTINCT bucket) FROM mismatch_usage WHERE app_id = $1::bigint AND category = 'Message'",
+        #expect(rows == "7" && daily == "7" && raw == "7")
+        let buckets = try connection.query("SELECT count(DISTINCT bucket) FROM mismatch_usage_hourly WHERE app_id = $1::bigint AND category = 'Message'",
                                            [String(appId)]).scalar
         #expect(buckets == "2")
 
@@ -65,6 +67,16 @@ private let manifest = Manifest(appVersion: "1.0", categories: [
         let later = try store.report(appId: appId, appName: "rollup", since: t0.adding(seconds: 3600 + 60),
                                      until: t0.adding(seconds: 3 * 3600), on: connection)
         #expect(later.findings.filter { $0.kind != .deadCategory }.map { "\($0.kind.rawValue):\($0.count)" } == ["case_mismatch:1"])
+
+        // A window of whole days reads the daily rollup: events 3 days back count once, with
+        // the edge hours from the hourly rollup.
+        let old = (0..<4).map { event(.delivered, "Message", at: Double(-3 * 1440 + $0 * 90), seed: &seed) }
+        _ = try writer.commit([StagedBatch(appId: appId, receivedAt: t0, context: context, events: old)])
+        let long = try store.report(appId: appId, appName: "rollup", since: t0.adding(seconds: -4 * 86_400 + 1800),
+                                    until: t0.adding(seconds: 3 * 3600), on: connection)
+        #expect(long.findings.first { $0.kind == .caseMismatch }?.count == 6)
+        let window = MismatchWindow(since: t0.adding(seconds: -4 * 86_400 + 1800), until: t0.adding(seconds: 3 * 3600))
+        #expect(window.fullDaysStart < window.fullDaysEnd)
     }
 
     @Test func migrationBackfillsTheRollupFromExistingEvents() throws {
@@ -74,11 +86,12 @@ private let manifest = Manifest(appVersion: "1.0", categories: [
         let writer = EventWriter(connection: db.connection, partitions: PartitionDays())
         _ = try writer.commit([StagedBatch(appId: appId, receivedAt: t0, context: DeviceContext(appVersion: "2.0", platform: "iOS"),
                                            events: (0..<5).map { event(.delivered, "x", at: Double($0), seed: &seed) })])
-        try db.connection.query("TRUNCATE mismatch_usage")
+        try db.connection.query("TRUNCATE mismatch_usage_hourly, mismatch_usage_daily")
         let backfill = try #require(EmbeddedSQL.migrations.first { $0.version == 20 }).sql
-        let insert = String(backfill[backfill.range(of: "INSERT INTO mismatch_usage")!.lowerBound...])
+        let insert = String(backfill[backfill.range(of: "INSERT INTO mismatch_usage_hourly")!.lowerBound...])
         try db.connection.executeScript(insert)
-        #expect(try db.connection.query("SELECT event_count FROM mismatch_usage").scalar == "5")
+        #expect(try db.connection.query("SELECT event_count FROM mismatch_usage_hourly").scalar == "5")
+        #expect(try db.connection.query("SELECT event_count FROM mismatch_usage_daily").scalar == "5")
     }
 
     @Test func theOutboxClaimsEachKeyOnceAndLeasesExclusively() throws {
