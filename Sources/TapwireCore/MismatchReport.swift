@@ -46,10 +46,15 @@ public struct MismatchReport: Sendable, Equatable {
     /// Rows for a terminal table: what a person scans first, widest text last.
     public var tableRows: [[String]] {
         findings.map { f in
-            [f.severity.rawValue, f.kind.rawValue, f.category, f.action ?? "-", String(f.count),
+            [f.severity.rawValue, f.kind.rawValue, f.category, f.action.map(Self.shortAction) ?? "-", String(f.count),
              f.appVersions.map { $0.isEmpty ? "(none)" : $0 }.joined(separator: ","), f.platforms.joined(separator: ","),
              f.lastSeen?.iso8601(fractionDigits: 0) ?? "-", f.suggestion ?? "-"]
         }
+    }
+
+    /// The system identifiers are long and well known: the table says (open) and (dismiss).
+    static func shortAction(_ action: String) -> String {
+        action == SystemAction.dismiss ? "(dismiss)" : action == SystemAction.open ? "(open)" : action
     }
 
     public static let tableHeader = ["SEVERITY", "KIND", "CATEGORY", "ACTION", "COUNT", "VERSIONS", "PLATFORMS", "LAST SEEN", "SUGGESTION"]

@@ -63,6 +63,15 @@ public final class MismatchNotifier: Sendable {
         MismatchMetrics.declare(in: metrics)
     }
 
+    /// The collector's notifier: started when TAPWIRE_ALERT_WEBHOOK_URL is set, else nil.
+    public static func startIfConfigured(_ services: CollectorServices) throws(APIError) -> MismatchNotifier? {
+        guard let url = services.configuration.alertWebhookURL else { return nil }
+        let notifier = try MismatchNotifier(webhookURL: url, databaseURL: services.configuration.databaseURL,
+                                            options: services.configuration.alertOptions, metrics: services.metrics, logger: services.logger)
+        notifier.start()
+        return notifier
+    }
+
     public func start() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let thread = Thread { [self] in
