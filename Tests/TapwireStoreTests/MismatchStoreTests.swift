@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TapwireCore
+import TapwireTestSupport
 
 @testable import TapwireStore
 
@@ -22,8 +23,8 @@ private let manifest = Manifest(appVersion: "1.0", categories: [
 
 @Suite(.serialized) struct MismatchStoreTests {
     @Test func rollupFollowsExactlyTheStoredEventsAndFeedsDetection() throws {
-        let db = try MismatchTestDB.fresh()
-        let connection = db.connection
+        let db = try TestDatabase.create()
+        let connection = try db.connect()
         let appId = try db.createApp("rollup").appId
         _ = try ManifestStore().store(manifest, appId: appId, on: connection)
         var seed = SeededGenerator(seed: 7)
@@ -80,24 +81,26 @@ private let manifest = Manifest(appVersion: "1.0", categories: [
     }
 
     @Test func migrationBackfillsTheRollupFromExistingEvents() throws {
-        let db = try MismatchTestDB.fresh()
+        let db = try TestDatabase.create()
+        let connection = try db.connect()
         let appId = try db.createApp("backfill").appId
         var seed = SeededGenerator(seed: 9)
-        let writer = EventWriter(connection: db.connection, partitions: PartitionDays())
+        let writer = EventWriter(connection: connection, partitions: PartitionDays())
         _ = try writer.commit([StagedBatch(appId: appId, receivedAt: t0, context: DeviceContext(appVersion: "2.0", platform: "iOS"),
                                            events: (0..<5).map { event(.delivered, "x", at: Double($0), seed: &seed) })])
-        try db.connection.query("TRUNCATE mismatch_usage_hourly, mismatch_usage_daily")
+        try connection.query("TRUNCATE mismatch_usage_hourly, mismatch_usage_daily")
         let backfill = try #require(EmbeddedSQL.migrations.first { $0.version == 20 }).sql
         let insert = String(backfill[backfill.range(of: "INSERT INTO mismatch_usage_hourly")!.lowerBound...])
-        try db.connection.executeScript(insert)
-        #expect(try db.connection.query("SELECT event_count FROM mismatch_usage_hourly").scalar == "5")
-        #expect(try db.connection.query("SELECT event_count FROM mismatch_usage_daily").scalar == "5")
+        try connection.executeScript(insert)
+        #expect(try connection.query("SELECT event_count FROM mismatch_usage_hourly").scalar == "5")
+        #expect(try connection.query("SELECT event_count FROM mismatch_usage_daily").scalar == "5")
     }
 
     @Test func theOutboxClaimsEachKeyOnceAndLeasesExclusively() throws {
-        let db = try MismatchTestDB.fresh()
+        let db = try TestDatabase.create()
+        let connection = try db.connect()
         let appId = try db.createApp("outbox").appId
-        let other = try PostgresConnection(url: db.url)
+        let other = try db.connect()
         let store = MismatchStore()
         let findings = [
             MismatchFinding(kind: .unknownCategory, severity: .error, category: "promo", count: 3, appVersions: ["1.0", "1.1"],
@@ -107,12 +110,12 @@ private let manifest = Manifest(appVersion: "1.0", categories: [
             MismatchFinding(kind: .unregisteredAction, severity: .warning, category: "social_post", action: "repost", count: 1,
                             appVersions: ["1.0"], platforms: ["iOS"], firstSeen: t0, lastSeen: t0, message: "b"),
         ]
-        let queued = try store.enqueue(appId: appId, appName: "outbox", findings: findings, on: db.connection)
+        let queued = try store.enqueue(appId: appId, appName: "outbox", findings: findings, on: connection)
         #expect(queued.count == 3)
         // Another collector seeing the same findings queues nothing.
         #expect(try store.enqueue(appId: appId, appName: "outbox", findings: findings, on: other).isEmpty)
 
-        let mine = try store.lease(owner: "a", leaseSeconds: 60, limit: 2, on: db.connection)
+        let mine = try store.lease(owner: "a", leaseSeconds: 60, limit: 2, on: connection)
         let theirs = try store.lease(owner: "b", leaseSeconds: 60, limit: 10, on: other)
         #expect(mine.count == 2 && theirs.count == 1)
         #expect(Set(mine.map(\.key)).isDisjoint(with: theirs.map(\.key)))
@@ -120,12 +123,12 @@ private let manifest = Manifest(appVersion: "1.0", categories: [
         #expect(share.payload.contains("repost"))  // one message names both actions
 
         // Only the holder can settle; a retry comes back after its delay, a sent one never.
-        #expect(try !store.settle(theirs[0], owner: "a", decision: .markSent, error: nil, on: db.connection))
+        #expect(try !store.settle(theirs[0], owner: "a", decision: .markSent, error: nil, on: connection))
         #expect(try store.settle(theirs[0], owner: "b", decision: .markSent, error: nil, on: other))
-        #expect(try store.settle(mine[0], owner: "a", decision: .retry(afterSeconds: 0), error: "refused", on: db.connection))
-        #expect(try store.settle(mine[1], owner: "a", decision: .retry(afterSeconds: 3600), error: "refused", on: db.connection))
+        #expect(try store.settle(mine[0], owner: "a", decision: .retry(afterSeconds: 0), error: "refused", on: connection))
+        #expect(try store.settle(mine[1], owner: "a", decision: .retry(afterSeconds: 3600), error: "refused", on: connection))
         let retried = try store.lease(owner: "b", leaseSeconds: 60, limit: 10, on: other)
         #expect(retried.map(\.key) == [mine[0].key] && retried[0].attempts == 2)
-        #expect(try store.alertCounts(on: db.connection) == ["pending": 2, "sent": 1])
+        #expect(try store.alertCounts(on: connection) == ["pending": 2, "sent": 1])
     }
 }
