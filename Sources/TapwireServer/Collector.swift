@@ -43,10 +43,10 @@ public final class Collector: HTTPHandler {
     public func start() throws {
         services.database.start()
         services.committer.start()
+        try notifier.withLock { $0 = try MismatchNotifier.startIfConfigured(services) }
         let http = HTTPServer(handler: self, options: services.configuration.http)
         try http.start()
         server.server = http
-        try notifier.withLock { $0 = try MismatchNotifier.startIfConfigured(services) }
         services.metrics.gauge(CollectorMetrics.connections, help: "Open HTTP connections.") { Double(http.currentConnections) }
         services.logger.info("listening", ["host": .string(services.configuration.http.host), "port": .of(http.port)])
     }
