@@ -14,9 +14,14 @@ public struct MismatchStore: Sendable {
         let result = try connection.query(EmbeddedSQL.mismatchUsageWindow, [
             String(appId), w.hourStart.description, w.fullDaysStart.description, w.fullDaysEnd.description, w.until.description,
         ])
+        return try Self.parseUsage(result.rows)
+    }
+
+    /// Rows of (version, platform, type, category, action, registered, count, first µs, last µs).
+    static func parseUsage(_ rows: [[String?]]) throws(DatabaseError) -> [CategoryUsage] {
         var out: [CategoryUsage] = []
-        out.reserveCapacity(result.rows.count)
-        for row in result.rows {
+        out.reserveCapacity(rows.count)
+        for row in rows {
             guard row.count == 9, let version = row[0], let platform = row[1], let type = row[2].flatMap(EventType.init(rawValue:)),
                   let category = row[3], let action = row[4], let flag = row[5].flatMap({ Int16($0) }),
                   let count = row[6].flatMap({ Int64($0) }), let first = row[7].flatMap({ Int64($0) }), let last = row[8].flatMap({ Int64($0) })
