@@ -130,7 +130,7 @@ public struct MismatchBenchmark: Sendable {
         defer { connection.close() }
         try connection.query(EmbeddedSQL.createStaging)
         let full = EmbeddedSQL.commitStaged
-        guard let cut = full.range(of: "), mismatch_usage_hourly_rollup AS ("), let end = full.range(of: "\nSELECT seq FROM fresh") else {
+        guard let cut = full.range(of: "), mismatch_usage_shapes AS ("), let end = full.range(of: "\nSELECT seq FROM fresh") else {
             throw DatabaseError(.unexpectedResult, "commit_staged.sql has no mismatch rollup CTEs to compare against")
         }
         let stripped = String(full[..<cut.lowerBound]) + ")" + String(full[end.lowerBound...])
