@@ -3,7 +3,7 @@ import TapwireCore
 
 /// The mismatch benchmark of `make bench`: detection over 30 days of 10M events from the
 /// rollups, against the same detection input computed from the raw events (the baseline), and
-/// what the rollup CTEs cost group commit (commit_staged.sql with and without them).
+/// what the rollup statement costs group commit (sql/fresh/ with and without it).
 public struct MismatchBenchmark: Sendable {
     public struct Options: Sendable {
         public var events = 10_000_000
@@ -123,17 +123,18 @@ public struct MismatchBenchmark: Sendable {
                       commitWithRollups: with, commitWithoutRollups: without)
     }
 
-    /// Events a second through the real group-commit statement, and through the same statement
-    /// with the mismatch rollup CTEs cut out, alternating runs so drift hits both alike.
+    /// Events a second through the group-commit steps (EventWriter's: COPY to staging, claim
+    /// ids, COPY into events, every sql/fresh statement, COMMIT), and through the same steps
+    /// without the mismatch statement (sql/fresh/2x_*), alternating runs so drift hits both.
     func commitThroughput(url: String, appId: Int64, log: (String) -> Void) throws -> (Double, Double) {
         let connection = try PostgresConnection(url: url, applicationName: "tapwire-bench")
         defer { connection.close() }
         try connection.query(EmbeddedSQL.createStaging)
-        let full = EmbeddedSQL.commitStaged
-        guard let cut = full.range(of: "), mismatch_usage_shapes AS ("), let end = full.range(of: "\nSELECT seq FROM fresh") else {
-            throw DatabaseError(.unexpectedResult, "commit_staged.sql has no mismatch rollup CTEs to compare against")
+        let all = EmbeddedSQL.freshRowStatements.map(\.sql)
+        let others = EmbeddedSQL.freshRowStatements.filter { !$0.name.contains("/2") && !$0.name.hasPrefix("2") }.map(\.sql)
+        guard others.count < all.count else {
+            throw DatabaseError(.unexpectedResult, "no mismatch statement in sql/fresh to compare against")
         }
-        let stripped = String(full[..<cut.lowerBound]) + ")" + String(full[end.lowerBound...])
         var rng = SeededGenerator(seed: 2024)
         let now = Timestamp.now
         var seconds = [0.0, 0.0]
@@ -149,18 +150,20 @@ public struct MismatchBenchmark: Sendable {
             }
             let batch = StagedBatch(appId: appId, receivedAt: now, context: DeviceContext(appVersion: Self.versions[group % 6], platform: "iOS"),
                                     events: events)
-            let data = EventCopyRows.encode([batch])
-            let statement = group % 2 == 0 ? full : stripped
+            let staged = EventCopyRows.encode([batch])
+            let rows = EventCopyRows.encode([batch], withSeq: false)
             let begin = monotonicNanoseconds()
             try connection.query("BEGIN")
-            try connection.copyIn(EmbeddedSQL.copyStaging, data: data)
-            try connection.query(statement)
+            try connection.copyIn(EmbeddedSQL.copyStaging, data: staged)
+            try connection.query(EmbeddedSQL.claimEventIds)
+            try connection.copyIn(EmbeddedSQL.copyEvents, data: rows)
+            for statement in group % 2 == 0 ? all : others { try connection.query(statement) }
             try connection.query("COMMIT")
             seconds[group % 2] += Double(monotonicNanoseconds() - begin) / 1e9
         }
         let total = Double(options.commitGroups * options.eventsPerGroup)
         let result = (total / seconds[0], total / seconds[1])
-        log("group commit: \(Int(result.0)) events/s with the rollup CTEs, \(Int(result.1)) without")
+        log("group commit: \(Int(result.0)) events/s with the mismatch rollups, \(Int(result.1)) without")
         return result
     }
 

@@ -3,13 +3,13 @@ import TapwireCore
 import TapwireStore
 
 /// `tapwire bench-mismatches`: mismatch detection over 30 days of 10M events (rollups vs a raw
-/// scan of the same events), and what the rollup CTEs cost group commit. Part of `make bench`.
+/// scan of the same events), and what the rollup statement costs group commit. Part of `make bench`.
 enum MismatchBenchCommand {
     static let usage = """
     tapwire bench-mismatches [--events 10000000] [--days 30] [--format text|json] [--database-url URL]
       Loads synthetic events into the database (use a scratch one: it adds an app and its
       events), then times detection from the rollups against the same detection from the raw
-      events, and group commit with and without the mismatch rollup CTEs.
+      events, and group commit with and without the mismatch rollup statement.
     """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
@@ -37,7 +37,7 @@ enum MismatchBenchCommand {
               30-day window from rollups:     \(f(result.detection30dMs)) ms (median)
               24-hour window from rollups:    \(f(result.detection24hMs)) ms
               baseline, raw-event scan, 30d:  \(f(result.rawScan30dMs)) ms  -> rollups are \(f(result.rawScan30dMs / result.detection30dMs))x faster
-              group commit with rollup CTEs:  \(Int(result.commitWithRollups)) events/s, without: \(Int(result.commitWithoutRollups)) events/s (ratio \(String(format: "%.2f", result.commitWithRollups / result.commitWithoutRollups)))
+              group commit with the rollups:  \(Int(result.commitWithRollups)) events/s, without: \(Int(result.commitWithoutRollups)) events/s (ratio \(String(format: "%.2f", result.commitWithRollups / result.commitWithoutRollups)))
             """)
         }
         return 0

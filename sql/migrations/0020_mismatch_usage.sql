@@ -1,8 +1,8 @@
 -- 0020: the usage rollups that category-mismatch detection reads instead of raw events.
 -- One row per app, time bucket and event shape: (app version, platform, type, category,
--- action, the device's categoryRegistered flag). Maintained by the `mismatch_usage_*` CTEs of
--- sql/queries/commit_staged.sql in the same statement that stores the events, from exactly
--- the newly stored rows, so they are always consistent with `events`.
+-- action, the device's categoryRegistered flag). Maintained by sql/fresh/20_mismatch_usage.sql
+-- in every group-commit transaction that stores events, from exactly the newly stored rows, so
+-- they are always consistent with `events`.
 --
 -- Two granularities: a window reads whole UTC days from the daily table and only its partial
 -- first and last day from the hourly one, so 30 days cost ~30 + 48 buckets of shapes, and a
