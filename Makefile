@@ -25,6 +25,7 @@ run: release
 
 ## make test: the whole suite against a throwaway PostgreSQL, stopped whatever the outcome.
 test: deps
+	scripts/test-prometheus-rules.sh
 	$(SWIFT) build --build-tests
 	TAPWIRE_BINARY=$(CURDIR)/.build/debug/tapwire scripts/with-postgres.sh $(SWIFT) test --skip-build
 

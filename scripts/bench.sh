@@ -7,3 +7,5 @@ bin=.build/release/tapwire
 url="${TAPWIRE_TEST_DATABASE_URL:?run me through scripts/with-postgres.sh}"
 echo "== ingestion: end to end vs plain COPY"
 "$bin" bench --database-url "$url" "$@"
+echo "== mismatch detection: 30 days of 10M events, rollups vs raw scan"
+scripts/bench-mismatches.sh

@@ -10,11 +10,13 @@ public final class Collector: HTTPHandler {
     private let router: Router
     private let keys: KeyCache
     private let server: HTTPServerBox
+    private let notifier = Mutex<MismatchNotifier?>(nil)
 
     /// `extraRoutes` are added to the ingestion routes (reports, mismatches, …).
     public init(configuration: CollectorConfiguration, logger: Logger, extraRoutes: [Route] = []) {
         let metrics = MetricsRegistry()
         CollectorMetrics.declare(in: metrics)
+        MismatchMetrics.declare(in: metrics)
         let committer = GroupCommitter(
             databaseURL: configuration.databaseURL,
             options: .init(writers: configuration.writers,
@@ -41,6 +43,7 @@ public final class Collector: HTTPHandler {
     public func start() throws {
         services.database.start()
         services.committer.start()
+        try notifier.withLock { $0 = try MismatchNotifier.startIfConfigured(services) }
         let http = HTTPServer(handler: self, options: services.configuration.http)
         try http.start()
         server.server = http
@@ -51,6 +54,7 @@ public final class Collector: HTTPHandler {
     /// Graceful stop: no new connections, every queued batch committed and answered, then close.
     public func stop() {
         server.server?.quiesce()
+        notifier.withLock { current in defer { current = nil }; return current }?.stop()
         services.committer.shutdown()
         services.database.shutdown()
         // Let the last responses leave before the sockets close.

@@ -20,6 +20,8 @@ public struct CollectorConfiguration: Sendable {
     public var logLevel: LogLevel = .info
     /// Slack-compatible webhook for new mismatch findings (TAPWIRE_ALERT_WEBHOOK_URL).
     public var alertWebhookURL: String?
+    /// How the mismatch webhook scans, filters and retries (TAPWIRE_ALERT_MIN_SEVERITY).
+    public var alertOptions = MismatchNotifier.Options()
 
     public init(databaseURL: String) { self.databaseURL = databaseURL }
 }

@@ -2,6 +2,6 @@
 /// line each; `Collector` serves them next to the ingestion routes.
 public enum ExtensionRoutes {
     public static var all: [Route] {
-        []
+        MismatchRoutes.all
     }
 }

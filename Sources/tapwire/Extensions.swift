@@ -2,6 +2,8 @@
 // here, one line each, so main.swift stays the same.
 enum ExtensionCommands {
     static let all: [CommandSpec] = [
+        CommandSpec("alerts", "check an app's category mismatches (exit 1 when any)", { AlertsCommand.usage }, AlertsCommand.run),
+        CommandSpec("bench-mismatches", "benchmark mismatch detection (30 days, 10M events)", { MismatchBenchCommand.usage }, MismatchBenchCommand.run),
     ]
 }
 

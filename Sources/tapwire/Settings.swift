@@ -70,6 +70,7 @@ enum Settings {
         },
         Setting(flag: "alert-webhook-url", environment: "TAPWIRE_ALERT_WEBHOOK_URL", defaultText: "(none)",
                 help: "Slack-compatible webhook for new mismatch findings") { c, v throws(CLIError) in c.alertWebhookURL = v.isEmpty ? nil : v },
+        Setting(flag: "alert-min-severity", environment: "TAPWIRE_ALERT_MIN_SEVERITY", defaultText: "warning", help: "Least severity the mismatch webhook announces: info, warning or error") { c, v throws(CLIError) in guard let s = MismatchSeverity(name: v) else { throw CLIError("--alert-min-severity must be info, warning or error") }; c.alertOptions.minimumSeverity = s },
     ]
 
     /// Reads every setting: a flag wins over the environment, which wins over the default.

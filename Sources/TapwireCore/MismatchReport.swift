@@ -1,0 +1,184 @@
+/// The mismatch findings of one app over one window: the model every surface renders (the HTTP
+/// endpoint, `tapwire alerts`, and the mismatch section of the full report).
+public struct MismatchReport: Sendable, Equatable {
+    public var app: String
+    public var since: Timestamp
+    public var until: Timestamp
+    public var findings: [MismatchFinding]
+
+    public init(app: String, since: Timestamp, until: Timestamp, findings: [MismatchFinding]) {
+        self.app = app
+        self.since = since
+        self.until = until
+        self.findings = findings
+    }
+
+    /// Only the findings at or above `severity`.
+    public func filtered(minimumSeverity severity: MismatchSeverity) -> MismatchReport {
+        var copy = self
+        copy.findings = findings.filter { $0.severity >= severity }
+        return copy
+    }
+
+    /// How many findings of each severity, most severe first (for a section heading).
+    public var countsBySeverity: [(MismatchSeverity, Int)] {
+        MismatchSeverity.allCases.reversed().map { s in (s, findings.filter { $0.severity == s }.count) }
+    }
+
+    /// `{"findings": [...]}`, each finding in the documented field order.
+    public var json: JSONValue { .object([("findings", .array(findings.map(\.json)))]) }
+
+    public static let csvHeader = ["kind", "severity", "category", "action", "count", "appVersions", "platforms",
+                                   "firstSeen", "lastSeen", "suggestion", "message"]
+
+    /// RFC 4180 CSV with a header row; lists are joined with ';'.
+    public var csv: String {
+        var out = Self.csvHeader.joined(separator: ",") + "\r\n"
+        for f in findings {
+            let fields = [f.kind.rawValue, f.severity.rawValue, f.category, f.action ?? "", String(f.count),
+                          f.appVersions.joined(separator: ";"), f.platforms.joined(separator: ";"),
+                          f.firstSeen?.description ?? "", f.lastSeen?.description ?? "", f.suggestion ?? "", f.message]
+            out += fields.map(CSVField.escape).joined(separator: ",") + "\r\n"
+        }
+        return out
+    }
+
+    /// Rows for a terminal table: what a person scans first, widest text last.
+    public var tableRows: [[String]] {
+        findings.map { f in
+            [f.severity.rawValue, f.kind.rawValue, f.category, f.action.map(Self.shortAction) ?? "-", String(f.count),
+             f.appVersions.map { $0.isEmpty ? "(none)" : $0 }.joined(separator: ","), f.platforms.joined(separator: ","),
+             f.lastSeen?.iso8601(fractionDigits: 0) ?? "-", f.suggestion ?? "-"]
+        }
+    }
+
+    /// The system identifiers are long and well known: the table says (open) and (dismiss).
+    static func shortAction(_ action: String) -> String {
+        action == SystemAction.dismiss ? "(dismiss)" : action == SystemAction.open ? "(open)" : action
+    }
+
+    public static let tableHeader = ["SEVERITY", "KIND", "CATEGORY", "ACTION", "COUNT", "VERSIONS", "PLATFORMS", "LAST SEEN", "SUGGESTION"]
+
+    /// A plain-text table; identifiers longer than 40 characters are cut with "…" so a flood of
+    /// junk categories cannot wreck the layout.
+    public var table: String {
+        if findings.isEmpty {
+            return "No category mismatches for \(app) since \(since.iso8601(fractionDigits: 0)).\n"
+        }
+        func cut(_ s: String) -> String { s.count > 40 ? String(s.prefix(39)) + "…" : s }
+        let rows = [Self.tableHeader] + tableRows.map { $0.map { cut(TextSafety.printable($0)) } }
+        var widths = [Int](repeating: 0, count: Self.tableHeader.count)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        var out = ""
+        for row in rows {
+            let line = row.enumerated().map { i, cell in
+                i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count)
+            }.joined(separator: "  ")
+            out += line + "\n"
+        }
+        let summary = countsBySeverity.filter { $0.1 > 0 }.map { "\($0.1) \($0.0.rawValue)" }.joined(separator: ", ")
+        out += "\n\(findings.count) finding\(findings.count == 1 ? "" : "s") (\(summary)) for \(app) since \(since.iso8601(fractionDigits: 0)).\n"
+        return out
+    }
+
+    /// The findings as an HTML fragment (a <section>), for embedding in a larger report.
+    public var htmlSection: String {
+        var out = "<section class=\"tapwire-mismatches\">\n<h2>Category mismatches</h2>\n"
+        if findings.isEmpty {
+            out += "<p>No category mismatches between \(HTML.escape(since.description)) and \(HTML.escape(until.description)).</p>\n</section>\n"
+            return out
+        }
+        let summary = countsBySeverity.filter { $0.1 > 0 }.map { "\($0.1) \($0.0.rawValue)" }.joined(separator: ", ")
+        out += "<p>\(findings.count) finding\(findings.count == 1 ? "" : "s") (\(HTML.escape(summary))) between \(HTML.escape(since.description)) and \(HTML.escape(until.description)).</p>\n"
+        out += "<table>\n<thead><tr>"
+        for h in ["Severity", "Kind", "Category", "Action", "Count", "App versions", "Platforms", "First seen", "Last seen", "Suggestion", "What to do"] {
+            out += "<th>\(h)</th>"
+        }
+        out += "</tr></thead>\n<tbody>\n"
+        for f in findings {
+            let cells = [f.severity.rawValue, f.kind.rawValue, f.category, f.action ?? "", String(f.count),
+                         f.appVersions.map { $0.isEmpty ? "(none)" : $0 }.joined(separator: ", "), f.platforms.joined(separator: ", "),
+                         f.firstSeen?.description ?? "", f.lastSeen?.description ?? "", f.suggestion ?? "", f.message]
+            out += "<tr class=\"severity-\(f.severity.rawValue)\">" + cells.map { "<td>\(HTML.escape($0))</td>" }.joined() + "</tr>\n"
+        }
+        out += "</tbody>\n</table>\n</section>\n"
+        return out
+    }
+
+    /// A self-contained page (no external assets) around `htmlSection`.
+    public var htmlPage: String {
+        """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8">
+        <title>Tapwire mismatches: \(HTML.escape(app))</title>
+        <style>
+        body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
+        table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
+        th{background:#f4f4f4}tr.severity-error td:first-child{color:#b00020;font-weight:600}
+        tr.severity-warning td:first-child{color:#a15c00;font-weight:600}tr.severity-info td:first-child{color:#555}
+        </style></head><body>
+        <h1>Category mismatches for \(HTML.escape(app))</h1>
+        \(htmlSection)</body></html>
+
+        """
+    }
+}
+
+extension MismatchFinding {
+    /// The documented shape: kind, severity, category, action, count, appVersions, platforms,
+    /// firstSeen, lastSeen, suggestion; then message and the tallies behind count.
+    public var json: JSONValue {
+        .object([
+            ("kind", .string(kind.rawValue)),
+            ("severity", .string(severity.rawValue)),
+            ("category", .string(category)),
+            ("action", .optional(action)),
+            ("count", .int(count)),
+            ("appVersions", .array(appVersions.map { .string($0) })),
+            ("platforms", .array(platforms.map { .string($0) })),
+            ("firstSeen", .optional(firstSeen?.description)),
+            ("lastSeen", .optional(lastSeen?.description)),
+            ("suggestion", .optional(suggestion)),
+            ("message", .string(message)),
+            ("events", .object([("delivered", .int(tally.delivered)), ("sent", .int(tally.sent)), ("responses", .int(tally.responses))])),
+        ])
+    }
+}
+
+/// CSV quoting, with the spreadsheet-formula guard: category names come from devices, and a cell
+/// starting with = + - @ would run as a formula when the file is opened.
+public enum CSVField {
+    public static func escape(_ value: String) -> String {
+        var v = value
+        if let first = v.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { v = "'" + v }
+        if v.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
+            return "\"" + v.flatMap { $0 == "\"" ? ["\"", "\""] : [$0] } + "\""
+        }
+        return v
+    }
+}
+
+public enum HTML {
+    public static func escape(_ s: String) -> String {
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for c in s.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+}
+
+/// Device-sent identifiers may hold control characters; a terminal must not execute them.
+public enum TextSafety {
+    public static func printable(_ s: String) -> String {
+        String(String.UnicodeScalarView(s.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
+    }
+}

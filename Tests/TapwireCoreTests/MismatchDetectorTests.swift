@@ -1,0 +1,379 @@
+import Testing
+@testable import TapwireCore
+
+private let t0 = Timestamp(iso8601: "2026-12-01T10:00:00Z")!
+private func at(_ minutes: Int) -> Timestamp { t0.adding(seconds: Double(minutes * 60)) }
+
+private let open = SystemAction.open
+private let dismiss = SystemAction.dismiss
+
+/// The manifest of the issue's scenario: message (reply text input, delete destructive,
+/// customDismissAction) and social_post (like, no customDismissAction).
+private func scenarioManifest(_ version: String = "3.2.1", carPlay: Bool = false) -> Manifest {
+    Manifest(appVersion: version, categories: [
+        ManifestCategory(identifier: "message", options: ["customDismissAction"] + (carPlay ? ["allowInCarPlay"] : []), actions: [
+            ManifestAction(identifier: "reply", options: ["foreground"], textInput: true),
+            ManifestAction(identifier: "delete", options: ["destructive"]),
+        ]),
+        ManifestCategory(identifier: "social_post", actions: [ManifestAction(identifier: "like")]),
+    ])
+}
+
+private func use(_ type: EventType, _ category: String, _ action: String? = nil, version: String = "3.2.1",
+                 platform: String = "iOS", registered: RegistrationReport = .registered, count: Int64,
+                 first: Int = 0, last: Int = 0) -> CategoryUsage {
+    CategoryUsage(appVersion: version, platform: platform, type: type, category: category, action: action,
+                  registration: registered, count: count, firstSeen: at(first), lastSeen: at(last))
+}
+
+private func only(_ findings: [MismatchFinding], _ kind: MismatchKind) -> [MismatchFinding] { findings.filter { $0.kind == kind } }
+
+@Suite struct IdentifierDistanceTests {
+    @Test func editDistances() {
+        #expect(IdentifierDistance.distance("socialpost", "social_post") == 1)
+        #expect(IdentifierDistance.distance("kitten", "sitting") == 3)
+        #expect(IdentifierDistance.distance("", "abc") == 3)
+        #expect(IdentifierDistance.distance("same", "same") == 0)
+        // A transposition is one edit (optimal string alignment).
+        #expect(IdentifierDistance.distance("mesasge", "message") == 1)
+        // The early exit reports "more than the limit", never a smaller number.
+        #expect(IdentifierDistance.distance("promotion", "message", limit: 2) == 3)
+        #expect(IdentifierDistance.distance("abcdef", "a", limit: 2) == 3)
+    }
+
+    @Test func closestPrefersCaseThenDistanceThenByteOrder() {
+        let rules = MismatchRules()
+        #expect(IdentifierDistance.closest(to: "Message", among: ["message", "messages"], rules: rules) == .caseOnly("message"))
+        #expect(IdentifierDistance.closest(to: "socialpost", among: ["message", "social_post"], rules: rules) == .near("social_post", distance: 1))
+        #expect(IdentifierDistance.closest(to: "promo", among: ["message", "social_post"], rules: rules) == nil)
+        // Two at distance 1: the first in byte order wins, whatever the input order.
+        #expect(IdentifierDistance.closest(to: "cat", among: ["cut", "cab"], rules: rules) == .near("cab", distance: 1))
+        #expect(IdentifierDistance.closest(to: "cat", among: ["cab", "cut"], rules: rules) == .near("cab", distance: 1))
+        // Short identifiers get little slack: "ab" is not a near miss of "xy" nor of "ac".
+        #expect(IdentifierDistance.closest(to: "ab", among: ["ac", "xy"], rules: rules) == nil)
+        // Case folding happens before the distance: "Socialpost" is one edit from "social_post".
+        #expect(IdentifierDistance.closest(to: "Socialpost", among: ["social_post"], rules: rules) == .near("social_post", distance: 1))
+    }
+}
+
+@Suite struct MismatchDetectorTests {
+    let detector = MismatchDetector()
+
+    @Test func theIssueScenarioFindsEachKindOnceAndNothingElse() {
+        let manifests = ["3.2.1": scenarioManifest()]
+        let usage = [
+            // Healthy traffic: must not be flagged.
+            use(.delivered, "message", count: 100, first: 0, last: 50),
+            use(.response, "message", "reply", count: 20, first: 1, last: 40),
+            use(.response, "message", dismiss, count: 5, first: 2, last: 41),
+            use(.response, "message", open, count: 30, first: 3, last: 42),
+            use(.delivered, "social_post", count: 60, first: 0, last: 55),
+            use(.response, "social_post", "like", count: 9, first: 4, last: 44),
+            // The problems.
+            use(.delivered, "Message", count: 12, first: 5, last: 45),
+            use(.response, "Message", open, count: 3, first: 6, last: 46),
+            use(.delivered, "socialpost", count: 7, first: 7, last: 47),
+            use(.delivered, "promo", count: 4, first: 8, last: 48),
+            use(.delivered, "promo", platform: "iPadOS", count: 1, first: 9, last: 49),
+            use(.response, "social_post", "share", count: 2, first: 10, last: 50),
+            use(.response, "social_post", dismiss, count: 3, first: 11, last: 51),
+            use(.delivered, "message", version: "3.3.0", count: 8, first: 12, last: 52),
+            use(.response, "message", "reply", version: "3.3.0", count: 1, first: 13, last: 53),
+        ]
+        let findings = detector.findings(usage: usage, manifests: manifests)
+        #expect(findings.map(\.kind).sorted() == [.unknownCategory, .caseMismatch, .nearMiss, .unregisteredAction,
+                                                   .impossibleDismiss, .noManifest])
+
+        let caseMismatch = only(findings, .caseMismatch)[0]
+        #expect(caseMismatch.category == "Message")
+        #expect(caseMismatch.suggestion == "message")
+        #expect(caseMismatch.count == 12)  // deliveries, not deliveries + responses
+        #expect(caseMismatch.tally == MismatchTally(delivered: 12, responses: 3))
+        #expect(caseMismatch.appVersions == ["3.2.1"])
+        #expect(caseMismatch.severity == .error)
+        #expect(caseMismatch.firstSeen == at(5) && caseMismatch.lastSeen == at(46))
+
+        let near = only(findings, .nearMiss)[0]
+        #expect(near.category == "socialpost" && near.suggestion == "social_post" && near.count == 7)
+
+        let unknown = only(findings, .unknownCategory)[0]
+        #expect(unknown.category == "promo" && unknown.suggestion == nil && unknown.count == 5)
+        #expect(unknown.platforms == ["iOS", "iPadOS"])
+
+        let action = only(findings, .unregisteredAction)[0]
+        #expect(action.category == "social_post" && action.action == "share" && action.count == 2 && action.severity == .warning)
+
+        let dismissal = only(findings, .impossibleDismiss)[0]
+        #expect(dismissal.category == "social_post" && dismissal.action == dismiss && dismissal.count == 3)
+
+        let noManifest = only(findings, .noManifest)[0]
+        #expect(noManifest.category == "message" && noManifest.appVersions == ["3.3.0"] && noManifest.count == 8)
+        #expect(noManifest.message.contains("cannot be verified"))
+        // Errors first.
+        #expect(findings.prefix(3).allSatisfy { $0.severity == .error })
+    }
+
+    @Test func deviceReportedUnregisteredIsUnknownEvenWhenTheManifestRegistersIt() {
+        let usage = [
+            use(.delivered, "message", registered: .unregistered, count: 6),
+            use(.delivered, "message", registered: .registered, count: 10),
+            use(.delivered, "social_post", count: 1),
+        ]
+        let findings = detector.findings(usage: usage, manifests: ["3.2.1": scenarioManifest()])
+        #expect(findings.count == 1)
+        #expect(findings[0].kind == .unknownCategory && findings[0].count == 6 && findings[0].wipedOnDevice)
+        #expect(findings[0].message.contains("setNotificationCategories"))
+    }
+
+    @Test func aVersionWithoutManifestIsUnverifiableNotUnknown() {
+        let usage = [
+            use(.delivered, "message", version: "9.0", count: 3),
+            use(.delivered, "promo", version: "9.0", count: 2),
+            use(.response, "message", "whatever", version: "9.0", count: 1),
+            // The device's own flag is still evidence, checked against every manifest's categories.
+            use(.delivered, "Message", version: "9.0", registered: .unregistered, count: 4),
+        ]
+        let findings = detector.findings(usage: usage, manifests: ["3.2.1": scenarioManifest()])
+        #expect(Set(only(findings, .noManifest).map(\.category)) == ["message", "promo"])
+        #expect(only(findings, .noManifest).first { $0.category == "message" }?.count == 3)
+        #expect(only(findings, .caseMismatch).map(\.category) == ["Message"])
+        #expect(only(findings, .unregisteredAction).isEmpty && only(findings, .unknownCategory).isEmpty)
+        // 3.2.1 had no events in the window, so its categories are not reported dead.
+        #expect(only(findings, .deadCategory).isEmpty)
+    }
+
+    @Test func anAppWithNoManifestAtAllFlagsNothingAsUnknown() {
+        let usage = [use(.delivered, "anything", count: 3), use(.sent, "other", version: "", count: 9)]
+        let findings = detector.findings(usage: usage, manifests: [:])
+        #expect(findings.map(\.kind) == [.noManifest, .noManifest])
+        #expect(Set(findings.flatMap(\.appVersions)) == ["3.2.1", ""])
+    }
+
+    @Test func sentEventsWithoutVersionAreCheckedAgainstEveryVersionsCategories() {
+        // 3.2.1 registers message; 4.0 also registers promo. A backend `sent` for promo is fine
+        // (some version registers it); one for Promo is a case mismatch; one for xyz unknown.
+        var v4 = scenarioManifest("4.0")
+        v4.categories.append(ManifestCategory(identifier: "promo"))
+        let usage = [
+            use(.sent, "promo", version: "", registered: .notReported, count: 50),
+            use(.sent, "Promo", version: "", registered: .notReported, count: 5),
+            use(.sent, "xyz", version: "", registered: .notReported, count: 2),
+            use(.delivered, "xyz", version: "3.2.1", count: 1),
+            use(.delivered, "message", version: "3.2.1", count: 1),
+            use(.delivered, "social_post", version: "3.2.1", count: 1),
+        ]
+        let findings = detector.findings(usage: usage, manifests: ["3.2.1": scenarioManifest(), "4.0": v4])
+        #expect(only(findings, .caseMismatch).map { [$0.category, $0.suggestion ?? ""] } == [["Promo", "promo"]])
+        let unknown = only(findings, .unknownCategory)
+        #expect(unknown.count == 1)
+        // One finding for xyz across the sent ('' version) and the 3.2.1 delivery; the count is
+        // the deliveries (the denominator), never deliveries + sent.
+        #expect(unknown[0].category == "xyz" && unknown[0].appVersions == ["", "3.2.1"] && unknown[0].count == 1)
+        #expect(unknown[0].tally == MismatchTally(delivered: 1, sent: 2))
+    }
+
+    @Test func deadCategoriesAreInformational() {
+        let usage = [use(.delivered, "message", count: 10)]
+        let findings = detector.findings(usage: usage, manifests: ["3.2.1": scenarioManifest()])
+        #expect(findings.count == 1)
+        #expect(findings[0].kind == .deadCategory && findings[0].category == "social_post")
+        #expect(findings[0].severity == .info && findings[0].count == 0 && findings[0].firstSeen == nil)
+    }
+
+    @Test func platformCaveatsAreDataByPlatform() {
+        let manifests = ["3.2.1": scenarioManifest(carPlay: true)]
+        let usage = [
+            use(.delivered, "message", count: 10),
+            use(.response, "message", "reply", count: 2),
+            use(.delivered, "social_post", count: 4),
+            use(.delivered, "social_post", platform: "watchOS", count: 3),
+        ]
+        let caveats = only(detector.findings(usage: usage, manifests: manifests), .platformCaveat)
+        #expect(caveats.count == 2)
+        let carPlay = caveats.first { $0.platforms == ["CarPlay"] }
+        #expect(carPlay?.category == "message" && carPlay?.action == "reply" && carPlay?.count == 10 && carPlay?.severity == .info)
+        let watch = caveats.first { $0.platforms == ["watchOS"] }
+        #expect(watch?.category == "social_post" && watch?.action == nil && watch?.count == 3)
+        // Without allowInCarPlay there is no CarPlay caveat; without watchOS events no watch one.
+        var rules = MismatchRules()
+        rules.platformCaveats = []
+        #expect(only(MismatchDetector(rules: rules).findings(usage: usage, manifests: manifests), .platformCaveat).isEmpty)
+        let plain = only(detector.findings(usage: Array(usage.prefix(3)), manifests: ["3.2.1": scenarioManifest()]), .platformCaveat)
+        #expect(plain.isEmpty)
+    }
+
+    @Test func unregisteredActionSuggestsANearRegisteredAction() {
+        let usage = [
+            use(.delivered, "message", count: 1), use(.delivered, "social_post", count: 1),
+            use(.response, "message", "Reply", count: 2), use(.response, "message", "archive", count: 1),
+            use(.response, "message", "", count: 1),
+        ]
+        let actions = only(detector.findings(usage: usage, manifests: ["3.2.1": scenarioManifest()]), .unregisteredAction)
+        #expect(actions.map { $0.action ?? "" } == ["Reply", "archive"])
+        #expect(actions.map(\.suggestion) == ["reply", nil])
+    }
+
+    @Test func versionFindingsSplitPerVersionAndMergeBack() {
+        let manifests = ["1.0": scenarioManifest("1.0"), "1.1": scenarioManifest("1.1")]
+        let usage = [
+            use(.delivered, "promo", version: "1.0", count: 2, first: 1, last: 5),
+            use(.delivered, "promo", version: "1.1", platform: "iPadOS", count: 3, first: 0, last: 9),
+            use(.delivered, "message", version: "1.0", count: 1), use(.delivered, "social_post", version: "1.1", count: 1),
+            use(.delivered, "message", version: "1.1", count: 1), use(.delivered, "social_post", version: "1.0", count: 1),
+        ]
+        let perVersion = detector.versionFindings(usage: usage, manifests: manifests)
+        #expect(perVersion.map(\.appVersions) == [["1.1"], ["1.0"]])
+        let merged = detector.findings(usage: usage, manifests: manifests)
+        #expect(merged.count == 1)
+        #expect(merged[0].appVersions == ["1.0", "1.1"] && merged[0].count == 5 && merged[0].platforms == ["iOS", "iPadOS"])
+        #expect(merged[0].firstSeen == at(0) && merged[0].lastSeen == at(9))
+        #expect(merged[0].message.contains("1.0, 1.1"))
+    }
+
+    @Test func categorylessNotificationsAreLegitimate() {
+        let findings = detector.findings(usage: [use(.delivered, "", count: 100), use(.delivered, "", version: "7.0", count: 1)],
+                                         manifests: ["3.2.1": scenarioManifest()])
+        // Only the registered categories nobody sent are worth a line (version 7.0 has no
+        // manifest, yet its category-less notification is not "unverifiable").
+        #expect(findings.map(\.kind) == [.deadCategory, .deadCategory])
+        #expect(findings.allSatisfy { $0.appVersions == ["3.2.1"] })
+    }
+
+    @Test func severityNamesAndOrder() {
+        #expect(MismatchSeverity(name: "WARNING") == .warning)
+        #expect(MismatchSeverity(name: "critical") == .error)
+        #expect(MismatchSeverity(name: "loud") == nil)
+        #expect(MismatchSeverity.info < MismatchSeverity.warning && MismatchSeverity.warning < MismatchSeverity.error)
+        #expect(MismatchDetector.versionOrder("3.9", "3.10") && !MismatchDetector.versionOrder("3.10", "3.9"))
+    }
+}
+
+@Suite struct MismatchReportRenderingTests {
+    let report: MismatchReport = {
+        let findings = MismatchDetector().findings(usage: [
+            use(.delivered, "=cmd|' /C calc'!A0", count: 2, first: 1, last: 2),
+            use(.delivered, "Message", count: 5, first: 1, last: 3),
+            use(.delivered, "message", count: 1), use(.delivered, "social_post", count: 1),
+            use(.delivered, "<script>x</script>", count: 1),
+        ], manifests: ["3.2.1": scenarioManifest()])
+        return MismatchReport(app: "demo", since: t0, until: at(60), findings: findings)
+    }()
+
+    @Test func jsonHasTheDocumentedShape() throws {
+        let parsed = try JSONParser().parse(report.json.serialized())
+        let first = try #require(parsed["findings"]?.arrayValue?.first?.objectValue)
+        #expect(first.members.prefix(10).map(\.key) == ["kind", "severity", "category", "action", "count", "appVersions",
+                                                       "platforms", "firstSeen", "lastSeen", "suggestion"])
+        #expect(first["kind"]?.stringValue == "case_mismatch" && first["count"]?.numberValue?.integer == 5)
+        #expect(first["action"]?.isNull == true && first["suggestion"]?.stringValue == "message")
+        #expect(first["firstSeen"]?.stringValue == at(1).description)
+    }
+
+    @Test func csvQuotesAndDefusesFormulas() {
+        let lines = report.csv.split(separator: "\r\n", omittingEmptySubsequences: true)
+        #expect(lines.first == Substring(MismatchReport.csvHeader.joined(separator: ",")))
+        #expect(lines.count == 4)
+        #expect(report.csv.contains("'=cmd|' /C calc'!A0"))
+        #expect(!report.csv.contains(",=cmd"))
+        #expect(CSVField.escape("a,\"b\"") == "\"a,\"\"b\"\"\"")
+    }
+
+    @Test func htmlEscapesDeviceStrings() {
+        #expect(report.htmlPage.contains("&lt;script&gt;x&lt;/script&gt;"))
+        #expect(!report.htmlPage.contains("<script>"))
+        #expect(report.htmlPage.hasPrefix("<!DOCTYPE html>"))
+    }
+
+    @Test func tableAndFiltering() {
+        #expect(report.table.contains("case_mismatch") && report.table.contains("3 findings"))
+        #expect(report.filtered(minimumSeverity: .error).findings.count == 3)
+        let none = MismatchReport(app: "demo", since: t0, until: at(1), findings: [])
+        #expect(none.table.hasPrefix("No category mismatches"))
+        #expect(none.json.serialized() == #"{"findings":[]}"#)
+    }
+}
+
+@Suite struct WebhookPolicyTests {
+    @Test func outcomesClassifyByStatus() {
+        #expect(WebhookOutcome.classify(status: 200) == .delivered(status: 200))
+        #expect(WebhookOutcome.classify(status: 204) == .delivered(status: 204))
+        if case .transientFailure(let s, let r, _) = WebhookOutcome.classify(status: 429, retryAfterSeconds: 7) {
+            #expect(s == 429 && r == 7)
+        } else { Issue.record("429 must be transient") }
+        if case .transientFailure = WebhookOutcome.classify(status: 503) {} else { Issue.record("503 must be transient") }
+        if case .rejected = WebhookOutcome.classify(status: 404) {} else { Issue.record("404 must be a rejection") }
+    }
+
+    @Test func backoffGrowsIsCappedAndNeverGivesUpOnTransientFailures() {
+        let policy = WebhookRetryPolicy(baseSeconds: 1, maxSeconds: 60, maxAttemptsWhenRejected: 3)
+        var rng = SeededGenerator(seed: 42)
+        let down = WebhookOutcome.transientFailure(status: nil, retryAfterSeconds: nil, reason: "refused")
+        var delays: [Double] = []
+        for attempt in 1...40 {
+            guard case .retry(let d) = policy.decide(attempts: attempt, outcome: down, using: &rng) else {
+                Issue.record("attempt \(attempt) gave up on a transient failure")
+                return
+            }
+            delays.append(d)
+        }
+        #expect(delays[0] >= 0.5 && delays[0] <= 1)
+        #expect(delays[3] >= 4 && delays[3] <= 8)
+        #expect(delays.allSatisfy { $0 <= 60 })
+        #expect(delays.last! >= 30)
+        #expect(policy.decide(attempts: 9, outcome: .delivered(status: 200), using: &rng) == .markSent)
+    }
+
+    @Test func retryAfterIsHonouredWithinTheCap() {
+        let policy = WebhookRetryPolicy(baseSeconds: 1, maxSeconds: 60)
+        var rng = SeededGenerator(seed: 1)
+        #expect(policy.decide(attempts: 1, outcome: .transientFailure(status: 429, retryAfterSeconds: 30, reason: ""), using: &rng)
+                == .retry(afterSeconds: 30))
+        #expect(policy.decide(attempts: 1, outcome: .transientFailure(status: 429, retryAfterSeconds: 9999, reason: ""), using: &rng)
+                == .retry(afterSeconds: 60))
+    }
+
+    @Test func rejectionsGiveUpAfterTheirAllowance() {
+        let policy = WebhookRetryPolicy(maxAttemptsWhenRejected: 3)
+        var rng = SeededGenerator(seed: 3)
+        let no = WebhookOutcome.rejected(status: 404, reason: "HTTP 404")
+        if case .retry = policy.decide(attempts: 2, outcome: no, using: &rng) {} else { Issue.record("attempt 2 should retry") }
+        #expect(policy.decide(attempts: 3, outcome: no, using: &rng) == .giveUp)
+    }
+
+    @Test func slackMessageEscapesControlSequences() throws {
+        let f = MismatchFinding(kind: .unknownCategory, severity: .error, category: "<!channel>", count: 4, appVersions: ["1.0"],
+                                platforms: ["iOS"], firstSeen: t0, lastSeen: t0, message: "m & m")
+        let payload = AlertMessage.payload(app: "demo", version: "1.0", finding: f)
+        let text = try #require(payload["text"]?.stringValue)
+        #expect(text.contains("&lt;!channel&gt;") && !text.contains("<!channel>") && text.contains("m &amp; m"))
+        #expect(payload["blocks"]?.arrayValue?.count == 1)
+        let key = AlertKey(appId: 1, appVersion: "1.0", kind: .unknownCategory, category: "x")
+        #expect(key.description == AlertKey(appId: 1, appVersion: "1.0", kind: .unknownCategory, category: "x").description)
+        #expect(key.description != AlertKey(appId: 1, appVersion: "1.0", kind: .nearMiss, category: "x").description)
+    }
+}
+
+@Suite struct MismatchWindowTests {
+    func ts(_ s: String) -> Timestamp { Timestamp(iso8601: s)! }
+
+    @Test func splitsIntoHoursWholeDaysHours() {
+        let w = MismatchWindow(since: ts("2026-11-01T10:25:00Z"), until: ts("2026-12-01T09:10:00Z"))
+        #expect(w.hourStart == ts("2026-11-01T10:00:00Z"))
+        #expect(w.fullDaysStart == ts("2026-11-02T00:00:00Z"))
+        #expect(w.fullDaysEnd == ts("2026-12-01T00:00:00Z"))
+        #expect(w.until == ts("2026-12-01T09:10:00Z"))
+    }
+
+    @Test func aWindowStartingAtMidnightUsesThatDayWhole() {
+        let w = MismatchWindow(since: ts("2026-11-01T00:00:00Z"), until: ts("2026-11-03T00:00:00Z"))
+        #expect(w.fullDaysStart == ts("2026-11-01T00:00:00Z") && w.fullDaysEnd == ts("2026-11-03T00:00:00Z"))
+        #expect(w.hourStart == w.fullDaysStart)
+    }
+
+    @Test func aWindowWithoutAWholeDayIsAllHours() {
+        let w = MismatchWindow(since: ts("2026-11-01T10:00:00Z"), until: ts("2026-11-02T09:00:00Z"))
+        #expect(w.fullDaysStart == w.until && w.fullDaysEnd == w.until && w.hourStart == ts("2026-11-01T10:00:00Z"))
+        let backwards = MismatchWindow(since: ts("2026-11-02T10:00:00Z"), until: ts("2026-11-01T10:00:00Z"))
+        #expect(backwards.until == backwards.hourStart)
+    }
+}
