@@ -2,6 +2,9 @@
 // here, one line each, so main.swift stays the same.
 enum ExtensionCommands {
     static let all: [CommandSpec] = [
+        CommandSpec("report", "the engagement report (table, JSON, CSV, Markdown, HTML)", { ReportCommand.usage }, ReportCommand.run),
+        CommandSpec("rollups", "rebuild the report rollups from raw events", { RollupsCommand.usage }, RollupsCommand.run),
+        CommandSpec("demo", "simulate devices posting telemetry, then print the report", { DemoCommand.usage }, DemoCommand.run),
     ]
 }
 
