@@ -216,30 +216,54 @@ public struct ReportStore: Sendable {
             throw ReportStoreError(.invalidRange, "the range is longer than \(Self.maxRangeDays) days; ask for a shorter one")
         }
         let raw = scope.source == .rawEvents
-        func parameters(grain: Int) -> [String?] {
-            [String(scope.appId), scope.from.iso8601(fractionDigits: 6), scope.to.iso8601(fractionDigits: 6), scope.timeZone,
-             String(grain), scope.filters.appVersion, scope.filters.platform, scope.filters.campaign, scope.filters.variant,
-             scope.groupBy?.rawValue ?? "", raw ? "true" : "false"]
+        let from = scope.from.iso8601(fractionDigits: 6), to = scope.to.iso8601(fractionDigits: 6)
+        let filters = [scope.filters.appVersion, scope.filters.platform, scope.filters.campaign, scope.filters.variant]
+        let group = scope.groupBy?.rawValue ?? ""
+        func rollupParameters(grain: Int) -> [String?] {
+            [String(scope.appId), from, to, scope.timeZone, String(grain)] + filters + [group]
         }
-        // One snapshot for all four reads, so the parts of a report always add up.
+        func rawParameters(_ range: (String, String), zone: Bool) -> [String?] {
+            [String(scope.appId), range.0, range.1] + (zone ? [scope.timeZone] : []) + filters + [group]
+        }
+        func countRow(_ row: [String?]) -> ReportCountRow {
+            ReportCountRow(group: row[0] ?? "", appVersion: row[1] ?? "", day: row[2] ?? "", category: row[3] ?? "",
+                           hasMedia: row[4] == "t", delivered: Self.int(row[5]), sent: Self.int(row[6]),
+                           mediaRequested: Self.int(row[7]), opens: Self.int(row[8]), dismissals: Self.int(row[9]),
+                           actions: Self.int(row[10]), replies: Self.int(row[11]))
+        }
+        func actionRow(_ row: [String?]) -> ReportActionRow {
+            ReportActionRow(group: row[0] ?? "", category: row[1] ?? "", action: row[2] ?? "", count: Self.int(row[3]))
+        }
+        func histogramRow(_ row: [String?]) -> ReportHistogramRow? {
+            HistogramMetric(rawValue: Self.int(row[2])).map {
+                ReportHistogramRow(group: row[0] ?? "", category: row[1] ?? "", metric: $0, bin: Self.int(row[3]), count: Self.int(row[4]))
+            }
+        }
+        // One snapshot for every read, so the parts of a report always add up.
         do throws(DatabaseError) {
             try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            let days = try connection.query(EmbeddedSQL.reportDays, [scope.from.iso8601(fractionDigits: 6),
-                                                                      scope.to.iso8601(fractionDigits: 6), scope.timeZone])
-                .rows.compactMap { $0[0] }
-            let counts = try connection.query(EmbeddedSQL.reportCounts, parameters(grain: scope.countsGrain)).rows.map { row in
-                ReportCountRow(group: row[0] ?? "", appVersion: row[1] ?? "", day: row[2] ?? "", category: row[3] ?? "",
-                               hasMedia: row[4] == "t", delivered: Self.int(row[5]), sent: Self.int(row[6]),
-                               mediaRequested: Self.int(row[7]), opens: Self.int(row[8]), dismissals: Self.int(row[9]),
-                               actions: Self.int(row[10]), replies: Self.int(row[11]))
+            // A rollup read touches few rows: starting parallel workers costs more than it saves,
+            // and on a busy server a worker can take seconds to start.
+            if !raw { try connection.query("SET LOCAL max_parallel_workers_per_gather = 0") }
+            let days = try connection.query(EmbeddedSQL.reportDays, [from, to, scope.timeZone]).rows.compactMap { $0[0] }
+            // Whole hours inside one local day from the rollups (none for the raw baseline)…
+            var counts: [ReportCountRow] = [], actions: [ReportActionRow] = [], histograms: [ReportHistogramRow] = []
+            if !raw {
+                counts = try connection.query(EmbeddedSQL.reportCounts, rollupParameters(grain: scope.countsGrain)).rows.map(countRow)
+                actions = try connection.query(EmbeddedSQL.reportActions, rollupParameters(grain: scope.detailGrain)).rows.map(actionRow)
+                histograms = try connection.query(EmbeddedSQL.reportHistograms, rollupParameters(grain: scope.detailGrain)).rows
+                    .compactMap(histogramRow)
             }
-            let actions = try connection.query(EmbeddedSQL.reportActions, parameters(grain: scope.detailGrain)).rows.map { row in
-                ReportActionRow(group: row[0] ?? "", category: row[1] ?? "", action: row[2] ?? "", count: Self.int(row[3]))
-            }
-            let histograms = try connection.query(EmbeddedSQL.reportHistograms, parameters(grain: scope.detailGrain)).rows.compactMap { row in
-                HistogramMetric(rawValue: Self.int(row[2])).map {
-                    ReportHistogramRow(group: row[0] ?? "", category: row[1] ?? "", metric: $0, bin: Self.int(row[3]), count: Self.int(row[4]))
+            // …and the rest from events: the builder adds rows with the same key.
+            let ranges = try connection.query(EmbeddedSQL.reportRawRanges, [from, to, scope.timeZone, raw ? "true" : "false"]).rows
+                .compactMap { row -> (String, String)? in
+                    guard let lo = row[0], let hi = row[1] else { return nil }
+                    return (lo, hi)
                 }
+            for range in ranges {
+                counts += try connection.query(EmbeddedSQL.reportRawCounts, rawParameters(range, zone: true)).rows.map(countRow)
+                actions += try connection.query(EmbeddedSQL.reportRawActions, rawParameters(range, zone: false)).rows.map(actionRow)
+                histograms += try connection.query(EmbeddedSQL.reportRawHistograms, rawParameters(range, zone: false)).rows.compactMap(histogramRow)
             }
             try connection.query("COMMIT")
             return ReportData(days: days, counts: counts, actions: actions, histograms: histograms)
