@@ -79,7 +79,8 @@ public struct ReportScope: Sendable, Equatable {
         return onlyVersion ? 1 : 0
     }
 
-    /// The grain of rollup_actions and rollup_histograms: 2 (no dimensions) when unfiltered.
+    /// The grain of rollup_actions and rollup_histograms: 2 (no dimensions; daily rows, grain 3,
+    /// are read with it) when unfiltered, else 0.
     var detailGrain: Int { filters.isEmpty && groupBy == nil ? 2 : 0 }
 }
 
@@ -222,6 +223,9 @@ public struct ReportStore: Sendable {
         func rollupParameters(grain: Int) -> [String?] {
             [String(scope.appId), from, to, scope.timeZone, String(grain)] + filters + [group]
         }
+        func detailParameters(grain: Int) -> [String?] {
+            [String(scope.appId), from, to, String(grain)] + filters + [group]
+        }
         func rawParameters(_ range: (String, String), zone: Bool) -> [String?] {
             [String(scope.appId), range.0, range.1] + (zone ? [scope.timeZone] : []) + filters + [group]
         }
@@ -250,18 +254,24 @@ public struct ReportStore: Sendable {
             var counts: [ReportCountRow] = [], actions: [ReportActionRow] = [], histograms: [ReportHistogramRow] = []
             if !raw {
                 counts = try connection.query(EmbeddedSQL.reportCounts, rollupParameters(grain: scope.countsGrain)).rows.map(countRow)
-                actions = try connection.query(EmbeddedSQL.reportActions, rollupParameters(grain: scope.detailGrain)).rows.map(actionRow)
-                histograms = try connection.query(EmbeddedSQL.reportHistograms, rollupParameters(grain: scope.detailGrain)).rows
+                actions = try connection.query(EmbeddedSQL.reportActions, detailParameters(grain: scope.detailGrain)).rows.map(actionRow)
+                histograms = try connection.query(EmbeddedSQL.reportHistograms, detailParameters(grain: scope.detailGrain)).rows
                     .compactMap(histogramRow)
             }
             // …and the rest from events: the builder adds rows with the same key.
-            let ranges = try connection.query(EmbeddedSQL.reportRawRanges, [from, to, scope.timeZone, raw ? "true" : "false"]).rows
-                .compactMap { row -> (String, String)? in
-                    guard let lo = row[0], let hi = row[1] else { return nil }
-                    return (lo, hi)
-                }
-            for range in ranges {
+            // Counts are by local day, so hours cut by a local midnight come from events too;
+            // action and histogram totals only need the range edges cut exactly.
+            func ranges(zone: String) throws(DatabaseError) -> [(String, String)] {
+                try connection.query(EmbeddedSQL.reportRawRanges, [from, to, zone, raw ? "true" : "false"]).rows
+                    .compactMap { row -> (String, String)? in
+                        guard let lo = row[0], let hi = row[1] else { return nil }
+                        return (lo, hi)
+                    }
+            }
+            for range in try ranges(zone: scope.timeZone) {
                 counts += try connection.query(EmbeddedSQL.reportRawCounts, rawParameters(range, zone: true)).rows.map(countRow)
+            }
+            for range in try ranges(zone: "UTC") {
                 actions += try connection.query(EmbeddedSQL.reportRawActions, rawParameters(range, zone: false)).rows.map(actionRow)
                 histograms += try connection.query(EmbeddedSQL.reportRawHistograms, rawParameters(range, zone: false)).rows.compactMap(histogramRow)
             }

@@ -19,14 +19,15 @@ public struct RollupStore: Sendable {
         return (from, to)
     }
 
-    /// Rebuilds [from, to) widened to whole UTC hours. Returns one entry per day rebuilt.
+    /// Rebuilds [from, to) widened to whole UTC days (the daily grain of rollup_actions and
+    /// rollup_histograms is only right for a whole day). Returns one entry per day rebuilt.
     @discardableResult
     public func rebuild(appId: Int64?, from: Timestamp, to: Timestamp, on connection: PostgresConnection,
                         progress: (Progress) -> Void = { _ in }) throws(DatabaseError) -> [Progress] {
         let hour: Int64 = 3_600_000_000
         let day: Int64 = 24 * hour
-        let start = Self.floor(from.microseconds, hour)
-        let end = -Self.floor(-to.microseconds, hour)
+        let start = Self.floor(from.microseconds, day)
+        let end = -Self.floor(-to.microseconds, day)
         var done: [Progress] = []
         var chunkStart = start
         while chunkStart < end {

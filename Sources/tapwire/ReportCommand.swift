@@ -72,8 +72,8 @@ enum RollupsCommand {
     static let usage = """
     tapwire rollups rebuild [--app NAME] [--from DATE|TIME --to DATE|TIME] [--database-url URL]
       Recomputes the report rollups from the raw events, one UTC day per transaction (group
-      commits wait for the day being rebuilt; reports keep working). Without --from/--to it
-      rebuilds every hour that holds events. Dates are UTC days; --to DATE includes that day.
+      commits wait for the day being rebuilt; reports keep working), widened to whole UTC days.
+      Without --from/--to it rebuilds every day that holds events. --to DATE includes that day.
     """
 
     static func run(_ args: inout Arguments) throws -> Int32 {

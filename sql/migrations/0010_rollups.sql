@@ -15,13 +15,21 @@
 -- rows per category and hour while filters and --by still come from rollups:
 --   grain 0: by app_version, platform, campaign and variant (every filter and grouping);
 --   grain 1: by app_version only (rollup_counts; the dismiss base needs each version's manifest);
---   grain 2: no dimensions (rollup_actions and rollup_histograms).
+--   grain 2: no dimensions (rollup_actions and rollup_histograms);
+--   grain 3: no dimensions, by UTC day (`hour` is the day's midnight; rollup_actions and
+--            rollup_histograms), because their report totals need no local days, only exact
+--            range edges: a 30-day report then reads 30 rows per category and bin, not 720.
 -- Dimensions a grain does not keep are ''. A missing campaign or variant is '' as well.
 
 -- The UTC hour an instant falls in, whatever the session's TimeZone.
 CREATE FUNCTION tapwire_hour(t timestamptz) RETURNS timestamptz
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN date_bin('1 hour', t, timestamptz '2000-01-01 00:00:00+00');
+
+-- The UTC day an instant falls in, as its midnight.
+CREATE FUNCTION tapwire_utc_day(t timestamptz) RETURNS timestamptz
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN date_bin('1 day', t, timestamptz '2000-01-01 00:00:00+00');
 
 -- Reply-length histogram bin: exact up to 500 characters, 501 for anything longer
 -- (TapwireCore.ReplyLengthBins).
@@ -69,7 +77,7 @@ CREATE TABLE rollup_counts (
 -- Count per registered action identifier (system actions are in rollup_counts).
 CREATE TABLE rollup_actions (
     app_id      bigint      NOT NULL,
-    grain       smallint    NOT NULL CHECK (grain IN (0, 2)),
+    grain       smallint    NOT NULL CHECK (grain IN (0, 2, 3)),
     hour        timestamptz NOT NULL,
     category    text        NOT NULL,
     app_version text        NOT NULL,
@@ -85,7 +93,7 @@ CREATE TABLE rollup_actions (
 -- delivery to an engaged response (tapwire_latency_bin; dismissals are not engagement).
 CREATE TABLE rollup_histograms (
     app_id      bigint      NOT NULL,
-    grain       smallint    NOT NULL CHECK (grain IN (0, 2)),
+    grain       smallint    NOT NULL CHECK (grain IN (0, 2, 3)),
     hour        timestamptz NOT NULL,
     category    text        NOT NULL,
     app_version text        NOT NULL,

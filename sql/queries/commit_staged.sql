@@ -60,24 +60,24 @@ rollup_counts_added AS (
         replies = t.replies + EXCLUDED.replies
 ), rollup_actions_added AS (
     INSERT INTO rollup_actions AS t (app_id, grain, hour, category, app_version, platform, campaign, variant, action, n)
-    SELECT app_id, CASE GROUPING(app_version, platform, campaign, variant) WHEN 0 THEN 0 ELSE 2 END::smallint,
-        hour, category, coalesce(app_version, ''), coalesce(platform, ''), coalesce(campaign, ''), coalesce(variant, ''),
+    SELECT app_id, CASE GROUPING(hour, day, app_version, platform, campaign, variant) WHEN 16 THEN 0 WHEN 31 THEN 2 ELSE 3 END::smallint,
+        coalesce(hour, day), category, coalesce(app_version, ''), coalesce(platform, ''), coalesce(campaign, ''), coalesce(variant, ''),
         action_identifier, count(*)
-    FROM (SELECT app_id, tapwire_hour(event_time) AS hour, category, app_version, platform,
+    FROM (SELECT app_id, tapwire_hour(event_time) AS hour, tapwire_utc_day(event_time) AS day, category, app_version, platform,
                  coalesce(campaign, '') AS campaign, coalesce(variant, '') AS variant, action_identifier
           FROM fresh
           WHERE type = 'response' AND action_identifier NOT IN
               ('com.apple.UNNotificationDefaultActionIdentifier', 'com.apple.UNNotificationDismissActionIdentifier')) f
-    GROUP BY app_id, hour, category, action_identifier, GROUPING SETS ((app_version, platform, campaign, variant), ())
+    GROUP BY app_id, category, action_identifier, GROUPING SETS ((hour, app_version, platform, campaign, variant), (hour), (day))
     ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9
     ON CONFLICT (app_id, grain, hour, category, app_version, platform, campaign, variant, action) DO UPDATE SET
         n = t.n + EXCLUDED.n
 ), rollup_histograms_added AS (
     INSERT INTO rollup_histograms AS t (app_id, grain, hour, category, app_version, platform, campaign, variant, metric, bin, n)
-    SELECT app_id, CASE GROUPING(app_version, platform, campaign, variant) WHEN 0 THEN 0 ELSE 2 END::smallint,
-        hour, category, coalesce(app_version, ''), coalesce(platform, ''), coalesce(campaign, ''), coalesce(variant, ''),
+    SELECT app_id, CASE GROUPING(hour, day, app_version, platform, campaign, variant) WHEN 16 THEN 0 WHEN 31 THEN 2 ELSE 3 END::smallint,
+        coalesce(hour, day), category, coalesce(app_version, ''), coalesce(platform, ''), coalesce(campaign, ''), coalesce(variant, ''),
         metric, bin, count(*)
-    FROM (SELECT app_id, tapwire_hour(event_time) AS hour, category, app_version, platform,
+    FROM (SELECT app_id, tapwire_hour(event_time) AS hour, tapwire_utc_day(event_time) AS day, category, app_version, platform,
                  coalesce(campaign, '') AS campaign, coalesce(variant, '') AS variant, m.metric, m.bin
           FROM fresh
           CROSS JOIN LATERAL (VALUES
@@ -86,7 +86,7 @@ rollup_counts_added AS (
           WHERE type = 'response' AND action_identifier <> 'com.apple.UNNotificationDismissActionIdentifier'
             AND m.bin IS NOT NULL
             AND (m.metric = 2 OR action_identifier <> 'com.apple.UNNotificationDefaultActionIdentifier')) f
-    GROUP BY app_id, hour, category, metric, bin, GROUPING SETS ((app_version, platform, campaign, variant), ())
+    GROUP BY app_id, category, metric, bin, GROUPING SETS ((hour, app_version, platform, campaign, variant), (hour), (day))
     ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
     ON CONFLICT (app_id, grain, hour, category, app_version, platform, campaign, variant, metric, bin) DO UPDATE SET
         n = t.n + EXCLUDED.n

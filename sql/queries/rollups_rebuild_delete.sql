@@ -1,4 +1,4 @@
--- Removes the rollups of [$2, $3) (whole UTC hours) for app $1, or every app when $1 is NULL,
+-- Removes the rollups of [$2, $3) (whole UTC days) for app $1, or every app when $1 is NULL,
 -- before rollups_rebuild_insert.sql recomputes them.
 WITH counts AS (
     DELETE FROM rollup_counts

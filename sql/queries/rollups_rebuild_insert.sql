@@ -1,4 +1,4 @@
--- Recomputes the rollups of [$2, $3) (whole UTC hours) for app $1, or every app when $1 is
+-- Recomputes the rollups of [$2, $3) (whole UTC days) for app $1, or every app when $1 is
 -- NULL, from events: the same groups as the CTEs of commit_staged.sql. The caller runs it in
 -- one transaction after rollups_rebuild_lock.sql and rollups_rebuild_delete.sql.
 WITH rollup_counts_rebuilt AS (
@@ -24,23 +24,23 @@ WITH rollup_counts_rebuilt AS (
     ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9
 ), rollup_actions_rebuilt AS (
     INSERT INTO rollup_actions AS t (app_id, grain, hour, category, app_version, platform, campaign, variant, action, n)
-    SELECT app_id, CASE GROUPING(app_version, platform, campaign, variant) WHEN 0 THEN 0 ELSE 2 END::smallint,
-        hour, category, coalesce(app_version, ''), coalesce(platform, ''), coalesce(campaign, ''), coalesce(variant, ''),
+    SELECT app_id, CASE GROUPING(hour, day, app_version, platform, campaign, variant) WHEN 16 THEN 0 WHEN 31 THEN 2 ELSE 3 END::smallint,
+        coalesce(hour, day), category, coalesce(app_version, ''), coalesce(platform, ''), coalesce(campaign, ''), coalesce(variant, ''),
         action_identifier, count(*)
-    FROM (SELECT app_id, tapwire_hour(event_time) AS hour, category, app_version, platform,
+    FROM (SELECT app_id, tapwire_hour(event_time) AS hour, tapwire_utc_day(event_time) AS day, category, app_version, platform,
                  coalesce(campaign, '') AS campaign, coalesce(variant, '') AS variant, action_identifier
           FROM events
           WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND event_time >= $2::timestamptz AND event_time < $3::timestamptz
             AND type = 'response' AND action_identifier NOT IN
               ('com.apple.UNNotificationDefaultActionIdentifier', 'com.apple.UNNotificationDismissActionIdentifier')) f
-    GROUP BY app_id, hour, category, action_identifier, GROUPING SETS ((app_version, platform, campaign, variant), ())
+    GROUP BY app_id, category, action_identifier, GROUPING SETS ((hour, app_version, platform, campaign, variant), (hour), (day))
     ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9
 )
 INSERT INTO rollup_histograms AS t (app_id, grain, hour, category, app_version, platform, campaign, variant, metric, bin, n)
-SELECT app_id, CASE GROUPING(app_version, platform, campaign, variant) WHEN 0 THEN 0 ELSE 2 END::smallint,
-    hour, category, coalesce(app_version, ''), coalesce(platform, ''), coalesce(campaign, ''), coalesce(variant, ''),
+SELECT app_id, CASE GROUPING(hour, day, app_version, platform, campaign, variant) WHEN 16 THEN 0 WHEN 31 THEN 2 ELSE 3 END::smallint,
+    coalesce(hour, day), category, coalesce(app_version, ''), coalesce(platform, ''), coalesce(campaign, ''), coalesce(variant, ''),
     metric, bin, count(*)
-FROM (SELECT app_id, tapwire_hour(event_time) AS hour, category, app_version, platform,
+FROM (SELECT app_id, tapwire_hour(event_time) AS hour, tapwire_utc_day(event_time) AS day, category, app_version, platform,
              coalesce(campaign, '') AS campaign, coalesce(variant, '') AS variant, m.metric, m.bin
       FROM events
       CROSS JOIN LATERAL (VALUES
@@ -50,5 +50,5 @@ FROM (SELECT app_id, tapwire_hour(event_time) AS hour, category, app_version, pl
         AND type = 'response' AND action_identifier <> 'com.apple.UNNotificationDismissActionIdentifier'
         AND m.bin IS NOT NULL
         AND (m.metric = 2 OR action_identifier <> 'com.apple.UNNotificationDefaultActionIdentifier')) f
-GROUP BY app_id, hour, category, metric, bin, GROUPING SETS ((app_version, platform, campaign, variant), ())
+GROUP BY app_id, category, metric, bin, GROUPING SETS ((hour, app_version, platform, campaign, variant), (hour), (day))
 ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
