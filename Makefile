@@ -2,10 +2,15 @@
 SWIFT ?= swift
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: run test bench demo build release deps clean
+.PHONY: run test bench demo build release deps sql-plan clean
 
-deps:
+deps: sql-plan
 	@scripts/install-deps.sh
+
+# SwiftPM re-plans (and re-embeds sql/) when Package.swift changes; a new .sql file alone does not.
+sql-plan:
+	@gen=$$(ls .build/plugins/outputs/*/TapwireStore/destination/EmbedSQL/EmbeddedSQL.swift 2>/dev/null | head -1); \
+	if [ -n "$$gen" ] && [ -n "$$(find sql -name '*.sql' -newer "$$gen" | head -1)" ]; then touch Package.swift; fi
 
 build: deps
 	$(SWIFT) build
@@ -26,8 +31,7 @@ test: deps
 
 ## make bench: ingestion end to end vs plain COPY (and the report/mismatch benchmarks).
 bench: release
-	scripts/with-postgres.sh scripts/bench.sh
-	scripts/with-postgres.sh scripts/bench-report.sh
+	TAPWIRE_PG_DURABLE=1 scripts/with-postgres.sh scripts/bench.sh
 
 ## make demo: simulated devices post ~200k events through the HTTP API; prints the report, writes report.html.
 demo: release

@@ -29,9 +29,14 @@ trap cleanup EXIT INT TERM
 
 "${as_pg[@]}" "$bindir/initdb" -D "$dir/data" -U postgres --auth=trust --encoding=UTF8 --locale=C >"$dir/initdb.log" 2>&1 \
   || { cat "$dir/initdb.log" >&2; exit 1; }
-# Durability is off: this cluster is thrown away. Tests that check durability use their own.
-"${as_pg[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
-  -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+# Durability is off unless TAPWIRE_PG_DURABLE=1 (benchmarks): this cluster is thrown away.
+settings="-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300"
+if [ "${TAPWIRE_PG_DURABLE:-0}" = 1 ]; then
+  settings="$settings -c shared_buffers=256MB -c max_wal_size=2GB"
+else
+  settings="$settings -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+fi
+"${as_pg[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 -o "$settings" \
   start >/dev/null || { cat "$dir/postgres.log" >&2; exit 1; }
 
 export TAPWIRE_TEST_DATABASE_URL="postgresql://postgres@127.0.0.1:$port/postgres?sslmode=disable"

@@ -1,5 +1,5 @@
 // Build-time tool for the EmbedSQL plugin: writes the SQL files it is given as Swift constants.
-// Arguments: <sql directory> <output.swift> <file.sql>...
+// Arguments: <sql directory> <output.swift>
 import Foundation
 
 let arguments = CommandLine.arguments
@@ -9,7 +9,12 @@ guard arguments.count >= 3 else {
 }
 let root = URL(fileURLWithPath: arguments[1]).standardizedFileURL.path
 let outputPath = arguments[2]
-let files = arguments.dropFirst(3).sorted()
+// Every .sql file under the directory, listed now (not when the build was planned).
+var listed: [String] = []
+if let walker = FileManager.default.enumerator(atPath: root) {
+    for case let relative as String in walker where relative.hasSuffix(".sql") { listed.append(root + "/" + relative) }
+}
+let files = (Array(arguments.dropFirst(3)) + listed).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.sorted()
 
 /// A raw string literal delimiter long enough that the SQL cannot close it early.
 func literal(_ text: String) -> String {
@@ -29,6 +34,7 @@ func identifier(_ relative: String) -> String {
 }
 
 var migrations: [(version: Int, name: String, relative: String)] = []
+var freshStatements: [String] = []
 var queries: [(name: String, relative: String)] = []
 var contents: [String: String] = [:]
 
@@ -53,6 +59,8 @@ for path in files {
             exit(1)
         }
         migrations.append((version, String(fileName.dropLast(4)), relative))
+    } else if relative.hasPrefix("fresh/") {
+        freshStatements.append(relative)
     } else {
         queries.append((identifier(relative.hasPrefix("queries/") ? String(relative.dropFirst(8)) : relative), relative))
     }
@@ -67,6 +75,12 @@ out += "package enum EmbeddedSQL {\n"
 out += "    package static let migrations: [EmbeddedMigration] = [\n"
 for migration in migrations {
     out += "        EmbeddedMigration(version: \(migration.version), name: \"\(migration.name)\", sql: \(literal(contents[migration.relative]!))),\n"
+}
+out += "    ]\n"
+out += "    /// `sql/fresh/*.sql`, in name order: run in each group commit over the newly stored rows.\n"
+out += "    package static let freshRowStatements: [(name: String, sql: String)] = [\n"
+for relative in freshStatements.sorted() {
+    out += "        (\"\(relative)\", \(literal(contents[relative]!))),\n"
 }
 out += "    ]\n"
 for query in queries {

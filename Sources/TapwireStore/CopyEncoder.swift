@@ -104,19 +104,23 @@ public struct StagedBatch: Sendable {
 }
 
 enum EventCopyRows {
-    static let fieldCount = 25
-
     /// Encodes batches in the column order of `sql/queries/copy_staging.sql`, numbering rows
     /// with a running `seq` that the commit statement hands back for the rows it stored.
-    static func encode(_ batches: [StagedBatch]) -> [UInt8] {
+    /// Without `seq`, the order is that of `sql/queries/copy_events.sql` (straight into events).
+    /// `only`: encode just the rows with these seqs (the new ones after dedup).
+    static func encode(_ batches: [StagedBatch], withSeq: Bool = true, only: Set<Int>? = nil) -> [UInt8] {
         let total = batches.reduce(0) { $0 + $1.events.count }
-        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + total * 260)
+        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + (only?.count ?? total) * 260)
         var seq: Int32 = 0
         for batch in batches {
             let context = batch.context
             for event in batch.events {
-                encoder.beginRow(fields: fieldCount)
-                encoder.int32(seq)
+                if let only, !only.contains(Int(seq)) {
+                    seq += 1
+                    continue
+                }
+                encoder.beginRow(fields: withSeq ? 25 : 24)
+                if withSeq { encoder.int32(seq) }
                 encoder.int64(batch.appId)
                 encoder.timestamp(event.eventTime)
                 encoder.uuid(event.eventId)
@@ -145,5 +149,26 @@ enum EventCopyRows {
             }
         }
         return encoder.finish()
+    }
+}
+
+/// Loading events with a plain COPY, no dedup and no rollups: the baseline `tapwire bench`
+/// compares the collector with, and a fast way to seed large volumes for report benchmarks.
+public enum BulkLoad {
+    /// COPYs the events into `events` in one transaction and returns the row count.
+    @discardableResult
+    public static func copyEvents(_ batches: [StagedBatch], on connection: PostgresConnection,
+                                  partitions: PartitionDays = PartitionDays()) throws(DatabaseError) -> Int {
+        let writer = EventWriter(connection: connection, partitions: partitions)
+        try writer.ensurePartitions(for: batches)
+        try connection.query("BEGIN")
+        do throws(DatabaseError) {
+            let rows = try connection.copyIn(EmbeddedSQL.copyEvents, data: EventCopyRows.encode(batches, withSeq: false))
+            try connection.query("COMMIT")
+            return rows
+        } catch {
+            if connection.isUsable { _ = try? connection.query("ROLLBACK") }
+            throw error
+        }
     }
 }

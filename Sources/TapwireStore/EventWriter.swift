@@ -37,6 +37,12 @@ public final class EventWriter {
     /// Stores the batches, returning per batch how many were new and how many duplicates. A
     /// transaction that loses a lock race (deadlock, serialization) is retried; anything else
     /// throws, and then nothing of the group was stored.
+    ///
+    /// One transaction: COPY every row into the session's staging table; claim the ids in
+    /// event_ids (sql/queries/claim_event_ids.sql), which returns only the new ones; drop the
+    /// duplicates from staging; COPY the new rows straight into events (COPY's multi-row insert
+    /// is much faster than INSERT … SELECT into a partitioned table); run sql/fresh/*.sql, which
+    /// aggregate the staging table, now exactly the new rows; COMMIT.
     public func commit(_ batches: [StagedBatch]) throws(DatabaseError) -> [BatchOutcome] {
         guard batches.contains(where: { !$0.events.isEmpty }) else {
             return batches.map { _ in BatchOutcome(stored: 0, duplicates: 0) }
@@ -46,11 +52,11 @@ public final class EventWriter {
             try connection.query(EmbeddedSQL.createStaging)
             stagingReady = true
         }
-        let data = EventCopyRows.encode(batches)
+        let staged = EventCopyRows.encode(batches)
         var attempt = 0
         while true {
             do {
-                return try commitOnce(batches, data: data)
+                return try commitOnce(batches, staged: staged)
             } catch {
                 if !connection.isUsable { stagingReady = false }
                 attempt += 1
@@ -60,17 +66,52 @@ public final class EventWriter {
         }
     }
 
-    private func commitOnce(_ batches: [StagedBatch], data: [UInt8]) throws(DatabaseError) -> [BatchOutcome] {
+    private func commitOnce(_ batches: [StagedBatch], staged: [UInt8]) throws(DatabaseError) -> [BatchOutcome] {
         do {
             try connection.query("BEGIN")
-            try connection.copyIn(EmbeddedSQL.copyStaging, data: data)
-            let result = try connection.query(EmbeddedSQL.commitStaged)
+            try connection.copyIn(EmbeddedSQL.copyStaging, data: staged)
+            let claimed = try connection.query(EmbeddedSQL.claimEventIds)
+            let fresh = Self.freshSeqs(batches, claimed: claimed.rows)
+            let total = batches.reduce(0) { $0 + $1.events.count }
+            if fresh.count < total {
+                let duplicates = (0..<total).filter { !fresh.contains($0) }
+                try connection.query(EmbeddedSQL.dropStagedDuplicates, ["{" + duplicates.map(String.init).joined(separator: ",") + "}"])
+            }
+            if !fresh.isEmpty {
+                try connection.copyIn(EmbeddedSQL.copyEvents, data: EventCopyRows.encode(batches, withSeq: false, only: fresh.count < total ? fresh : nil))
+                for statement in EmbeddedSQL.freshRowStatements { try connection.query(statement.sql) }
+            }
             try connection.query("COMMIT")
-            return Self.outcomes(batches, storedSeqs: result.rows.compactMap { $0[0].flatMap { Int($0) } })
+            return Self.outcomes(batches, storedSeqs: Array(fresh))
         } catch {
             if connection.isUsable { _ = try? connection.query("ROLLBACK") }
             throw error
         }
+    }
+
+    /// The staging seq of the first copy of each claimed (app_id, event_id).
+    static func freshSeqs(_ batches: [StagedBatch], claimed: [[String?]]) -> Set<Int> {
+        var wanted = Set<AppEvent>()
+        wanted.reserveCapacity(claimed.count)
+        for row in claimed {
+            guard let app = row[0].flatMap({ Int64($0) }), let id = row[1].flatMap({ EventID($0) }) else { continue }
+            wanted.insert(AppEvent(appId: app, eventId: id))
+        }
+        var fresh = Set<Int>()
+        fresh.reserveCapacity(wanted.count)
+        var seq = 0
+        for batch in batches {
+            for event in batch.events {
+                if wanted.remove(AppEvent(appId: batch.appId, eventId: event.eventId)) != nil { fresh.insert(seq) }
+                seq += 1
+            }
+        }
+        return fresh
+    }
+
+    struct AppEvent: Hashable {
+        var appId: Int64
+        var eventId: EventID
     }
 
     static func outcomes(_ batches: [StagedBatch], storedSeqs: [Int]) -> [BatchOutcome] {

@@ -9,6 +9,10 @@ public enum Subprocess {
     public struct Result: Sendable {
         public var status: Int32
         public var output: String
+        public init(status: Int32, output: String) {
+            self.status = status
+            self.output = output
+        }
     }
 
     /// `captureOutput: false` sends stdout and stderr to /dev/null.
@@ -51,6 +55,59 @@ public enum Subprocess {
         while waitpid(pid, &status, 0) == -1, errno == EINTR {}
         let exitCode: Int32 = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return Result(status: exitCode, output: String(decoding: output, as: UTF8.self))
+    }
+
+    /// A running child process.
+    public final class Child: Sendable {
+        public let pid: Int32
+        init(pid: Int32) { self.pid = pid }
+
+        public func signal(_ number: Int32) { _ = kill(pid, number) }
+
+        /// Waits for the exit, up to `timeout` seconds; nil if it is still running then.
+        public func wait(timeout: Double) -> Int32? {
+            let deadline = Date().addingTimeInterval(timeout)
+            while true {
+                var status: Int32 = 0
+                let result = waitpid(pid, &status, WNOHANG)
+                if result == pid { return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F) }
+                if result == -1, errno != EINTR { return -1 }
+                if Date() > deadline { return nil }
+                usleep(20_000)
+            }
+        }
+
+        /// Peak resident memory (VmHWM) in bytes, from /proc, while it runs.
+        public var peakResidentBytes: Int {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+                  let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+                  let kb = Int(line.split(separator: " ").dropFirst().first ?? "")
+            else { return 0 }
+            return kb * 1024
+        }
+    }
+
+    /// Starts a program in the background with stdout and stderr appended to `logPath`, and
+    /// extra environment variables on top of this process's environment.
+    public static func spawn(_ executable: String, _ arguments: [String], logPath: String,
+                             environment extra: [String: String] = [:]) throws -> Child {
+        var fileActions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&fileActions)
+        defer { posix_spawn_file_actions_destroy(&fileActions) }
+        posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&fileActions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&fileActions, 1, 2)
+        var environment = ProcessInfo.processInfo.environment
+        for (key, value) in extra { environment[key] = value }
+        let envStrings = environment.map { "\($0.key)=\($0.value)" }
+        var pid: pid_t = 0
+        let spawned: Int32 = withCStrings([executable] + arguments) { argv in
+            withCStrings(envStrings) { envp in
+                posix_spawn(&pid, executable, &fileActions, nil, argv, envp)
+            }
+        }
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOENT) }
+        return Child(pid: pid)
     }
 
     private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {

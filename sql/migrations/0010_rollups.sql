@@ -1,7 +1,7 @@
 -- 0010: rollups for the engagement report, kept exactly consistent with events.
 --
--- The group commit (sql/queries/commit_staged.sql) adds the newly stored rows of each commit
--- to these tables in the same statement as the insert, so they can never drift from events;
+-- The group commit (sql/fresh/10-12_rollup_*.sql) adds the newly stored rows of each commit
+-- to these tables in the same transaction as the insert, so they can never drift from events;
 -- `tapwire rollups rebuild` recomputes them from events (sql/queries/rollups_rebuild_*.sql).
 --
 -- Time buckets are UTC hours. A report in any time zone reads the whole hours that fall inside

@@ -1,5 +1,5 @@
 -- Recomputes the rollups of [$2, $3) (whole UTC days) for app $1, or every app when $1 is
--- NULL, from events: the same groups as the CTEs of commit_staged.sql. The caller runs it in
+-- NULL, from events: the same groups as the statements of sql/fresh/10-12. The caller runs it in
 -- one transaction after rollups_rebuild_lock.sql and rollups_rebuild_delete.sql.
 WITH rollup_counts_rebuilt AS (
     INSERT INTO rollup_counts AS t (app_id, grain, hour, category, app_version, platform, campaign, variant,

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The benchmarks of `make bench`, run inside scripts/with-postgres.sh (durable cluster:
+# TAPWIRE_PG_DURABLE=1 keeps fsync and synchronous_commit on, as in production).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=.build/release/tapwire
+url="${TAPWIRE_TEST_DATABASE_URL:?run me through scripts/with-postgres.sh}"
+echo "== ingestion: end to end vs plain COPY"
+"$bin" bench --database-url "$url" "$@"
+echo "== report: the 30-day engagement report from rollups vs from raw events"
+scripts/bench-report.sh
