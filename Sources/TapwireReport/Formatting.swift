@@ -87,7 +87,7 @@ enum Fmt {
 
     static let notes: [String] = [
         "Reply: p50/p90 reply length in characters. TTR: median/p90 time from delivery to an engaged response.",
-        "Engaged = opens + registered actions (text replies included), over delivered; \"base sent\" marks categories with no delivered events.",
+        "Engaged = opens + registered actions (text replies included), over delivered; an asterisk (*) marks a category with no delivered events, whose base is sent.",
         "Dismiss \"n/m\": not measurable. iOS reports dismissals only for categories registered with customDismissAction; it is not zero.",
         "Rich vs text-only is classified by the media present when the user saw the notification; intervals are Wilson 95% per side and Newcombe 95% for the difference.",
         "\"All categories\" mixes categories with different media shares and base rates, so its rich vs text-only difference can differ from every category's (Simpson's paradox): judge the uplift per category.",

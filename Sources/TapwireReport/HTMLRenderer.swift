@@ -57,7 +57,7 @@ public struct HTMLReportRenderer: Sendable {
         let u = overall.uplift
         let verdict: String
         if u.sufficient {
-            verdict = "Rich \(Fmt.percent(u.rich.rate)) vs text-only \(Fmt.percent(u.textOnly.rate)): \(Fmt.points(u.differencePoints)) \(Fmt.interval(u.differenceCIPoints, scale: 1, signed: true)), lift \(Fmt.lift(u.relativeLift)), p \(Fmt.pValue(u.pValue))"
+            verdict = "All categories pooled: rich \(Fmt.percent(u.rich.rate)) vs text-only \(Fmt.percent(u.textOnly.rate)): \(Fmt.points(u.differencePoints)) \(Fmt.interval(u.differenceCIPoints, scale: 1, signed: true)), lift \(Fmt.lift(u.relativeLift)), p \(Fmt.pValue(u.pValue))"
         } else {
             verdict = "Rich vs text-only: insufficient data (\(u.comparison.insufficientReason ?? ""))"
         }
@@ -69,6 +69,7 @@ public struct HTMLReportRenderer: Sendable {
         <div class="card"><span class="k">Median time to response</span><span class="v">\(Fmt.seconds(overall.timeToResponse.p50Seconds))</span></div>
         </div>
         <p class="verdict">\(esc(verdict))</p>
+        <p class="muted">Pooling mixes categories with different media shares and base rates; the per-category comparisons below are the ones to act on.</p>
 
         """
     }
@@ -142,7 +143,7 @@ public struct HTMLReportRenderer: Sendable {
         svg += "<line class=\"axis\" x1=\"\(f(left))\" y1=\"\(f(top + plotH))\" x2=\"\(f(left + plotW))\" y2=\"\(f(top + plotH))\"/>\n"
         svg += text(x: left - 6, y: top + 8, anchor: "end", Fmt.count(Int(maxDelivered)), className: "tick")
         svg += text(x: left - 6, y: top + plotH, anchor: "end", "0", className: "tick")
-        svg += text(x: left + plotW + 6, y: top + 8, anchor: "start", Fmt.percent(maxRate, digits: 0), className: "tick rate")
+        svg += text(x: left + plotW + 6, y: top + 8, anchor: "start", Fmt.percent(maxRate, digits: 0), className: "tick rate-label")
         var path: [String] = []
         for (i, point) in points.enumerated() {
             let x = left + Double(i) * step
@@ -238,7 +239,7 @@ public struct HTMLReportRenderer: Sendable {
     svg.chart{display:block;max-width:100%;height:auto;font-size:12px}
     svg .grid{stroke:#e5e7eb}svg .axis{stroke:#9ca3af}svg .tick{fill:#6b7280;font-size:11px}
     svg .whisker{stroke:#111827;stroke-width:1.5;fill:none}svg .day{fill:#bfdbfe}
-    svg .rate{fill:none;stroke:#dc2626;stroke-width:2}svg .rate-dot{fill:#dc2626}svg .diff{font-weight:600}svg .muted{fill:#6b7280}
+    svg .rate{fill:none;stroke:#dc2626;stroke-width:2}svg .rate-label{fill:#dc2626}svg .rate-dot{fill:#dc2626}svg .diff{font-weight:600}svg .muted{fill:#6b7280}
     table{border-collapse:collapse;width:100%;font-size:13px;margin-bottom:8px}
     th,td{padding:4px 8px;border-bottom:1px solid #e5e7eb;text-align:left;white-space:nowrap}
     th.num,td.num{text-align:right;font-variant-numeric:tabular-nums}tr.total td{font-weight:600;border-top:2px solid #d1d5db}
