@@ -29,6 +29,7 @@ let package = Package(
         .target(name: "TapwireReport", dependencies: ["TapwireCore", "TapwireStore"], swiftSettings: strict),
         // The SDK apps embed: Foundation and zlib only, never a server module.
         .target(name: "TapwireClient", dependencies: ["CZlib"], swiftSettings: strict),
+        .executableTarget(name: "tapwire-client-harness", dependencies: ["TapwireClient"], path: "Sources/TapwireClientHarness", swiftSettings: strict),
         .executableTarget(name: "tapwire",
                           dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireClient"],
                           swiftSettings: strict),

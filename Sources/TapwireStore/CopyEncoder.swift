@@ -70,20 +70,15 @@ struct CopyBinaryEncoder {
     mutating func optionalInt32(_ value: Int32?) { if let value { int32(value) } else { null() } }
 
     private mutating func append16(_ v: UInt16) {
-        bytes.append(UInt8(v >> 8))
-        bytes.append(UInt8(truncatingIfNeeded: v))
+        withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     private mutating func append32(_ v: UInt32) {
-        bytes.append(UInt8(v >> 24))
-        bytes.append(UInt8(truncatingIfNeeded: v >> 16))
-        bytes.append(UInt8(truncatingIfNeeded: v >> 8))
-        bytes.append(UInt8(truncatingIfNeeded: v))
+        withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     private mutating func append64(_ v: UInt64) {
-        append32(UInt32(truncatingIfNeeded: v >> 32))
-        append32(UInt32(truncatingIfNeeded: v))
+        withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) }
     }
 }
 
@@ -104,49 +99,49 @@ public struct StagedBatch: Sendable {
 }
 
 enum EventCopyRows {
-    /// Encodes batches in the column order of `sql/queries/copy_staging.sql`, numbering rows
-    /// with a running `seq` that the commit statement hands back for the rows it stored.
-    /// Without `seq`, the order is that of `sql/queries/copy_events.sql` (straight into events).
-    /// `only`: encode just the rows with these seqs (the new ones after dedup).
-    static func encode(_ batches: [StagedBatch], withSeq: Bool = true, only: Set<Int>? = nil) -> [UInt8] {
-        let total = batches.reduce(0) { $0 + $1.events.count }
-        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + (only?.count ?? total) * 260)
-        var seq: Int32 = 0
-        for batch in batches {
+    /// Encodes rows in the column order of `sql/queries/copy_staging.sql`, each with its `seq`
+    /// (its position across the batches, which the commit maps back to requests). Without
+    /// `seq`, the order is that of `sql/queries/copy_events.sql` (straight into events).
+    /// `order`: the seqs to encode, in that order (nil: every row, in order).
+    static func encode(_ batches: [StagedBatch], withSeq: Bool = true, order: [Int]? = nil) -> [UInt8] {
+        var locations: [(batch: Int, index: Int)] = []
+        locations.reserveCapacity(batches.reduce(0) { $0 + $1.events.count })
+        for (b, batch) in batches.enumerated() {
+            for i in batch.events.indices { locations.append((b, i)) }
+        }
+        let seqs = order ?? Array(locations.indices)
+        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + seqs.count * 260)
+        for seq in seqs {
+            let (b, i) = locations[seq]
+            let batch = batches[b]
+            let event = batch.events[i]
             let context = batch.context
-            for event in batch.events {
-                if let only, !only.contains(Int(seq)) {
-                    seq += 1
-                    continue
-                }
-                encoder.beginRow(fields: withSeq ? 25 : 24)
-                if withSeq { encoder.int32(seq) }
-                encoder.int64(batch.appId)
-                encoder.timestamp(event.eventTime)
-                encoder.uuid(event.eventId)
-                encoder.text(event.type.rawValue)
-                encoder.timestamp(event.deviceTime)
-                encoder.timestamp(batch.receivedAt)
-                encoder.bool(event.timeClamped)
-                encoder.optionalText(event.notificationId)
-                encoder.text(event.category)
-                encoder.optionalText(event.actionIdentifier)
-                encoder.optionalInt32(event.userTextLength)
-                encoder.bool(event.hasMedia)
-                encoder.int16(event.mediaTypes.rawValue)
-                encoder.optionalBool(event.mediaRequested)
-                encoder.optionalBool(event.categoryRegistered)
-                encoder.optionalText(event.campaign)
-                encoder.optionalText(event.variant)
-                encoder.optionalTimestamp(event.deliveredAt)
-                encoder.text(context.appVersion)
-                encoder.optionalText(context.build)
-                encoder.text(context.platform)
-                encoder.optionalText(context.osVersion)
-                encoder.optionalText(context.sdk)
-                encoder.optionalText(context.deviceId)
-                seq += 1
-            }
+            encoder.beginRow(fields: withSeq ? 25 : 24)
+            if withSeq { encoder.int32(Int32(seq)) }
+            encoder.int64(batch.appId)
+            encoder.timestamp(event.eventTime)
+            encoder.uuid(event.eventId)
+            encoder.text(event.type.rawValue)
+            encoder.timestamp(event.deviceTime)
+            encoder.timestamp(batch.receivedAt)
+            encoder.bool(event.timeClamped)
+            encoder.optionalText(event.notificationId)
+            encoder.text(event.category)
+            encoder.optionalText(event.actionIdentifier)
+            encoder.optionalInt32(event.userTextLength)
+            encoder.bool(event.hasMedia)
+            encoder.int16(event.mediaTypes.rawValue)
+            encoder.optionalBool(event.mediaRequested)
+            encoder.optionalBool(event.categoryRegistered)
+            encoder.optionalText(event.campaign)
+            encoder.optionalText(event.variant)
+            encoder.optionalTimestamp(event.deliveredAt)
+            encoder.text(context.appVersion)
+            encoder.optionalText(context.build)
+            encoder.text(context.platform)
+            encoder.optionalText(context.osVersion)
+            encoder.optionalText(context.sdk)
+            encoder.optionalText(context.deviceId)
         }
         return encoder.finish()
     }

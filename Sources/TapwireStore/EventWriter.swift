@@ -38,11 +38,12 @@ public final class EventWriter {
     /// transaction that loses a lock race (deadlock, serialization) is retried; anything else
     /// throws, and then nothing of the group was stored.
     ///
-    /// One transaction: COPY every row into the session's staging table; claim the ids in
-    /// event_ids (sql/queries/claim_event_ids.sql), which returns only the new ones; drop the
-    /// duplicates from staging; COPY the new rows straight into events (COPY's multi-row insert
-    /// is much faster than INSERT … SELECT into a partitioned table); run sql/fresh/*.sql, which
-    /// aggregate the staging table, now exactly the new rows; COMMIT.
+    /// One transaction: COPY the group's rows (repeats within the group dropped, in key order)
+    /// into the session's staging table; claim their ids in event_ids
+    /// (sql/queries/claim_event_ids.sql); if some were stored before, find and drop them from
+    /// staging; COPY the new rows straight into events (COPY's multi-row insert is much faster
+    /// than INSERT … SELECT into a partitioned table); run sql/fresh/*.sql, which aggregate the
+    /// staging table, now exactly the new rows; COMMIT.
     public func commit(_ batches: [StagedBatch]) throws(DatabaseError) -> [BatchOutcome] {
         guard batches.contains(where: { !$0.events.isEmpty }) else {
             return batches.map { _ in BatchOutcome(stored: 0, duplicates: 0) }
@@ -52,11 +53,12 @@ public final class EventWriter {
             try connection.query(EmbeddedSQL.createStaging)
             stagingReady = true
         }
-        let staged = EventCopyRows.encode(batches)
+        let plan = StagingPlan(batches)
+        let staged = EventCopyRows.encode(batches, withSeq: true, order: plan.order)
         var attempt = 0
         while true {
             do {
-                return try commitOnce(batches, staged: staged)
+                return try commitOnce(batches, plan: plan, staged: staged)
             } catch {
                 if !connection.isUsable { stagingReady = false }
                 attempt += 1
@@ -66,52 +68,57 @@ public final class EventWriter {
         }
     }
 
-    private func commitOnce(_ batches: [StagedBatch], staged: [UInt8]) throws(DatabaseError) -> [BatchOutcome] {
+    /// Which rows to stage, and in what order: the first copy of each (app_id, event_id) of the
+    /// group, sorted by that key.
+    struct StagingPlan {
+        /// Row numbers (seq, across the group's batches in order) to stage, in key order.
+        var order: [Int]
+
+        init(_ batches: [StagedBatch]) {
+            var keyed: [(key: AppEvent, seq: Int)] = []
+            keyed.reserveCapacity(batches.reduce(0) { $0 + $1.events.count })
+            var seen = Set<AppEvent>()
+            seen.reserveCapacity(keyed.capacity)
+            var seq = 0
+            for batch in batches {
+                for event in batch.events {
+                    let key = AppEvent(appId: batch.appId, eventId: event.eventId)
+                    if seen.insert(key).inserted { keyed.append((key, seq)) }
+                    seq += 1
+                }
+            }
+            keyed.sort { $0.key < $1.key }
+            order = keyed.map(\.seq)
+        }
+    }
+
+    private func commitOnce(_ batches: [StagedBatch], plan: StagingPlan, staged: [UInt8]) throws(DatabaseError) -> [BatchOutcome] {
         do {
             try connection.query("BEGIN")
             try connection.copyIn(EmbeddedSQL.copyStaging, data: staged)
-            let claimed = try connection.query(EmbeddedSQL.claimEventIds)
-            let fresh = Self.freshSeqs(batches, claimed: claimed.rows)
-            let total = batches.reduce(0) { $0 + $1.events.count }
-            if fresh.count < total {
-                let duplicates = (0..<total).filter { !fresh.contains($0) }
-                try connection.query(EmbeddedSQL.dropStagedDuplicates, ["{" + duplicates.map(String.init).joined(separator: ",") + "}"])
+            let claimed = try connection.query(EmbeddedSQL.claimEventIds).affectedRows
+            var fresh = plan.order
+            if claimed < plan.order.count {
+                let before = Set(try connection.query(EmbeddedSQL.stagedDuplicates).rows.compactMap { $0[0].flatMap { Int($0) } })
+                try connection.query(EmbeddedSQL.dropStagedDuplicates, ["{" + before.map(String.init).joined(separator: ",") + "}"])
+                fresh = plan.order.filter { !before.contains($0) }
             }
             if !fresh.isEmpty {
-                try connection.copyIn(EmbeddedSQL.copyEvents, data: EventCopyRows.encode(batches, withSeq: false, only: fresh.count < total ? fresh : nil))
+                try connection.copyIn(EmbeddedSQL.copyEvents, data: EventCopyRows.encode(batches, withSeq: false, order: fresh))
                 for statement in EmbeddedSQL.freshRowStatements { try connection.query(statement.sql) }
             }
             try connection.query("COMMIT")
-            return Self.outcomes(batches, storedSeqs: Array(fresh))
+            return Self.outcomes(batches, storedSeqs: fresh)
         } catch {
             if connection.isUsable { _ = try? connection.query("ROLLBACK") }
             throw error
         }
     }
 
-    /// The staging seq of the first copy of each claimed (app_id, event_id).
-    static func freshSeqs(_ batches: [StagedBatch], claimed: [[String?]]) -> Set<Int> {
-        var wanted = Set<AppEvent>()
-        wanted.reserveCapacity(claimed.count)
-        for row in claimed {
-            guard let app = row[0].flatMap({ Int64($0) }), let id = row[1].flatMap({ EventID($0) }) else { continue }
-            wanted.insert(AppEvent(appId: app, eventId: id))
-        }
-        var fresh = Set<Int>()
-        fresh.reserveCapacity(wanted.count)
-        var seq = 0
-        for batch in batches {
-            for event in batch.events {
-                if wanted.remove(AppEvent(appId: batch.appId, eventId: event.eventId)) != nil { fresh.insert(seq) }
-                seq += 1
-            }
-        }
-        return fresh
-    }
-
-    struct AppEvent: Hashable {
+    struct AppEvent: Hashable, Comparable {
         var appId: Int64
         var eventId: EventID
+        static func < (a: AppEvent, b: AppEvent) -> Bool { (a.appId, a.eventId) < (b.appId, b.eventId) }
     }
 
     static func outcomes(_ batches: [StagedBatch], storedSeqs: [Int]) -> [BatchOutcome] {

@@ -1,0 +1,78 @@
+/// When to post and how much: a batch is due when enough events, enough bytes or an old enough
+/// event is waiting. Pure, so the trigger rules are tested without a clock or a queue.
+public struct BatchPolicy: Sendable, Equatable {
+    /// Events per request; the collector accepts at most 2,000.
+    public var maxEvents: Int
+    /// Uncompressed event JSON per request; the collector inflates at most 8 MiB.
+    public var maxBytes: Int
+    /// The oldest waiting event is sent after at most this long (seconds).
+    public var maxAge: Double
+    /// A compressed body above this is split before sending (the collector answers 413 over 1 MiB).
+    public var maxCompressedBytes: Int
+
+    public init(maxEvents: Int = 500, maxBytes: Int = 512 << 10, maxAge: Double = 30, maxCompressedBytes: Int = 1 << 20) {
+        self.maxEvents = min(max(1, maxEvents), 2000)
+        self.maxBytes = max(1024, min(maxBytes, 8 << 20))
+        self.maxAge = max(0, maxAge)
+        self.maxCompressedBytes = maxCompressedBytes
+    }
+
+    /// Whether an automatic flush should post now.
+    public func isDue(count: Int, bytes: Int, oldestAge: Double?) -> Bool {
+        guard count > 0 else { return false }
+        return count >= maxEvents || bytes >= maxBytes || (oldestAge ?? 0) >= maxAge
+    }
+}
+
+/// The device facts sent with every batch. Only what the app chose: `deviceId` is nil unless
+/// the app sets an id of its own.
+public struct DeviceInfo: Sendable, Equatable {
+    public var appVersion: String
+    public var build: String?
+    public var platform: String
+    public var osVersion: String?
+    public var sdk: String
+    public var deviceId: String?
+
+    public static let sdkName = "tapwire-swift/1.0"
+
+    public init(appVersion: String, build: String? = nil, platform: String, osVersion: String? = nil,
+                sdk: String = DeviceInfo.sdkName, deviceId: String? = nil) {
+        self.appVersion = appVersion
+        self.build = build
+        self.platform = platform
+        self.osVersion = osVersion
+        self.sdk = sdk
+        self.deviceId = deviceId
+    }
+
+    var json: JSONOutput {
+        var members: [(String, JSONOutput)] = [("appVersion", .string(appVersion))]
+        if let build { members.append(("build", .string(build))) }
+        members.append(("platform", .string(platform)))
+        if let osVersion { members.append(("osVersion", .string(osVersion))) }
+        members.append(("sdk", .string(sdk)))
+        if let deviceId { members.append(("deviceId", .string(deviceId))) }
+        return .object(members)
+    }
+}
+
+/// The body of `POST /v1/batch`. Built for each attempt, so `sentAt` is the time of that send and
+/// the collector's skew correction stays right on a retry days later.
+public enum BatchBody {
+    public static func encode(sentAtMicros: Int64, device: DeviceInfo, events: [[UInt8]]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(events.reduce(128) { $0 + $1.count + 1 })
+        out.append(contentsOf: #"{"sentAt":"#.utf8)
+        JSONOutput.writeString(ISO8601Time.string(microseconds: sentAtMicros), to: &out)
+        out.append(contentsOf: #","context":"#.utf8)
+        device.json.write(to: &out)
+        out.append(contentsOf: #","events":["#.utf8)
+        for (i, event) in events.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: event)
+        }
+        out.append(contentsOf: "]}".utf8)
+        return out
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+public struct TransportRequest: Sendable, Equatable {
+    public var url: URL
+    public var method: String
+    /// Header names as sent; at most one of each.
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    public init(url: URL, method: String = "POST", headers: [String: String] = [:], body: [UInt8] = []) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+    }
+}
+
+public struct TransportResponse: Sendable, Equatable {
+    public var status: Int
+    /// Header names lower-cased.
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
+        self.status = status
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
+        self.body = body
+    }
+
+    /// Retry-After as seconds: the delta-seconds form, or an HTTP-date relative to `now`.
+    public func retryAfter(now: Date = Date()) -> Double? {
+        guard let value = headers["retry-after"]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if let seconds = Double(value), seconds.isFinite { return max(0, seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return nil }
+        return max(0, date.timeIntervalSince(now))
+    }
+}
+
+/// The one thing the SDK needs from HTTP. Throwing means the request did not complete, so the
+/// retry policy keeps the batch.
+public protocol HTTPTransport: Sendable {
+    func send(_ request: TransportRequest) async throws -> TransportResponse
+}
+
+/// The transport apps use: URLSession (FoundationNetworking on Linux).
+public struct URLSessionTransport: HTTPTransport {
+    public let session: URLSession
+    public let timeout: TimeInterval
+
+    public init(session: URLSession = URLSession(configuration: .ephemeral), timeout: TimeInterval = 30) {
+        self.session = session
+        self.timeout = timeout
+    }
+
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        urlRequest.httpMethod = request.method
+        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        urlRequest.httpBody = Data(request.body)
+        let task = UploadTask(session: session, request: urlRequest)
+        return try await withTaskCancellationHandler {
+            try await task.run()
+        } onCancel: {
+            task.cancel()
+        }
+    }
+}
+
+/// A data task bridged to async. The completion handler runs once; the lock guards the task
+/// handle so cancellation from another task is safe.
+private final class UploadTask: Sendable {
+    let session: URLSession
+    let request: URLRequest
+    private let task = Locked<URLSessionDataTask?>(nil)
+
+    init(session: URLSession, request: URLRequest) {
+        self.session = session
+        self.request = request
+    }
+
+    func run() async throws -> TransportResponse {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
+            let dataTask = session.dataTask(with: request) { data, response, error in
+                if let error {
+                    continuation.resume(throwing: error)
+                    return
+                }
+                guard let http = response as? HTTPURLResponse else {
+                    continuation.resume(throwing: URLError(.badServerResponse))
+                    return
+                }
+                var headers: [String: String] = [:]
+                for (key, value) in http.allHeaderFields {
+                    if let key = key as? String, let value = value as? String { headers[key.lowercased()] = value }
+                }
+                continuation.resume(returning: TransportResponse(status: http.statusCode, headers: headers, body: [UInt8](data ?? Data())))
+            }
+            task.withLock { $0 = dataTask }
+            dataTask.resume()
+        }
+    }
+
+    func cancel() { task.withLock { $0?.cancel() } }
+}
+
+/// Reading the collector's JSON answers (DESIGN.md): acknowledgements, errors, manifest results.
+enum CollectorAnswer {
+    private struct Ack: Decodable {
+        var accepted: Int
+        var duplicates: Int?
+        var rejected: [Rejected]?
+    }
+    private struct Rejected: Decodable {
+        var index: Int
+        var eventId: String?
+        var code: String?
+        var reason: String?
+    }
+    private struct ErrorBody: Decodable {
+        struct Detail: Decodable {
+            var code: String?
+            var message: String?
+        }
+        var error: Detail
+    }
+    private struct ManifestAnswer: Decodable {
+        var manifestId: JSONScalar?
+        var contentHash: String?
+        var created: Bool?
+    }
+
+    /// A manifest id may be a number or a string; both are kept as text.
+    struct JSONScalar: Decodable {
+        var text: String
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if let i = try? c.decode(Int64.self) { text = String(i) } else { text = try c.decode(String.self) }
+        }
+    }
+
+    static func outcome(of response: TransportResponse, now: Date = Date()) -> SendOutcome {
+        if response.status == 200 {
+            guard let ack = try? JSONDecoder().decode(Ack.self, from: Data(response.body)) else {
+                return .unreadable(status: 200)
+            }
+            return .acknowledged(BatchAcknowledgement(
+                accepted: ack.accepted, duplicates: ack.duplicates ?? 0,
+                rejected: (ack.rejected ?? []).map {
+                    BatchRejection(index: $0.index, eventId: $0.eventId, code: $0.code ?? "rejected", reason: $0.reason ?? "")
+                }))
+        }
+        return .status(response.status, retryAfter: response.retryAfter(now: now), errorCode: errorCode(response))
+    }
+
+    static func errorCode(_ response: TransportResponse) -> String? {
+        (try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body)))?.error.code
+    }
+
+    static func errorMessage(_ response: TransportResponse) -> String? {
+        (try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body)))?.error.message
+    }
+
+    static func manifest(_ response: TransportResponse) -> (manifestId: String?, contentHash: String?, created: Bool?)? {
+        guard let answer = try? JSONDecoder().decode(ManifestAnswer.self, from: Data(response.body)) else { return nil }
+        return (answer.manifestId?.text, answer.contentHash, answer.created)
+    }
+}
