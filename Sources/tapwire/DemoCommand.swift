@@ -111,7 +111,11 @@ enum DemoCommand {
         progress.finish()
         print("posted \(totals.posted) events in \(plan.batches.count) batches: \(totals.accepted) accepted, \(totals.duplicates) duplicates (retries), \(totals.rejected) rejected")
 
-        guard let location, format != nil || htmlOut != nil else { return 0 }
+        guard let location else {
+            print("the report: `tapwire report --app NAME --from \(plan.from.iso8601(fractionDigits: 0)) --to \(plan.to.iso8601(fractionDigits: 0))` against the collector's database")
+            return 0
+        }
+        guard format != nil || htmlOut != nil else { return 0 }
         let connection = try location.connect()
         defer { connection.close() }
         let app = try AppStore().app(named: appName, on: connection)

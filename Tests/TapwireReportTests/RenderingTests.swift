@@ -98,6 +98,18 @@ struct RenderingTests {
         #expect(throws: SchemaCheck.Failure.self) { try SchemaCheck.validate(broken) }
     }
 
+    @Test func anAppWithNoEventsStillRendersEverywhere() throws {
+        let scope = ReportScope(appId: 1, from: Timestamp(iso8601: "2026-11-02")!, to: Timestamp(iso8601: "2026-11-03")!)
+        let report = EngagementReportBuilder().build(app: "empty", scope: scope,
+                                                     data: ReportData(days: ["2026-11-02"], counts: [], actions: [], histograms: []),
+                                                     manifests: [:], generatedAt: Timestamp(microseconds: 0))
+        #expect(report.categories.isEmpty && report.overall.delivered == 0 && report.overall.engagementRate == nil)
+        #expect(!report.overall.uplift.sufficient)
+        try SchemaCheck.validate(JSONReportRenderer().render(report))
+        for format in ReportOutputFormat.allCases { #expect(!format.render(report).isEmpty) }
+        #expect(HTMLReportRenderer().render(report).contains("chart-daily"))
+    }
+
     @Test func jsonNamesAreTheDocumentedOnes() throws {
         let json = JSONReportRenderer().json(SampleReport.make())
         let top = try #require(json.objectValue).members.map(\.key)
