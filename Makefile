@@ -25,6 +25,7 @@ run: release
 
 ## make test: the whole suite against a throwaway PostgreSQL, stopped whatever the outcome.
 test: deps
+	@scripts/install-deps.sh chromium python3-jsonschema
 	scripts/test-prometheus-rules.sh
 	$(SWIFT) build --build-tests
 	TAPWIRE_BINARY=$(CURDIR)/.build/debug/tapwire scripts/with-postgres.sh $(SWIFT) test --skip-build
@@ -32,6 +33,10 @@ test: deps
 ## make bench: ingestion end to end vs plain COPY (and the report/mismatch benchmarks).
 bench: release
 	TAPWIRE_PG_DURABLE=1 scripts/with-postgres.sh scripts/bench.sh
+
+## make demo: simulated devices post ~200k events through the HTTP API; prints the report, writes report.html.
+demo: release
+	scripts/demo.sh
 
 clean:
 	rm -rf .build

@@ -7,5 +7,7 @@ bin=.build/release/tapwire
 url="${TAPWIRE_TEST_DATABASE_URL:?run me through scripts/with-postgres.sh}"
 echo "== ingestion: end to end vs plain COPY"
 "$bin" bench --database-url "$url" "$@"
+echo "== report: the 30-day engagement report from rollups vs from raw events"
+scripts/bench-report.sh
 echo "== mismatch detection: 30 days of 10M events, rollups vs raw scan"
 scripts/bench-mismatches.sh

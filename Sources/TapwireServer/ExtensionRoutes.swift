@@ -3,5 +3,6 @@
 public enum ExtensionRoutes {
     public static var all: [Route] {
         MismatchRoutes.all
+            + ReportRoutes.all
     }
 }

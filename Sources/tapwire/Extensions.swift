@@ -2,6 +2,10 @@
 // here, one line each, so main.swift stays the same.
 enum ExtensionCommands {
     static let all: [CommandSpec] = [
+        CommandSpec("report", "the engagement report (table, JSON, CSV, Markdown, HTML)", { ReportCommand.usage }, ReportCommand.run),
+        CommandSpec("rollups", "rebuild the report rollups from raw events", { RollupsCommand.usage }, RollupsCommand.run),
+        CommandSpec("bench-report", "benchmark the 30-day report: rollups vs raw events", { ReportBenchCommand.usage }, ReportBenchCommand.run),
+        CommandSpec("demo", "simulate devices posting telemetry, then print the report", { DemoCommand.usage }, DemoCommand.run),
         CommandSpec("alerts", "check an app's category mismatches (exit 1 when any)", { AlertsCommand.usage }, AlertsCommand.run),
         CommandSpec("bench-mismatches", "benchmark mismatch detection (30 days, 10M events)", { MismatchBenchCommand.usage }, MismatchBenchCommand.run),
     ]

@@ -1,0 +1,102 @@
+import Foundation
+
+/// The bucket layouts of the percentile histograms kept in the rollups. The bin of a value is
+/// computed in SQL (functions tapwire_reply_bin and tapwire_latency_bin, migration 0010); these
+/// types turn bins back into values and state the resolution the report prints.
+public enum HistogramMetric: Int, Sendable, CaseIterable {
+    case replyLength = 1
+    case timeToResponse = 2
+}
+
+/// Reply length in characters: one exact bucket per length up to `bound`, then one overflow
+/// bucket. Replies are short, so exact buckets cost little and percentiles are exact.
+public enum ReplyLengthBins {
+    /// Lengths 0…bound have their own bin; anything longer lands in bin bound + 1.
+    public static let bound = 500
+    public static var overflowBin: Int { bound + 1 }
+
+    public static func bin(forLength length: Int) -> Int { min(max(length, 0), overflowBin) }
+
+    /// The length a bin stands for; the overflow bin reports bound + 1 (meaning "more than bound").
+    public static func value(ofBin bin: Int) -> Double { Double(min(max(bin, 0), overflowBin)) }
+
+    public static var resolution: String {
+        "exact per character up to \(bound); longer replies share one bucket, reported as \(overflowBin)"
+    }
+}
+
+/// Time from delivery to response in seconds, in log-spaced buckets: bin 0 holds everything
+/// under one second, bin k ≥ 1 holds [2^((k−1)/4), 2^(k/4)) seconds, and the last bin is open.
+/// Latencies span milliseconds to days, so a relative resolution is the only one that fits.
+public enum LatencyBins {
+    public static let binsPerDoubling = 4
+    public static let lastBin = 100
+
+    /// The same rule as tapwire_latency_bin in SQL (used by tests and the demo).
+    public static func bin(forSeconds seconds: Double) -> Int {
+        guard seconds >= 1 else { return 0 }
+        let k = 1 + Int((Double(binsPerDoubling) * log2Value(seconds)).rounded(.down))
+        return min(k, lastBin)
+    }
+
+    public static func lowerBound(ofBin bin: Int) -> Double {
+        bin <= 0 ? 0 : pow2(Double(bin - 1) / Double(binsPerDoubling))
+    }
+
+    public static func upperBound(ofBin bin: Int) -> Double {
+        bin <= 0 ? 1 : (bin >= lastBin ? .infinity : pow2(Double(bin) / Double(binsPerDoubling)))
+    }
+
+    /// The bin's geometric midpoint (0.5 s for the sub-second bin): within ±maxRelativeError of
+    /// any value in the bin.
+    public static func value(ofBin bin: Int) -> Double {
+        bin <= 0 ? 0.5 : pow2((Double(min(bin, lastBin)) - 0.5) / Double(binsPerDoubling))
+    }
+
+    /// 2^(1/(2·binsPerDoubling)) − 1, about 9.05%.
+    public static var maxRelativeError: Double { pow2(1 / Double(2 * binsPerDoubling)) - 1 }
+
+    public static var resolution: String {
+        let percent = (maxRelativeError * 1000).rounded() / 10
+        return "log-spaced, \(binsPerDoubling) buckets per doubling from 1 s; values are bucket midpoints, within ±\(percent)%"
+    }
+
+    private static func log2Value(_ x: Double) -> Double { Foundation.log2(x) }
+    private static func pow2(_ x: Double) -> Double { Foundation.exp2(x) }
+}
+
+/// Counts per bin, merged from rollup rows; percentiles by the nearest-rank rule.
+public struct BinnedHistogram: Sendable, Equatable {
+    public private(set) var counts: [Int: Int] = [:]
+    public private(set) var total = 0
+
+    public init() {}
+
+    public init(_ pairs: [(bin: Int, count: Int)]) {
+        for pair in pairs { add(bin: pair.bin, count: pair.count) }
+    }
+
+    public mutating func add(bin: Int, count: Int) {
+        guard count > 0 else { return }
+        counts[bin, default: 0] += count
+        total += count
+    }
+
+    public mutating func merge(_ other: BinnedHistogram) {
+        for (bin, count) in other.counts { add(bin: bin, count: count) }
+    }
+
+    /// The bin holding the q-quantile (0 < q ≤ 1): the smallest bin whose cumulative count
+    /// reaches ⌈q·N⌉. Nil when the histogram is empty.
+    public func percentileBin(_ q: Double) -> Int? {
+        guard total > 0 else { return nil }
+        let rank = max(1, Int((q * Double(total)).rounded(.up)))
+        var cumulative = 0
+        for bin in counts.keys.sorted() {
+            cumulative += counts[bin]!
+            if cumulative >= rank { return bin }
+        }
+        return counts.keys.max()
+    }
+}
+

@@ -1,0 +1,222 @@
+import Foundation
+import TapwireCore
+
+/// What `tapwire demo` simulates. Everything follows from `seed`, so a run is reproducible.
+public struct DemoConfiguration: Sendable, Equatable {
+    public var seed: UInt64 = 42
+    public var devices = 2_000
+    public var notifications = 150_000
+    public var days = 14
+    /// The end of the simulated period (exclusive); events spread over the `days` before it.
+    public var end: Timestamp
+    /// The true engagement difference, rich minus text-only, in percentage points, added to
+    /// every category's base rate when media was shown.
+    public var upliftPoints: Double = 6
+    /// The share of media downloads that fail (the notification shows as text-only).
+    public var mediaFailureRate = 0.08
+    /// The share of batches posted twice, as a client retrying after a lost response would.
+    public var retryFraction = 0.01
+    public var eventsPerBatch = 400
+
+    public init(end: Timestamp) { self.end = end }
+}
+
+/// One simulated category: its registration, base engagement rate and media mix.
+struct DemoCategory {
+    var identifier: String
+    var title: String
+    var actions: [(id: String, textInput: Bool, destructive: Bool)]
+    var customDismiss: Bool
+    var baseRate: Double
+    var mediaShare: Double
+    var weight: Double
+    var campaign: (name: String, variants: [String])?
+    /// Posted by the backend as `sent` only, never `delivered` (the fallback base).
+    var sentOnly = false
+}
+
+/// A batch ready to post: the device context and events; `sentAt` is filled at post time so
+/// clock-skew correction sees a real send.
+public struct DemoBatch: Sendable {
+    public var context: [(String, JSONValue)]
+    public var events: [JSONValue]
+
+    public func body(sentAt: Timestamp) -> [UInt8] {
+        JSONValue.object([("sentAt", .string(sentAt.iso8601(fractionDigits: 3))), ("context", .object(context)),
+                          ("events", .array(events))]).serializedBytes()
+    }
+}
+
+public struct DemoPlan: Sendable {
+    /// Bodies for `POST /v1/categories`, one per app version.
+    public var manifests: [[UInt8]]
+    /// In posting order; retried batches appear twice.
+    public var batches: [DemoBatch]
+    public var uniqueEvents: Int
+    public var from: Timestamp
+    public var to: Timestamp
+}
+
+/// Builds the demo population's telemetry: devices on several app versions and platforms,
+/// categories with actions, text replies and dismissals, and a rich/text-only mix whose true
+/// engagement difference is `upliftPoints`.
+public struct DemoSimulator: Sendable {
+    public var configuration: DemoConfiguration
+
+    public init(_ configuration: DemoConfiguration) { self.configuration = configuration }
+
+    static let versions: [(String, Double)] = [("3.2.1", 0.6), ("3.2.0", 0.25), ("3.1.0", 0.15)]
+    static let platforms: [(String, Double)] = [("iOS", 0.9), ("watchOS", 0.1)]
+
+    static let categories: [DemoCategory] = [
+        DemoCategory(identifier: "message", title: "Messages",
+                     actions: [("reply", true, false), ("mark_read", false, false), ("delete", false, true)],
+                     customDismiss: true, baseRate: 0.30, mediaShare: 0.2, weight: 0.35),
+        DemoCategory(identifier: "social_post", title: "Social",
+                     actions: [("like", false, false), ("comment", true, false)],
+                     customDismiss: false, baseRate: 0.18, mediaShare: 0.55, weight: 0.3),
+        DemoCategory(identifier: "promo", title: "Promotions",
+                     actions: [("shop_now", false, false), ("not_interested", false, true)],
+                     customDismiss: true, baseRate: 0.08, mediaShare: 0.7, weight: 0.2,
+                     campaign: ("winter-sale", ["A", "B"])),
+        DemoCategory(identifier: "news", title: "News", actions: [("read_later", false, false)],
+                     customDismiss: false, baseRate: 0.12, mediaShare: 0.6, weight: 0.12),
+        DemoCategory(identifier: "digest", title: "Weekly digest", actions: [], customDismiss: false,
+                     baseRate: 0.1, mediaShare: 0, weight: 0.03, sentOnly: true),
+    ]
+
+    /// App 3.1.0 registered `message` without customDismissAction: its dismissals are not measurable.
+    static func registersCustomDismiss(_ category: DemoCategory, version: String) -> Bool {
+        category.customDismiss && !(version == "3.1.0" && category.identifier == "message")
+    }
+
+    public func plan() -> DemoPlan {
+        var rng = SeededGenerator(seed: configuration.seed)
+        let c = configuration
+        let span = Int64(c.days) * 86_400_000_000
+        let from = c.end.adding(microseconds: -span)
+        struct Device { var version: String; var platform: String; var id: String; var events: [JSONValue] = [] }
+        var devices: [Device] = (0..<max(1, c.devices)).map { i in
+            Device(version: Self.pick(Self.versions, &rng), platform: Self.pick(Self.platforms, &rng),
+                   id: "demo-device-\(i)")
+        }
+        let categoryWeights = Self.categories.map { ($0, $0.weight) }
+        var unique = 0
+        for n in 0..<c.notifications {
+            let d = Int.random(in: 0..<devices.count, using: &rng)
+            let category = Self.pick(categoryWeights, &rng)
+            let deliveredAt = from.adding(microseconds: Int64.random(in: 0..<span, using: &rng))
+            let notificationId = "demo-\(c.seed)-\(n)"
+            let requested = Double.random(in: 0..<1, using: &rng) < category.mediaShare
+            let shown = requested && Double.random(in: 0..<1, using: &rng) >= c.mediaFailureRate
+            var campaign: String?, variant: String?
+            if let (name, variants) = category.campaign {
+                campaign = name
+                variant = variants[Int.random(in: 0..<variants.count, using: &rng)]
+            }
+            func common(_ type: String, _ time: Timestamp) -> [(String, JSONValue)] {
+                var fields: [(String, JSONValue)] = [
+                    ("eventId", .string(EventID.v7(at: time, using: &rng).description)), ("type", .string(type)),
+                    ("timestamp", .string(time.iso8601(fractionDigits: 3))), ("notificationId", .string(notificationId)),
+                    ("category", .string(category.identifier)), ("hasMedia", .bool(shown)),
+                    ("categoryRegistered", .bool(true)),
+                ]
+                if shown { fields.append(("mediaTypes", ["image"])) }
+                if let campaign { fields.append(("campaign", .string(campaign))) }
+                if let variant { fields.append(("variant", .string(variant))) }
+                return fields
+            }
+            if category.sentOnly {
+                var sent = common("sent", deliveredAt.adding(microseconds: -2_000_000))
+                sent.removeAll { $0.0 == "categoryRegistered" }
+                devices[d].events.append(.object(sent))
+            } else {
+                var delivered = common("delivered", deliveredAt)
+                delivered.append(("mediaRequested", .bool(requested)))
+                devices[d].events.append(.object(delivered))
+            }
+            unique += 1
+            let rate = min(1, max(0, category.baseRate + (shown ? c.upliftPoints / 100 : 0)))
+            let latency = exp(log(90.0) + 1.5 * Self.normal(&rng))
+            let respondedAt = deliveredAt.adding(seconds: min(latency, 6 * 86_400))
+            var response = common("response", respondedAt)
+            response.append(("deliveredAt", .string(deliveredAt.iso8601(fractionDigits: 3))))
+            if Double.random(in: 0..<1, using: &rng) < rate {
+                // Every registered action counts as engagement, destructive ones too.
+                let usable = category.actions
+                if usable.isEmpty || Double.random(in: 0..<1, using: &rng) < 0.55 {
+                    response.append(("actionIdentifier", .string(SystemAction.open)))
+                } else {
+                    let action = usable[Int.random(in: 0..<usable.count, using: &rng)]
+                    response.append(("actionIdentifier", .string(action.id)))
+                    if action.textInput {
+                        let length = Int(exp(log(20.0) + 0.8 * Self.normal(&rng)).rounded())
+                        response.append(("userTextLength", .int(min(2_000, max(1, length)))))
+                    }
+                }
+            } else if Self.registersCustomDismiss(category, version: devices[d].version),
+                      Double.random(in: 0..<1, using: &rng) < 0.3 {
+                response.append(("actionIdentifier", .string(SystemAction.dismiss)))
+            } else {
+                continue
+            }
+            devices[d].events.append(.object(response))
+            unique += 1
+        }
+        var batches: [DemoBatch] = []
+        for device in devices {
+            let context: [(String, JSONValue)] = [
+                ("appVersion", .string(device.version)), ("build", .string(device.version.replacingOccurrences(of: ".", with: ""))),
+                ("platform", .string(device.platform)), ("osVersion", .string(device.platform == "iOS" ? "18.1" : "11.1")),
+                ("sdk", "tapwire-demo/1.0"), ("deviceId", .string(device.id)),
+            ]
+            var start = 0
+            while start < device.events.count {
+                let end = min(device.events.count, start + max(1, c.eventsPerBatch))
+                batches.append(DemoBatch(context: context, events: Array(device.events[start..<end])))
+                start = end
+            }
+        }
+        batches.shuffle(using: &rng)
+        // Retries: a client that lost the response posts the same events again later.
+        let retries = Int((Double(batches.count) * c.retryFraction).rounded())
+        for _ in 0..<retries {
+            let original = batches[Int.random(in: 0..<batches.count, using: &rng)]
+            batches.insert(original, at: Int.random(in: 0...batches.count, using: &rng))
+        }
+        let manifests = Self.versions.map { version, _ in
+            JSONValue.object([
+                ("appVersion", .string(version)),
+                ("categories", .array(Self.categories.map { category in
+                    .object([
+                        ("identifier", .string(category.identifier)), ("title", .string(category.title)),
+                        ("options", .array(Self.registersCustomDismiss(category, version: version) ? ["customDismissAction"] : [])),
+                        ("actions", .array(category.actions.map { action in
+                            .object([("identifier", .string(action.id)),
+                                     ("options", .array(action.destructive ? ["destructive"] : action.textInput ? [] : ["foreground"])),
+                                     ("textInput", .bool(action.textInput))])
+                        })),
+                    ])
+                })),
+            ]).serializedBytes()
+        }
+        return DemoPlan(manifests: manifests, batches: batches, uniqueEvents: unique, from: from, to: c.end)
+    }
+
+    static func pick<T>(_ choices: [(T, Double)], _ rng: inout SeededGenerator) -> T {
+        let total = choices.reduce(0) { $0 + $1.1 }
+        var x = Double.random(in: 0..<total, using: &rng)
+        for (value, weight) in choices {
+            if x < weight { return value }
+            x -= weight
+        }
+        return choices[choices.count - 1].0
+    }
+
+    /// A standard normal draw (Box–Muller).
+    static func normal(_ rng: inout SeededGenerator) -> Double {
+        let u1 = Double.random(in: Double.ulpOfOne..<1, using: &rng)
+        let u2 = Double.random(in: 0..<1, using: &rng)
+        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+    }
+}

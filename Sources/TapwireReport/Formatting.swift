@@ -1,0 +1,103 @@
+import Foundation
+import TapwireCore
+import TapwireStore
+
+/// Human formatting shared by the text renderers (table, Markdown, HTML), so every format
+/// shows a number the same way.
+enum Fmt {
+    static let dash = "—"
+
+    static func count(_ n: Int) -> String {
+        let digits = String(n.magnitude)
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return (n < 0 ? "-" : "") + out
+    }
+
+    static func fixed(_ value: Double, _ digits: Int) -> String {
+        let text = String(format: "%.\(digits)f", value)
+        // "-0.0" reads as a negative difference; it is none.
+        if text.hasPrefix("-"), text.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) { return String(text.dropFirst()) }
+        return text
+    }
+
+    static func percent(_ rate: Double?, digits: Int = 1) -> String {
+        guard let rate else { return dash }
+        return fixed(rate * 100, digits) + "%"
+    }
+
+    static func interval(_ ci: ConfidenceInterval?, scale: Double = 100, signed: Bool = false) -> String {
+        guard let ci else { return dash }
+        func f(_ v: Double) -> String { (signed && v >= 0 ? "+" : "") + fixed(v * scale, 1) }
+        return "[" + f(ci.lower) + ", " + f(ci.upper) + "]"
+    }
+
+    static func points(_ value: Double?) -> String {
+        guard let value else { return dash }
+        return (value >= 0 ? "+" : "") + fixed(value, 1) + " pp"
+    }
+
+    static func lift(_ value: Double?) -> String {
+        guard let value else { return dash }
+        return (value >= 0 ? "+" : "") + fixed(value * 100, 0) + "%"
+    }
+
+    static func pValue(_ p: Double?) -> String {
+        guard let p else { return dash }
+        if p < 0.001 { return "<0.001" }
+        return fixed(p, 3)
+    }
+
+    static func seconds(_ s: Double?) -> String {
+        guard let s else { return dash }
+        if s < 1 { return "<1s" }
+        if s < 60 { return fixed(s, 0) + "s" }
+        if s < 3600 { return fixed(s / 60, 1) + "m" }
+        if s < 86_400 { return fixed(s / 3600, 1) + "h" }
+        return fixed(s / 86_400, 1) + "d"
+    }
+
+    static func dismiss(_ d: DismissStats) -> String {
+        guard d.measurable else { return "n/m" }
+        return percent(d.rate)
+    }
+
+    static func replyLengths(_ r: TextReplies) -> String {
+        guard let p50 = r.p50Length, let p90 = r.p90Length else { return dash }
+        return "\(p50)/\(p90)"
+    }
+
+    static func range(_ report: EngagementReport) -> String {
+        "\(report.from.iso8601(fractionDigits: 0)) to \(report.to.iso8601(fractionDigits: 0)) (days in \(report.timeZone))"
+    }
+
+    static func filters(_ report: EngagementReport) -> String? {
+        let pairs = report.filters.pairs
+        guard !pairs.isEmpty else { return nil }
+        return pairs.map { "\($0.0.rawValue)=\($0.1.isEmpty ? "(none)" : $0.1)" }.joined(separator: ", ")
+    }
+
+    /// Fits text into `width` characters, ending with an ellipsis when cut.
+    static func fit(_ text: String, _ width: Int) -> String {
+        text.count <= width ? text : String(text.prefix(max(0, width - 1))) + "…"
+    }
+
+    static let notes: [String] = [
+        "Reply: p50/p90 reply length in characters. TTR: median/p90 time from delivery to an engaged response.",
+        "Engaged = opens + registered actions (text replies included), over delivered; an asterisk (*) marks a category with no delivered events, whose base is sent.",
+        "Dismiss \"n/m\": not measurable. iOS reports dismissals only for categories registered with customDismissAction; it is not zero.",
+        "Rich vs text-only is classified by the media present when the user saw the notification; intervals are Wilson 95% per side and Newcombe 95% for the difference.",
+        "\"All categories\" mixes categories with different media shares and base rates, so its rich vs text-only difference can differ from every category's (Simpson's paradox): judge the uplift per category.",
+    ]
+
+    static func sampleNote(_ report: EngagementReport) -> String {
+        "Comparisons need at least \(report.minimumSample.perSide) delivered per side and an expected count of \(fixed(report.minimumSample.expectedCount, 0)) engaged and not engaged (z-test validity); below that: insufficient data."
+    }
+
+    static func resolutionNote() -> String {
+        "Reply length: \(EngagementReport.replyLengthResolution). Time to response: \(EngagementReport.timeToResponseResolution)."
+    }
+}

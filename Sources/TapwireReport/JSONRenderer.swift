@@ -1,0 +1,122 @@
+import TapwireCore
+import TapwireStore
+
+/// The report as JSON, in the shape of schemas/engagement-report.v1.json. Keys keep this order;
+/// rates are fractions (0.125 = 12.5%), the uplift difference is in percentage points.
+public struct JSONReportRenderer: Sendable {
+    public init() {}
+
+    public func render(_ report: EngagementReport, pretty: Bool = true) -> String {
+        json(report).serialized(pretty: pretty) + "\n"
+    }
+
+    public func json(_ report: EngagementReport) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("schemaVersion", .int(EngagementReport.schemaVersion)),
+            ("app", .string(report.app)),
+            ("from", .string(report.from.iso8601(fractionDigits: 3))),
+            ("to", .string(report.to.iso8601(fractionDigits: 3))),
+            ("timeZone", .string(report.timeZone)),
+            ("filters", .object(ReportDimension.allCases.map { dimension in
+                (dimension.rawValue, .optional(report.filters.pairs.first { $0.0 == dimension }?.1))
+            })),
+            ("groupBy", .optional(report.groupBy?.rawValue)),
+            ("source", .string(report.source.rawValue)),
+            ("generatedAt", .string(report.generatedAt.iso8601(fractionDigits: 3))),
+            ("minimumSample", .object([
+                ("perSide", .int(report.minimumSample.perSide)),
+                ("expectedCount", .double(report.minimumSample.expectedCount)),
+            ])),
+            ("resolution", .object([
+                ("replyLength", .string(EngagementReport.replyLengthResolution)),
+                ("timeToResponse", .string(EngagementReport.timeToResponseResolution)),
+            ])),
+            ("categories", .array(report.categories.map(category))),
+            ("overall", category(report.overall)),
+        ]
+        if report.groupBy != nil {
+            members.append(("groups", .array(report.groups.map { group in
+                .object([
+                    ("dimension", .string(group.dimension.rawValue)),
+                    ("value", .string(group.value)),
+                    ("categories", .array(group.categories.map(category))),
+                    ("overall", category(group.overall)),
+                ])
+            })))
+        }
+        return .object(members)
+    }
+
+    func category(_ c: CategoryEngagement) -> JSONValue {
+        .object([
+            ("category", .optional(c.category)),
+            ("title", .optional(c.title)),
+            ("delivered", .int(c.delivered)),
+            ("sent", .int(c.sent)),
+            ("opens", .int(c.opens)),
+            ("actions", .object(c.actions.map { ($0.identifier, .int($0.count)) })),
+            ("actionRates", .object(c.actions.map { ($0.identifier, number($0.rate)) })),
+            ("textReplies", .object([
+                ("count", .int(c.textReplies.count)),
+                ("p50Length", .optional(c.textReplies.p50Length)),
+                ("p90Length", .optional(c.textReplies.p90Length)),
+            ])),
+            ("dismiss", .object([
+                ("measurable", .bool(c.dismiss.measurable)),
+                ("count", .optional(c.dismiss.count)),
+                ("rate", number(c.dismiss.rate)),
+                ("base", .optional(c.dismiss.base)),
+            ])),
+            ("engaged", .int(c.engaged)),
+            ("engagementRate", number(c.engagementRate)),
+            ("engagementCI95", interval(c.engagementCI95)),
+            ("base", .string(c.base.rawValue)),
+            ("rich", side(c.uplift.rich)),
+            ("textOnly", side(c.uplift.textOnly)),
+            ("uplift", .object([
+                ("difference", number(c.uplift.differencePoints)),
+                ("ci95", interval(c.uplift.differenceCIPoints)),
+                ("relativeLift", number(c.uplift.relativeLift)),
+                ("pValue", number(c.uplift.pValue, digits: 12)),
+                ("sufficient", .bool(c.uplift.sufficient)),
+                ("reason", .optional(c.uplift.comparison.insufficientReason)),
+            ])),
+            ("media", .object([
+                ("requested", .int(c.media.requested)),
+                ("notShown", .int(c.media.notShown)),
+                ("failureRate", number(c.media.rate)),
+            ])),
+            ("timeToResponse", .object([
+                ("samples", .int(c.timeToResponse.samples)),
+                ("p50Seconds", number(c.timeToResponse.p50Seconds, digits: 3)),
+                ("p90Seconds", number(c.timeToResponse.p90Seconds, digits: 3)),
+            ])),
+            ("daily", .array(c.daily.map { point in
+                .object([("date", .string(point.date)), ("delivered", .int(point.delivered)), ("engaged", .int(point.engaged))])
+            })),
+        ])
+    }
+
+    func side(_ s: SideEngagement) -> JSONValue {
+        .object([("delivered", .int(s.delivered)), ("engaged", .int(s.engaged)), ("rate", number(s.rate)), ("ci95", interval(s.ci95))])
+    }
+
+    func interval(_ ci: ConfidenceInterval?) -> JSONValue {
+        guard let ci else { return .null }
+        return .object([("lower", number(ci.lower)), ("upper", number(ci.upper))])
+    }
+
+    /// Rounded so output is stable and readable (6 decimals; more for tiny p-values).
+    func number(_ value: Double?, digits: Int = 6) -> JSONValue {
+        guard let value, value.isFinite else { return .null }
+        return .double(Rounding.round(value, digits: digits))
+    }
+}
+
+enum Rounding {
+    static func round(_ value: Double, digits: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        return (value * scale).rounded() / scale
+    }
+}

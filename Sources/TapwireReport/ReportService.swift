@@ -1,0 +1,206 @@
+import TapwireCore
+import TapwireStore
+
+/// Why a report could not be made. Codes are stable; the HTTP layer maps them to statuses.
+public struct ReportError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case invalidParameter = "invalid_parameter"
+        case unknownTimeZone = "unknown_time_zone"
+        case invalidRange = "invalid_range"
+    }
+    public var code: Code
+    public var message: String
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+    public var description: String { message }
+}
+
+/// The output formats, one renderer each.
+public enum ReportOutputFormat: String, Sendable, CaseIterable {
+    case table, json, csv, md, html
+
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "table", "text": self = .table
+        case "json": self = .json
+        case "csv": self = .csv
+        case "md", "markdown": self = .md
+        case "html": self = .html
+        default: return nil
+        }
+    }
+
+    public var contentType: String {
+        switch self {
+        case .table: return "text/plain; charset=utf-8"
+        case .json: return "application/json"
+        case .csv: return "text/csv; charset=utf-8"
+        case .md: return "text/markdown; charset=utf-8"
+        case .html: return "text/html; charset=utf-8"
+        }
+    }
+
+    public func render(_ report: EngagementReport) -> String {
+        switch self {
+        case .table: return TableReportRenderer().render(report)
+        case .json: return JSONReportRenderer().render(report)
+        case .csv: return CSVReportRenderer().render(report)
+        case .md: return MarkdownReportRenderer().render(report)
+        case .html: return HTMLReportRenderer().render(report)
+        }
+    }
+}
+
+/// A report request as the CLI flags and the HTTP query parameters both spell it, validated
+/// once here so both give the same errors.
+public struct ReportRequest: Sendable, Equatable {
+    /// A date (YYYY-MM-DD, a local day in `timeZone`) or an ISO 8601 timestamp.
+    public var from: String?
+    public var to: String?
+    /// `--since 7d`: the last N local days, today included; `--since 12h`: the last N hours.
+    public var since: String?
+    public var timeZone: String
+    public var filters: ReportFilters
+    public var groupBy: ReportDimension?
+    public var minimumSample: MinimumSample
+    public var source: ReportSource
+
+    /// The option names, shared by `tapwire report --NAME` and `?NAME=` on the HTTP endpoints.
+    public static let optionNames = ["from", "to", "since", "tz", "version", "platform", "campaign", "variant", "by", "min-sample"]
+
+    public init(from: String? = nil, to: String? = nil, since: String? = nil, timeZone: String = "UTC",
+                filters: ReportFilters = ReportFilters(), groupBy: ReportDimension? = nil,
+                minimumSample: MinimumSample = .default, source: ReportSource = .rollups) {
+        self.from = from
+        self.to = to
+        self.since = since
+        self.timeZone = timeZone
+        self.filters = filters
+        self.groupBy = groupBy
+        self.minimumSample = minimumSample
+        self.source = source
+    }
+
+    /// Builds a request from option values (already split from flags or a query string).
+    public init(options: [(String, String)]) throws(ReportError) {
+        self.init()
+        for (name, value) in options {
+            switch name {
+            case "from": from = try Self.time(value, name)
+            case "to": to = try Self.time(value, name)
+            case "since":
+                guard Self.parseSince(value) != nil else {
+                    throw ReportError(.invalidParameter, "since must be a count of days or hours, such as 7d or 12h (got \"\(value.prefix(40))\")")
+                }
+                since = value
+            case "tz":
+                guard !value.isEmpty, value.count <= 64, value.allSatisfy({ $0.isLetter || $0.isNumber || "/_+-:".contains($0) }) else {
+                    throw ReportError(.unknownTimeZone, "tz must be an IANA zone name such as UTC or Europe/Bucharest")
+                }
+                timeZone = value
+            case "version", "appVersion", "app-version": filters.appVersion = value
+            case "platform": filters.platform = value
+            case "campaign": filters.campaign = value
+            case "variant": filters.variant = value
+            case "by":
+                guard let dimension = ReportDimension(flag: value) else {
+                    throw ReportError(.invalidParameter, "by must be one of version, platform, campaign, variant (got \"\(value.prefix(40))\")")
+                }
+                groupBy = dimension
+            case "min-sample", "minSample":
+                guard let n = Int(value), n >= 0, n <= 1_000_000_000 else {
+                    throw ReportError(.invalidParameter, "min-sample must be a whole number of delivered notifications per side, such as 100")
+                }
+                minimumSample.perSide = n
+            default:
+                throw ReportError(.invalidParameter, "unknown report option \"\(name.prefix(40))\"; known: \(Self.optionNames.joined(separator: ", "))")
+            }
+        }
+        if since != nil, from != nil {
+            throw ReportError(.invalidParameter, "give either since or from, not both")
+        }
+    }
+
+    static func time(_ value: String, _ name: String) throws(ReportError) -> String {
+        if isDate(value) || Timestamp(iso8601: value) != nil { return value }
+        throw ReportError(.invalidParameter,
+                          "\(name) must be an ISO 8601 date or timestamp, such as 2026-12-01 or 2026-12-01T10:00:00Z (got \"\(value.prefix(40))\")")
+    }
+
+    static func isDate(_ value: String) -> Bool {
+        let bytes = Array(value.utf8)
+        guard bytes.count == 10, bytes[4] == 45, bytes[7] == 45 else { return false }
+        return Timestamp(iso8601: value) != nil
+    }
+
+    /// (days, hours): exactly one is set.
+    static func parseSince(_ value: String) -> (days: Int?, hours: Int?)? {
+        guard let unit = value.last, let n = Int(value.dropLast()), n > 0, n <= 3_650 * 24 else { return nil }
+        switch unit {
+        case "d", "D": return n <= 3_650 ? (n, nil) : nil
+        case "h", "H": return (nil, n)
+        default: return nil
+        }
+    }
+}
+
+/// Makes an engagement report: resolves the range, reads the rollups and the manifests, builds
+/// the model. Used by `tapwire report` and the HTTP endpoints alike.
+public struct EngagementReportService: Sendable {
+    public static let defaultDays = 30
+
+    public init() {}
+
+    public func scope(appId: Int64, request: ReportRequest, on connection: PostgresConnection) throws -> ReportScope {
+        let since = request.since.flatMap(ReportRequest.parseSince)
+        let fromDate = request.from.flatMap { ReportRequest.isDate($0) ? $0 : nil }
+        let toDate = request.to.flatMap { ReportRequest.isDate($0) ? $0 : nil }
+        let sinceDays = since?.days ?? (request.from == nil && since?.hours == nil ? Self.defaultDays : nil)
+        let edges: (from: Timestamp?, to: Timestamp?, since: Timestamp?, now: Timestamp)
+        do {
+            edges = try ReportStore().dayEdges(timeZone: request.timeZone, fromDate: fromDate, toDate: toDate,
+                                               sinceDays: sinceDays, on: connection)
+        } catch let error as ReportStoreError {
+            throw ReportError(error.code == .unknownTimeZone ? .unknownTimeZone : .invalidRange, error.message)
+        }
+        let to = request.to.map { ReportRequest.isDate($0) ? edges.to : Timestamp(iso8601: $0) } ?? edges.now
+        var from: Timestamp?
+        if let text = request.from {
+            from = ReportRequest.isDate(text) ? edges.from : Timestamp(iso8601: text)
+        } else if let hours = since?.hours {
+            from = (to ?? edges.now).adding(microseconds: -Int64(hours) * 3_600_000_000)
+        } else {
+            from = edges.since
+        }
+        guard let from, let to else { throw ReportError(.invalidRange, "the range could not be resolved") }
+        guard from < to else {
+            throw ReportError(.invalidRange, "from (\(from)) must be before to (\(to)); a --to date includes that whole day")
+        }
+        guard to.microseconds - from.microseconds <= ReportStore.maxRangeDays * 86_400_000_000 else {
+            throw ReportError(.invalidRange, "the range is longer than \(ReportStore.maxRangeDays) days; ask for a shorter one")
+        }
+        return ReportScope(appId: appId, from: from, to: to, timeZone: request.timeZone, filters: request.filters,
+                           groupBy: request.groupBy, source: request.source)
+    }
+
+    public func report(appId: Int64, appName: String, request: ReportRequest, on connection: PostgresConnection,
+                       now: Timestamp = .now) throws -> EngagementReport {
+        let scope = try scope(appId: appId, request: request, on: connection)
+        return try report(appName: appName, scope: scope, minimumSample: request.minimumSample, on: connection, now: now)
+    }
+
+    public func report(appName: String, scope: ReportScope, minimumSample: MinimumSample = .default,
+                       on connection: PostgresConnection, now: Timestamp = .now) throws -> EngagementReport {
+        let data: ReportData
+        do {
+            data = try ReportStore().load(scope, on: connection)
+        } catch let error as ReportStoreError {
+            throw ReportError(error.code == .unknownTimeZone ? .unknownTimeZone : .invalidRange, error.message)
+        }
+        let manifests = try ManifestStore().currentManifests(appId: scope.appId, on: connection)
+        return EngagementReportBuilder(minimumSample: minimumSample)
+            .build(app: appName, scope: scope, data: data, manifests: manifests, generatedAt: now)
+    }
+}

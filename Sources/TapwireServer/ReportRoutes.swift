@@ -1,0 +1,59 @@
+import TapwireCore
+import TapwireReport
+import TapwireStore
+
+/// The report endpoints, read key only (a write key ships inside apps and gets 403):
+/// `GET /v1/reports/engagement?…&format=json|csv|html|md|table` and `GET /report?app=…`, the
+/// HTML report for a browser. Query parameters are the `tapwire report` options.
+public enum ReportRoutes {
+    public static var all: [Route] {
+        [
+            Route("GET", "/v1/reports/engagement", access: .read) { serve($0, defaultFormat: .json) },
+            Route("GET", "/report", access: .read) { serve($0, defaultFormat: .html) },
+        ]
+    }
+
+    static func serve(_ call: RouteRequest, defaultFormat: ReportOutputFormat) {
+        guard call.requireOwnApp(), let identity = call.identity else { return }
+        var format = defaultFormat
+        var options: [(String, String)] = []
+        for (name, value) in call.request.query.sorted(by: { $0.key < $1.key }) {
+            switch name {
+            case "app": continue
+            case "format":
+                guard let parsed = ReportOutputFormat(name: value) else {
+                    return call.fail(APIError(.badRequest, "format must be json, csv, html, md or table"))
+                }
+                format = parsed
+            default: options.append((name, value))
+            }
+        }
+        let request: ReportRequest
+        do {
+            request = try ReportRequest(options: options)
+        } catch {
+            return call.fail(APIError(.badRequest, error.message))
+        }
+        let chosen = format
+        call.services.database.submit({ connection in
+            try EngagementReportService().report(appId: identity.appId, appName: identity.appName, request: request, on: connection)
+        }) { result in
+            switch result {
+            case .success(let report):
+                var response = HTTPResponse.text(200, chosen.render(report), contentType: chosen.contentType)
+                response.headers.append(("Cache-Control", "no-store"))
+                if chosen == .csv {
+                    response.headers.append(("Content-Disposition", "attachment; filename=\"engagement-\(identity.appName).csv\""))
+                }
+                call.respond(response)
+            case .failure(let error as ReportError):
+                call.fail(APIError(.badRequest, error.message))
+            case .failure(let error as DatabaseError) where !error.isUnavailable:
+                call.services.logger.error("report failed", ["code": .string(error.code.rawValue), "sqlstate": .string(error.sqlState ?? "")])
+                call.fail(APIError(.internalError, "the report could not be computed (\(error.code.rawValue))"))
+            case .failure:
+                call.fail(APIError(.databaseUnavailable, "the database is unavailable; retry later", retryAfterSeconds: 1))
+            }
+        }
+    }
+}

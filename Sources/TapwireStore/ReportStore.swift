@@ -1,0 +1,287 @@
+import TapwireCore
+
+/// A dimension a report can be filtered or grouped by (`--by`). Raw values are the JSON and
+/// CLI names.
+public enum ReportDimension: String, Sendable, CaseIterable {
+    case appVersion
+    case platform
+    case campaign
+    case variant
+
+    /// Accepts the JSON name and the CLI spellings (`version`, `app-version`).
+    public init?(flag: String) {
+        switch flag.lowercased() {
+        case "appversion", "app-version", "app_version", "version": self = .appVersion
+        case "platform": self = .platform
+        case "campaign": self = .campaign
+        case "variant": self = .variant
+        default: return nil
+        }
+    }
+}
+
+/// Optional filters; nil matches everything. A missing campaign or variant matches "".
+public struct ReportFilters: Sendable, Equatable {
+    public var appVersion: String?
+    public var platform: String?
+    public var campaign: String?
+    public var variant: String?
+
+    public init(appVersion: String? = nil, platform: String? = nil, campaign: String? = nil, variant: String? = nil) {
+        self.appVersion = appVersion
+        self.platform = platform
+        self.campaign = campaign
+        self.variant = variant
+    }
+
+    public var isEmpty: Bool { appVersion == nil && platform == nil && campaign == nil && variant == nil }
+
+    public var pairs: [(ReportDimension, String)] {
+        [(.appVersion, appVersion), (.platform, platform), (.campaign, campaign), (.variant, variant)]
+            .compactMap { dimension, value in value.map { (dimension, $0) } }
+    }
+}
+
+/// Where the report's numbers are read from. `.rollups` is the product; `.rawEvents` computes
+/// the same numbers from events only (the benchmark's baseline and a cross-check in tests).
+public enum ReportSource: String, Sendable {
+    case rollups
+    case rawEvents
+}
+
+/// What one report covers: an app, a half-open range [from, to), the zone its days are in.
+public struct ReportScope: Sendable, Equatable {
+    public var appId: Int64
+    public var from: Timestamp
+    public var to: Timestamp
+    /// An IANA zone name PostgreSQL knows ("UTC", "Europe/Bucharest", "Asia/Kolkata").
+    public var timeZone: String
+    public var filters: ReportFilters
+    public var groupBy: ReportDimension?
+    public var source: ReportSource
+
+    public init(appId: Int64, from: Timestamp, to: Timestamp, timeZone: String = "UTC", filters: ReportFilters = ReportFilters(),
+                groupBy: ReportDimension? = nil, source: ReportSource = .rollups) {
+        self.appId = appId
+        self.from = from
+        self.to = to
+        self.timeZone = timeZone
+        self.filters = filters
+        self.groupBy = groupBy
+        self.source = source
+    }
+
+    /// The rollup grain of rollup_counts that holds every dimension this scope needs
+    /// (migration 0010): 1 (by app version) when only the version matters, else 0.
+    var countsGrain: Int {
+        let onlyVersion = filters.platform == nil && filters.campaign == nil && filters.variant == nil
+            && (groupBy == nil || groupBy == .appVersion)
+        return onlyVersion ? 1 : 0
+    }
+
+    /// The grain of rollup_actions and rollup_histograms: 2 (no dimensions; daily rows, grain 3,
+    /// are read with it) when unfiltered, else 0.
+    var detailGrain: Int { filters.isEmpty && groupBy == nil ? 2 : 0 }
+}
+
+/// One row of report_counts.sql.
+public struct ReportCountRow: Sendable, Equatable {
+    public var group: String
+    public var appVersion: String
+    /// The local date, YYYY-MM-DD.
+    public var day: String
+    public var category: String
+    public var hasMedia: Bool
+    public var delivered: Int
+    public var sent: Int
+    public var mediaRequested: Int
+    public var opens: Int
+    public var dismissals: Int
+    public var actions: Int
+    public var replies: Int
+
+    public init(group: String = "", appVersion: String = "", day: String, category: String, hasMedia: Bool, delivered: Int = 0,
+                sent: Int = 0, mediaRequested: Int = 0, opens: Int = 0, dismissals: Int = 0, actions: Int = 0, replies: Int = 0) {
+        self.group = group
+        self.appVersion = appVersion
+        self.day = day
+        self.category = category
+        self.hasMedia = hasMedia
+        self.delivered = delivered
+        self.sent = sent
+        self.mediaRequested = mediaRequested
+        self.opens = opens
+        self.dismissals = dismissals
+        self.actions = actions
+        self.replies = replies
+    }
+}
+
+public struct ReportActionRow: Sendable, Equatable {
+    public var group: String
+    public var category: String
+    public var action: String
+    public var count: Int
+    public init(group: String = "", category: String, action: String, count: Int) {
+        self.group = group
+        self.category = category
+        self.action = action
+        self.count = count
+    }
+}
+
+public struct ReportHistogramRow: Sendable, Equatable {
+    public var group: String
+    public var category: String
+    public var metric: HistogramMetric
+    public var bin: Int
+    public var count: Int
+    public init(group: String = "", category: String, metric: HistogramMetric, bin: Int, count: Int) {
+        self.group = group
+        self.category = category
+        self.metric = metric
+        self.bin = bin
+        self.count = count
+    }
+}
+
+/// Everything the report engine needs from the database for one scope, read in one snapshot.
+public struct ReportData: Sendable, Equatable {
+    /// Every local date of the range, in order (days without data included).
+    public var days: [String]
+    public var counts: [ReportCountRow]
+    public var actions: [ReportActionRow]
+    public var histograms: [ReportHistogramRow]
+    public init(days: [String], counts: [ReportCountRow], actions: [ReportActionRow], histograms: [ReportHistogramRow]) {
+        self.days = days
+        self.counts = counts
+        self.actions = actions
+        self.histograms = histograms
+    }
+}
+
+public struct ReportStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case unknownTimeZone = "unknown_time_zone"
+        case invalidRange = "invalid_range"
+    }
+    public var code: Code
+    public var message: String
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+    public var description: String { message }
+}
+
+/// Reads report data (sql/queries/report_*.sql) and resolves local-day ranges.
+public struct ReportStore: Sendable {
+    /// Longer ranges are refused: ten years of hours is the most one report walks.
+    public static let maxRangeDays: Int64 = 3_700
+
+    public init() {}
+
+    /// Local-day edges in `timeZone`: the midnight starting `fromDate`, the midnight after
+    /// `toDate`, the midnight starting `sinceDays` days ending today, and now (the server clock).
+    public func dayEdges(timeZone: String, fromDate: String?, toDate: String?, sinceDays: Int?,
+                         on connection: PostgresConnection) throws -> (from: Timestamp?, to: Timestamp?, since: Timestamp?, now: Timestamp) {
+        let result: QueryResult
+        do throws(DatabaseError) {
+            result = try connection.query(EmbeddedSQL.reportRange, [timeZone, fromDate, toDate, sinceDays.map(String.init)])
+        } catch {
+            throw Self.translate(error, timeZone: timeZone)
+        }
+        let row = result.rows.first ?? []
+        guard row.count == 4, let now = PostgresValue.timestamp(row[3]) else {
+            throw DatabaseError(.unexpectedResult, "report_range returned no row")
+        }
+        return (PostgresValue.timestamp(row[0]), PostgresValue.timestamp(row[1]), PostgresValue.timestamp(row[2]), now)
+    }
+
+    static func translate(_ error: DatabaseError, timeZone: String) -> any Error {
+        if error.sqlState == "22023" || error.message.contains("time zone") {
+            return ReportStoreError(.unknownTimeZone,
+                                    "unknown time zone \"\(timeZone)\"; use an IANA name such as UTC, Europe/Bucharest or America/New_York")
+        }
+        if error.sqlState == "22008" || error.sqlState == "22007" {
+            return ReportStoreError(.invalidRange, "a date is out of range or malformed: \(error.message)")
+        }
+        return error
+    }
+
+    public func load(_ scope: ReportScope, on connection: PostgresConnection) throws -> ReportData {
+        guard scope.from < scope.to else {
+            throw ReportStoreError(.invalidRange, "the range is empty: from \(scope.from) is not before to \(scope.to)")
+        }
+        guard scope.to.microseconds - scope.from.microseconds <= Self.maxRangeDays * 86_400_000_000 else {
+            throw ReportStoreError(.invalidRange, "the range is longer than \(Self.maxRangeDays) days; ask for a shorter one")
+        }
+        let raw = scope.source == .rawEvents
+        let from = scope.from.iso8601(fractionDigits: 6), to = scope.to.iso8601(fractionDigits: 6)
+        let filters = [scope.filters.appVersion, scope.filters.platform, scope.filters.campaign, scope.filters.variant]
+        let group = scope.groupBy?.rawValue ?? ""
+        func rollupParameters(grain: Int) -> [String?] {
+            [String(scope.appId), from, to, scope.timeZone, String(grain)] + filters + [group]
+        }
+        func detailParameters(grain: Int) -> [String?] {
+            [String(scope.appId), from, to, String(grain)] + filters + [group]
+        }
+        func rawParameters(_ range: (String, String), zone: Bool) -> [String?] {
+            [String(scope.appId), range.0, range.1] + (zone ? [scope.timeZone] : []) + filters + [group]
+        }
+        func countRow(_ row: [String?]) -> ReportCountRow {
+            ReportCountRow(group: row[0] ?? "", appVersion: row[1] ?? "", day: row[2] ?? "", category: row[3] ?? "",
+                           hasMedia: row[4] == "t", delivered: Self.int(row[5]), sent: Self.int(row[6]),
+                           mediaRequested: Self.int(row[7]), opens: Self.int(row[8]), dismissals: Self.int(row[9]),
+                           actions: Self.int(row[10]), replies: Self.int(row[11]))
+        }
+        func actionRow(_ row: [String?]) -> ReportActionRow {
+            ReportActionRow(group: row[0] ?? "", category: row[1] ?? "", action: row[2] ?? "", count: Self.int(row[3]))
+        }
+        func histogramRow(_ row: [String?]) -> ReportHistogramRow? {
+            HistogramMetric(rawValue: Self.int(row[2])).map {
+                ReportHistogramRow(group: row[0] ?? "", category: row[1] ?? "", metric: $0, bin: Self.int(row[3]), count: Self.int(row[4]))
+            }
+        }
+        // One snapshot for every read, so the parts of a report always add up.
+        do throws(DatabaseError) {
+            try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            // A rollup read touches few rows: starting parallel workers costs more than it saves,
+            // and on a busy server a worker can take seconds to start.
+            if !raw { try connection.query("SET LOCAL max_parallel_workers_per_gather = 0") }
+            let days = try connection.query(EmbeddedSQL.reportDays, [from, to, scope.timeZone]).rows.compactMap { $0[0] }
+            // Whole hours inside one local day from the rollups (none for the raw baseline)…
+            var counts: [ReportCountRow] = [], actions: [ReportActionRow] = [], histograms: [ReportHistogramRow] = []
+            if !raw {
+                counts = try connection.query(EmbeddedSQL.reportCounts, rollupParameters(grain: scope.countsGrain)).rows.map(countRow)
+                actions = try connection.query(EmbeddedSQL.reportActions, detailParameters(grain: scope.detailGrain)).rows.map(actionRow)
+                histograms = try connection.query(EmbeddedSQL.reportHistograms, detailParameters(grain: scope.detailGrain)).rows
+                    .compactMap(histogramRow)
+            }
+            // …and the rest from events: the builder adds rows with the same key.
+            // Counts are by local day, so hours cut by a local midnight come from events too;
+            // action and histogram totals only need the range edges cut exactly.
+            func ranges(zone: String) throws(DatabaseError) -> [(String, String)] {
+                try connection.query(EmbeddedSQL.reportRawRanges, [from, to, zone, raw ? "true" : "false"]).rows
+                    .compactMap { row -> (String, String)? in
+                        guard let lo = row[0], let hi = row[1] else { return nil }
+                        return (lo, hi)
+                    }
+            }
+            for range in try ranges(zone: scope.timeZone) {
+                counts += try connection.query(EmbeddedSQL.reportRawCounts, rawParameters(range, zone: true)).rows.map(countRow)
+            }
+            for range in try ranges(zone: "UTC") {
+                actions += try connection.query(EmbeddedSQL.reportRawActions, rawParameters(range, zone: false)).rows.map(actionRow)
+                histograms += try connection.query(EmbeddedSQL.reportRawHistograms, rawParameters(range, zone: false)).rows.compactMap(histogramRow)
+            }
+            try connection.query("COMMIT")
+            return ReportData(days: days, counts: counts, actions: actions, histograms: histograms)
+        } catch {
+            if connection.isUsable { _ = try? connection.query("ROLLBACK") }
+            throw Self.translate(error, timeZone: scope.timeZone)
+        }
+    }
+
+    static func int(_ text: String?) -> Int { text.flatMap { Int($0) } ?? 0 }
+}

@@ -1,0 +1,64 @@
+import TapwireCore
+
+/// `tapwire rollups rebuild`: recomputes the rollups of a range from events, one UTC day per
+/// transaction. Each transaction locks the rollup tables against group commits (not against
+/// reports) for as long as one day takes, so no commit can fall between delete and recompute.
+public struct RollupStore: Sendable {
+    public struct Progress: Sendable, Equatable {
+        public var from: Timestamp
+        public var to: Timestamp
+        public var rowsWritten: Int
+    }
+
+    public init() {}
+
+    /// The whole hours that hold events of the app (or of every app), or nil when there are none.
+    public func eventHours(appId: Int64?, on connection: PostgresConnection) throws(DatabaseError) -> (from: Timestamp, to: Timestamp)? {
+        let row = try connection.query(EmbeddedSQL.rollupsEventRange, [appId.map(String.init)]).rows.first
+        guard let row, let from = PostgresValue.timestamp(row[0]), let to = PostgresValue.timestamp(row[1]) else { return nil }
+        return (from, to)
+    }
+
+    /// Rebuilds [from, to) widened to whole UTC days (the daily grain of rollup_actions and
+    /// rollup_histograms is only right for a whole day). Returns one entry per day rebuilt.
+    @discardableResult
+    public func rebuild(appId: Int64?, from: Timestamp, to: Timestamp, on connection: PostgresConnection,
+                        progress: (Progress) -> Void = { _ in }) throws(DatabaseError) -> [Progress] {
+        let hour: Int64 = 3_600_000_000
+        let day: Int64 = 24 * hour
+        let start = Self.floor(from.microseconds, day)
+        let end = -Self.floor(-to.microseconds, day)
+        var done: [Progress] = []
+        var chunkStart = start
+        while chunkStart < end {
+            let chunkEnd = min(end, Self.floor(chunkStart, day) + day)
+            let parameters = [appId.map(String.init), Timestamp(microseconds: chunkStart).iso8601(fractionDigits: 6),
+                              Timestamp(microseconds: chunkEnd).iso8601(fractionDigits: 6)]
+            var attempt = 0
+            while true {
+                do {
+                    try connection.query("BEGIN")
+                    try connection.query(EmbeddedSQL.rollupsRebuildLock)
+                    try connection.query(EmbeddedSQL.rollupsRebuildDelete, parameters)
+                    let written = try connection.query(EmbeddedSQL.rollupsRebuildInsert, parameters).affectedRows
+                    try connection.query("COMMIT")
+                    let step = Progress(from: Timestamp(microseconds: chunkStart), to: Timestamp(microseconds: chunkEnd), rowsWritten: written)
+                    done.append(step)
+                    progress(step)
+                    break
+                } catch {
+                    if connection.isUsable { _ = try? connection.query("ROLLBACK") }
+                    attempt += 1
+                    if error.isTransientConflict, attempt < 4 { continue }
+                    throw error
+                }
+            }
+            chunkStart = chunkEnd
+        }
+        return done
+    }
+
+    static func floor(_ value: Int64, _ unit: Int64) -> Int64 {
+        value >= 0 ? value / unit * unit : -((-value + unit - 1) / unit) * unit
+    }
+}

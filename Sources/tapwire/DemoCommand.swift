@@ -1,0 +1,328 @@
+import Foundation
+import Synchronization
+import TapwireCore
+import TapwireReport
+import TapwireServer
+import TapwireStore
+
+enum DemoCommand {
+    static let usage = """
+    tapwire demo [options] [--database-url URL]
+      Simulates a population of devices and posts their telemetry through the real HTTP API,
+      then prints the engagement report. Deterministic for a given --seed (and --end).
+      --url URL           post to a running collector (needs --write-key); default: start one
+                          in this process on a free loopback port
+      --write-key KEY     the app's write key (with --url)
+      --app NAME          the app to create or reuse (default demo); its keys stay in the database
+      --seed N            (default 42)
+      --devices N         (default 2000)
+      --notifications N   (default 150000, about 200k events with responses)
+      --days N            (default 14)
+      --end TIME          end of the simulated period (default: this hour, UTC)
+      --uplift PP         true engagement difference rich − text-only, percentage points (default 6)
+      --media-failure F   share of media downloads that fail (default 0.08)
+      --retry-fraction F  share of batches posted twice, as retries (default 0.01)
+      --concurrency N     parallel connections (default 4)
+      --format F          report format printed at the end: table (default), json, csv, md, html, none
+      --html FILE         also write the HTML report to FILE
+    """
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        let hour: Int64 = 3_600_000_000
+        var configuration = DemoConfiguration(end: Timestamp(microseconds: Timestamp.now.microseconds / hour * hour))
+        if let seed = try args.option("seed") {
+            guard let value = UInt64(seed) else { throw CLIError("--seed must be a whole number ≥ 0") }
+            configuration.seed = value
+        }
+        if let v = try args.int("devices") { guard v > 0 else { throw CLIError("--devices must be at least 1") }; configuration.devices = v }
+        if let v = try args.int("notifications") {
+            guard v >= 0, v <= 50_000_000 else { throw CLIError("--notifications must be from 0 to 50,000,000") }
+            configuration.notifications = v
+        }
+        if let v = try args.int("days") { guard (1...365).contains(v) else { throw CLIError("--days must be from 1 to 365") }; configuration.days = v }
+        if let text = try args.option("end") {
+            guard let end = Timestamp(iso8601: text) else { throw CLIError("--end must be an ISO 8601 date or timestamp") }
+            configuration.end = end
+        }
+        if let v = try args.double("uplift") {
+            guard abs(v) <= 50 else { throw CLIError("--uplift is in percentage points, from -50 to 50") }
+            configuration.upliftPoints = v
+        }
+        if let v = try args.double("media-failure") {
+            guard (0...1).contains(v) else { throw CLIError("--media-failure must be from 0 to 1") }
+            configuration.mediaFailureRate = v
+        }
+        if let v = try args.double("retry-fraction") {
+            guard (0...1).contains(v) else { throw CLIError("--retry-fraction must be from 0 to 1") }
+            configuration.retryFraction = v
+        }
+        let concurrency = max(1, min(64, try args.int("concurrency") ?? 4))
+        let url = try args.option("url")
+        let writeKeyText = try args.option("write-key")
+        let appName = try args.option("app") ?? "demo"
+        let formatName = try args.option("format") ?? "table"
+        let htmlOut = try args.option("html")
+        let format = formatName == "none" ? nil : ReportOutputFormat(name: formatName)
+        if formatName != "none", format == nil { throw CLIError("--format must be table, json, csv, md, html or none") }
+
+        var endpoint: (host: String, port: Int)
+        var writeKey: String
+        var collector: Collector?
+        var location: DatabaseLocation?
+        if let url {
+            guard let key = writeKeyText else { throw CLIError("--url needs --write-key (the app's write key)") }
+            guard let parsed = parseURL(url) else { throw CLIError("--url must look like http://127.0.0.1:8080") }
+            try args.finish()
+            endpoint = parsed
+            writeKey = key
+        } else {
+            let resolved = try DatabaseLocation.resolve(&args)
+            try args.finish()
+            location = resolved
+            let connection = try resolved.connect()
+            defer { connection.close() }
+            try DatabaseLocation.requireCurrentSchema(connection)
+            writeKey = try demoKey(app: appName, on: connection)
+            var collectorConfiguration = CollectorConfiguration(databaseURL: resolved.url)
+            collectorConfiguration.http.host = "127.0.0.1"
+            collectorConfiguration.http.port = 0
+            collectorConfiguration.rateLimitPerSecond = 0
+            collectorConfiguration.logLevel = .warning
+            let started = Collector(configuration: collectorConfiguration, logger: Logger(label: "demo", minimumLevel: .warning),
+                                    extraRoutes: ExtensionRoutes.all)
+            try started.start()
+            collector = started
+            endpoint = ("127.0.0.1", started.port)
+        }
+        defer { collector?.stop() }
+
+        let plan = DemoSimulator(configuration).plan()
+        let progress = Progress(total: plan.batches.reduce(0) { $0 + $1.events.count })
+        FileHandle.standardError.write(Data("demo: \(plan.uniqueEvents) events from \(configuration.devices) devices over \(configuration.days) days, true uplift \(configuration.upliftPoints) pp, posting to \(endpoint.host):\(endpoint.port)\n".utf8))
+        let auth = "Basic " + Data((writeKey + ":").utf8).base64EncodedString()
+        do {
+            var client = try LoopbackHTTPClient(host: endpoint.host, port: endpoint.port)
+            for manifest in plan.manifests {
+                let response = try client.send("POST", "/v1/categories", headers: [("Authorization", auth), ("Content-Type", "application/json")], body: manifest)
+                guard response.status == 200 else { throw CLIError("POST /v1/categories answered \(response.status): \(response.text.prefix(300))") }
+            }
+        }
+        let totals = try post(plan.batches, to: endpoint, authorization: auth, concurrency: concurrency, progress: progress)
+        progress.finish()
+        print("posted \(totals.posted) events in \(plan.batches.count) batches: \(totals.accepted) accepted, \(totals.duplicates) duplicates (retries), \(totals.rejected) rejected")
+
+        guard let location else {
+            print("the report: `tapwire report --app NAME --from \(plan.from.iso8601(fractionDigits: 0)) --to \(plan.to.iso8601(fractionDigits: 0))` against the collector's database")
+            return 0
+        }
+        guard format != nil || htmlOut != nil else { return 0 }
+        let connection = try location.connect()
+        defer { connection.close() }
+        let app = try AppStore().app(named: appName, on: connection)
+        let scope = ReportScope(appId: app.appId, from: plan.from, to: plan.to)
+        let report = try EngagementReportService().report(appName: app.name, scope: scope, on: connection)
+        if let format { print(format.render(report), terminator: "") }
+        if let htmlOut {
+            try HTMLReportRenderer().render(report).write(toFile: htmlOut, atomically: true, encoding: .utf8)
+            FileHandle.standardError.write(Data("wrote \(htmlOut)\n".utf8))
+        }
+        return 0
+    }
+
+    /// The demo app's write key: a fresh one each run (keys are stored hashed, so an existing
+    /// app's key cannot be read back; older keys of the app keep working).
+    static func demoKey(app: String, on connection: PostgresConnection) throws -> String {
+        if (try? AppStore().app(named: app, on: connection)) != nil {
+            return try AppStore().rotateKey(appNamed: app, kind: .write, graceSeconds: AppStore.defaultGraceSeconds, on: connection).text
+        }
+        return try AppStore().createApp(named: app, on: connection).writeKey.text
+    }
+
+    static func parseURL(_ url: String) -> (host: String, port: Int)? {
+        guard url.hasPrefix("http://") else { return nil }
+        let rest = url.dropFirst(7).split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
+        let parts = rest.split(separator: ":")
+        guard parts.count == 2, let port = Int(parts[1]), (1...65535).contains(port) else { return nil }
+        return (String(parts[0]), port)
+    }
+
+    struct Totals: Sendable { var posted = 0, accepted = 0, duplicates = 0, rejected = 0 }
+
+    /// Posts batches over `concurrency` keep-alive connections; 429 and 503 are retried after
+    /// Retry-After, as the SDK does, so nothing is lost.
+    static func post(_ batches: [DemoBatch], to endpoint: (host: String, port: Int), authorization: String, concurrency: Int,
+                     progress: Progress) throws -> Totals {
+        let next = Mutex(0)
+        let totals = Mutex(Totals())
+        let failure = Mutex<String?>(nil)
+        let group = DispatchGroup()
+        for _ in 0..<concurrency {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                do {
+                    var client = try LoopbackHTTPClient(host: endpoint.host, port: endpoint.port)
+                    while failure.withLock({ $0 == nil }) {
+                        let index = next.withLock { value -> Int in defer { value += 1 }; return value }
+                        guard index < batches.count else { return }
+                        var attempts = 0
+                        while true {
+                            let response: LoopbackHTTPClient.Response
+                            do {
+                                response = try client.send("POST", "/v1/batch", headers: [("Authorization", authorization), ("Content-Type", "application/json")],
+                                                           body: batches[index].body(sentAt: .now))
+                            } catch {
+                                attempts += 1
+                                guard attempts < 5 else { throw error }
+                                client = try LoopbackHTTPClient(host: endpoint.host, port: endpoint.port)
+                                continue
+                            }
+                            if response.status == 429 || response.status == 503 {
+                                attempts += 1
+                                guard attempts < 50 else { throw CLIError("the collector kept answering \(response.status)") }
+                                Thread.sleep(forTimeInterval: Double(response.header("retry-after").flatMap { Int($0) } ?? 1))
+                                continue
+                            }
+                            guard response.status == 200, let json = try? JSONParser().parse(response.body) else {
+                                throw CLIError("POST /v1/batch answered \(response.status): \(response.text.prefix(300))")
+                            }
+                            let accepted = Int(json["accepted"]?.numberValue?.integer ?? 0)
+                            let duplicates = Int(json["duplicates"]?.numberValue?.integer ?? 0)
+                            let rejected = json["rejected"]?.arrayValue?.count ?? 0
+                            totals.withLock {
+                                $0.posted += batches[index].events.count
+                                $0.accepted += accepted
+                                $0.duplicates += duplicates
+                                $0.rejected += rejected
+                            }
+                            progress.advance(batches[index].events.count)
+                            break
+                        }
+                    }
+                } catch {
+                    failure.withLock { $0 = $0 ?? "\(error)" }
+                }
+            }
+        }
+        group.wait()
+        if let message = failure.withLock({ $0 }) { throw CLIError("demo: \(message)") }
+        return totals.withLock { $0 }
+    }
+
+    /// A progress bar on a terminal; a plain line every 10% otherwise (CI logs, pipes).
+    final class Progress: Sendable {
+        private let state = Mutex<(done: Int, lastShown: Int)>((0, -1))
+        let total: Int
+        let isTTY = isatty(STDERR_FILENO) == 1
+
+        init(total: Int) { self.total = max(1, total) }
+
+        func advance(_ count: Int) {
+            let line: String? = state.withLock { s in
+                s.done += count
+                let percent = min(100, s.done * 100 / total)
+                if isTTY {
+                    guard percent != s.lastShown else { return nil }
+                    s.lastShown = percent
+                    let filled = percent * 40 / 100
+                    return "\r[" + String(repeating: "#", count: filled) + String(repeating: ".", count: 40 - filled) + "] \(percent)% \(s.done)/\(total) events"
+                }
+                let decile = percent / 10
+                guard decile != s.lastShown else { return nil }
+                s.lastShown = decile
+                return "demo: posted \(s.done) of \(total) events (\(decile * 10)%)\n"
+            }
+            if let line { FileHandle.standardError.write(Data(line.utf8)) }
+        }
+
+        func finish() { if isTTY { FileHandle.standardError.write(Data("\n".utf8)) } }
+    }
+}
+
+/// A minimal HTTP/1.1 client over one keep-alive TCP connection to a loopback collector.
+struct LoopbackHTTPClient: ~Copyable {
+    struct Response {
+        var status: Int
+        var headers: [(String, String)]
+        var body: [UInt8]
+        var text: String { String(decoding: body, as: UTF8.self) }
+        func header(_ name: String) -> String? { headers.first { $0.0 == name.lowercased() }?.1 }
+    }
+
+    private let socket: Int32
+    private let host: String
+    private var buffer: [UInt8] = []
+
+    init(host: String, port: Int) throws {
+        self.host = host
+        socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw CLIError("cannot open a socket") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        guard inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host, &address.sin_addr) == 1 else {
+            close(socket)
+            throw CLIError("the demo posts to an IPv4 address such as 127.0.0.1, not \(host)")
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            close(socket)
+            throw CLIError("cannot connect to \(host):\(port): is the collector running?")
+        }
+    }
+
+    deinit { close(socket) }
+
+    mutating func send(_ method: String, _ path: String, headers: [(String, String)], body: [UInt8]) throws -> Response {
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Length: \(body.count)\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        request += "\r\n"
+        try write(Array(request.utf8) + body)
+        // Headers.
+        var headerEnd: Int?
+        while headerEnd == nil {
+            if let end = find([13, 10, 13, 10]) { headerEnd = end } else { try fill() }
+        }
+        let head = String(decoding: buffer[0..<headerEnd!], as: UTF8.self)
+        buffer.removeFirst(headerEnd! + 4)
+        let lines = head.components(separatedBy: "\r\n")
+        let statusParts = lines.first?.split(separator: " ") ?? []
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw CLIError("malformed HTTP response") }
+        var responseHeaders: [(String, String)] = []
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            responseHeaders.append((line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        let length = responseHeaders.first { $0.0 == "content-length" }.flatMap { Int($0.1) } ?? 0
+        while buffer.count < length { try fill() }
+        let responseBody = Array(buffer[0..<length])
+        buffer.removeFirst(length)
+        return Response(status: status, headers: responseHeaders, body: responseBody)
+    }
+
+    private func write(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Foundation.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { throw CLIError("the connection to the collector was closed") }
+            offset += n
+        }
+    }
+
+    private mutating func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let n = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { throw CLIError("the collector closed the connection") }
+        buffer.append(contentsOf: chunk[0..<n])
+    }
+
+    private func find(_ pattern: [UInt8]) -> Int? {
+        guard buffer.count >= pattern.count else { return nil }
+        for i in 0...(buffer.count - pattern.count) where buffer[i] == pattern[0] {
+            if Array(buffer[i..<(i + pattern.count)]) == pattern { return i }
+        }
+        return nil
+    }
+}

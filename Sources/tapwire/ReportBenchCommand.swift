@@ -1,0 +1,77 @@
+import Foundation
+import TapwireCore
+import TapwireReport
+import TapwireStore
+
+/// `tapwire bench-report`: the report benchmark of `make bench`. Loads synthetic events
+/// straight into the events table, rebuilds the rollups, then times the 30-day engagement report
+/// from rollups against the same numbers computed from raw events, in the same run.
+enum ReportBenchCommand {
+    static let usage = """
+    tapwire bench-report [--events N] [--runs N] [--database-url URL]
+      Loads N events (default 10,000,000) for a new app over 30 days, straight into the events
+      table, rebuilds the rollups, then times the 30-day report from the rollups (median of
+      --runs, default 7) and from raw events. Exits 1 if the rollup report takes 200 ms or more.
+    """
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        let events = try args.int("events") ?? 10_000_000
+        guard events > 0, events <= 200_000_000 else { throw CLIError("--events must be from 1 to 200,000,000") }
+        let runs = max(1, try args.int("runs") ?? 7)
+        let keep = args.flag("keep")
+        let location = try DatabaseLocation.resolve(&args)
+        try args.finish()
+        let connection = try location.connect()
+        defer { connection.close() }
+        try Migrator().migrate(connection)
+        let app = try AppStore().createApp(named: "bench-report-" + String(UInt32.random(in: 0...UInt32.max), radix: 36), on: connection)
+        let start = Timestamp(iso8601: "2026-10-01T00:00:00Z")!
+        let end = start.adding(microseconds: 30 * 86_400_000_000)
+        func seconds(_ since: UInt64) -> Double { Double(monotonicNanoseconds() - since) / 1e9 }
+        func say(_ line: String) { FileHandle.standardOutput.write(Data(("bench-report: " + line + "\n").utf8)) }
+
+        say("app \(app.name): loading \(events) events over 30 days")
+        try connection.query(EmbeddedSQL.ensurePartitions, ["2026-10-01", "2026-10-31"])
+        var t = monotonicNanoseconds()
+        try connection.query(EmbeddedSQL.benchReportEvents, [String(app.appId), start.iso8601(fractionDigits: 0), String(events), "0.42"])
+        say(String(format: "loaded in %.1f s", seconds(t)))
+        try connection.query("ANALYZE events")
+        t = monotonicNanoseconds()
+        try RollupStore().rebuild(appId: app.appId, from: start, to: end, on: connection)
+        try connection.query("ANALYZE rollup_counts")
+        try connection.query("ANALYZE rollup_actions")
+        try connection.query("ANALYZE rollup_histograms")
+        let rollupRows = try connection.query("""
+            SELECT (SELECT count(*) FROM rollup_counts WHERE app_id = $1::bigint) + (SELECT count(*) FROM rollup_actions WHERE app_id = $1::bigint)
+                 + (SELECT count(*) FROM rollup_histograms WHERE app_id = $1::bigint)
+            """, [String(app.appId)]).scalar ?? "?"
+        say(String(format: "rollups rebuilt from events in %.1f s: \(rollupRows) rollup rows for \(events) events", seconds(t)))
+
+        let service = EngagementReportService()
+        func time(_ source: ReportSource, runs: Int) throws -> (median: Double, report: EngagementReport) {
+            var samples: [Double] = []
+            var last: EngagementReport?
+            for _ in 0..<runs {
+                let began = monotonicNanoseconds()
+                last = try service.report(appName: app.name, scope: ReportScope(appId: app.appId, from: start, to: end, source: source),
+                                          on: connection, now: start)
+                samples.append(seconds(began))
+            }
+            return (samples.sorted()[samples.count / 2], last!)
+        }
+        _ = try time(.rollups, runs: 1) // warm the cache, as a dashboard that is open would
+        let fast = try time(.rollups, runs: runs)
+        let slow = try time(.rawEvents, runs: max(1, min(3, runs)))
+        var comparable = fast.report
+        comparable.source = .rawEvents
+        let same = comparable == slow.report
+        say(String(format: "30-day report from rollups: %.1f ms (median of %d)", fast.median * 1000, runs))
+        say(String(format: "same report from raw events: %.1f ms (median of %d)", slow.median * 1000, max(1, min(3, runs))))
+        say(String(format: "ratio raw / rollups: %.0fx; numbers identical: %@", slow.median / fast.median, same ? "yes" : "NO"))
+        if !keep { try connection.query("DELETE FROM events WHERE app_id = $1::bigint", [String(app.appId)]) }
+        guard same else { say("FAIL: the rollup report differs from the raw one"); return 1 }
+        guard fast.median < 0.2 else { say("FAIL: the rollup report took 200 ms or more"); return 1 }
+        say("PASS: under 200 ms")
+        return 0
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import TapwireCore
+import TapwireStore
+import TapwireTestSupport
+
+/// `tapwire demo`, `report` and `rollups rebuild` as a user runs them.
+@Suite(.serialized) struct ReportBinaryTests {
+    @Test func demoThenReportInEveryFormatThenRebuild() throws {
+        let name = "e2e_report_" + String(UInt32.random(in: 0...UInt32.max))
+        let admin = try PostgresConnection(url: try TestPostgres.serverURL())
+        try admin.query("CREATE DATABASE \(name)")
+        admin.close()
+        let url = try TestPostgres.url(database: name)
+        #expect(try TapwireBinary.run(["migrate", "--database-url", url]).status == 0)
+
+        let html = FileManager.default.temporaryDirectory.appendingPathComponent("\(name).html").path
+        defer { try? FileManager.default.removeItem(atPath: html) }
+        let demo = try TapwireBinary.run(["demo", "--database-url", url, "--app", "shop", "--seed", "5", "--devices", "100",
+                                          "--notifications", "3000", "--end", "2026-11-16T00:00:00Z", "--format", "table", "--html", html])
+        #expect(demo.status == 0, "\(demo.output.suffix(2000))")
+        #expect(demo.output.contains("accepted") && demo.output.contains("Rich vs text-only"))
+        #expect(demo.output.contains("demo: posted"), "plain progress lines when not on a terminal")
+        #expect(try String(contentsOfFile: html, encoding: .utf8).contains("chart-uplift"))
+
+        let range = ["--from", "2026-11-02", "--to", "2026-11-15"]
+        let json = try TapwireBinary.run(["report", "--app", "shop", "--format", "json", "--database-url", url] + range)
+        #expect(json.status == 0)
+        let document = try #require(try? JSONParser().parse(json.output))
+        #expect(document["schemaVersion"]?.numberValue?.integer == 1)
+        #expect(document["from"]?.stringValue == "2026-11-02T00:00:00.000Z" && document["to"]?.stringValue == "2026-11-16T00:00:00.000Z")
+        let delivered = try #require(document["overall"]?["delivered"]?.numberValue?.integer)
+        #expect(delivered > 2000)
+
+        let csvPath = FileManager.default.temporaryDirectory.appendingPathComponent("\(name).csv").path
+        defer { try? FileManager.default.removeItem(atPath: csvPath) }
+        for format in ["table", "md", "html"] {
+            let run = try TapwireBinary.run(["report", "--app", "shop", "--format", format, "--database-url", url] + range)
+            #expect(run.status == 0 && run.output.contains("message"), "format \(format)")
+        }
+        let csv = try TapwireBinary.run(["report", "--app", "shop", "--format", "csv", "--out", csvPath, "--by", "platform",
+                                         "--tz", "Europe/Bucharest", "--database-url", url] + range)
+        #expect(csv.status == 0)
+        #expect(try String(contentsOfFile: csvPath, encoding: .utf8).contains("platform,iOS,message"))
+
+        // A rebuild from raw events gives the same report.
+        let rebuild = try TapwireBinary.run(["rollups", "rebuild", "--app", "shop", "--database-url", url])
+        #expect(rebuild.status == 0 && rebuild.output.contains("rebuilt rollups of shop"))
+        let after = try TapwireBinary.run(["report", "--app", "shop", "--format", "json", "--database-url", url] + range)
+        func withoutGeneratedAt(_ text: String) -> String {
+            text.split(separator: "\n").filter { !$0.contains("\"generatedAt\"") }.joined(separator: "\n")
+        }
+        #expect(withoutGeneratedAt(after.output) == withoutGeneratedAt(json.output))
+
+        // Mistakes get a message with the fix, and exit code 2.
+        for (arguments, fragment) in [(["--tz", "Mars/Base"], "unknown time zone"), (["--since", "7x"], "--since must"),
+                                      (["--format", "pdf"], "--format must"), (["--by", "colour"], "--by must")] {
+            let run = try TapwireBinary.run(["report", "--app", "shop", "--database-url", url] + arguments)
+            #expect(run.status == 2 && run.output.contains(fragment), "\(arguments): \(run.output)")
+        }
+        let unknown = try TapwireBinary.run(["report", "--app", "nope", "--database-url", url])
+        #expect(unknown.status == 2 && unknown.output.contains("apps list"))
+    }
+}

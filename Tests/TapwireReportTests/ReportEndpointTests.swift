@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+import TapwireCore
+import TapwireReport
+import TapwireStore
+import TapwireTestSupport
+
+/// A day of telemetry for one app: rich and text-only deliveries with opens, replies and
+/// dismissals, and manifests where `message` has customDismissAction and `social_post` not.
+struct SampleApp {
+    let collector: TestCollector
+    let app: CreatedApp
+    var from: Timestamp { ReportFixtures.start }
+    var to: Timestamp { ReportFixtures.start.adding(microseconds: 2 * ReportFixtures.day) }
+
+    init(dismissOption: Bool = true) throws {
+        collector = try TestCollector.start { $0.rateLimitPerSecond = 0 }
+        app = try collector.database.createApp()
+        let client = collector.client()
+        try ReportFixtures.postManifest(client, key: app.writeKey.text, version: "1.0", categories: [
+            ["identifier": "message", "options": .array(dismissOption ? ["customDismissAction"] : []),
+             "actions": [["identifier": "reply", "textInput": true]]],
+            ["identifier": "social_post", "options": [], "actions": [["identifier": "like"]]],
+        ])
+        var rng = SeededGenerator(seed: 7)
+        var events: [JSONValue] = []
+        for i in 0..<400 {
+            let category = i % 2 == 0 ? "message" : "social_post"
+            let rich = i % 4 < 2
+            let time = ReportFixtures.start.adding(microseconds: Int64(i) * 200_000_000 + 3_600_000_000)
+            events.append(TestBatch.event("delivered", id: .v7(at: time, using: &rng), at: time, category: category,
+                                          [("hasMedia", .bool(rich)), ("mediaRequested", .bool(rich || i % 10 == 1))]))
+            let responded = time.adding(seconds: 42)
+            var response: [(String, JSONValue)] = [("hasMedia", .bool(rich)), ("deliveredAt", .string(time.description))]
+            if i % 5 == 0 || (rich && i % 5 == 1) {
+                response.append(("actionIdentifier", .string(SystemAction.open)))
+            } else if category == "message", i % 5 == 2 {
+                response += [("actionIdentifier", "reply"), ("userTextLength", .int(10 + i % 7))]
+            } else if category == "message", i % 5 == 3, dismissOption {
+                response.append(("actionIdentifier", .string(SystemAction.dismiss)))
+            } else {
+                continue
+            }
+            events.append(TestBatch.event("response", id: .v7(at: responded, using: &rng), at: responded, category: category, response))
+        }
+        for chunk in stride(from: 0, to: events.count, by: 200) {
+            _ = try ReportFixtures.post(client, key: app.writeKey.text, TestBatch.body(Array(events[chunk..<min(events.count, chunk + 200)])))
+        }
+    }
+}
+
+@Suite("Report HTTP endpoints")
+struct ReportEndpointTests {
+    static let paths = [
+        "/v1/reports/engagement?from=2026-11-02&to=2026-11-03",
+        "/v1/reports/engagement?from=2026-11-02&to=2026-11-03&format=csv",
+        "/v1/reports/engagement?from=2026-11-02&to=2026-11-03&format=html",
+        "/v1/reports/engagement?from=2026-11-02&to=2026-11-03&format=md&tz=Europe/Bucharest&by=platform",
+        "/report?from=2026-11-02&to=2026-11-03",
+    ]
+
+    @Test func readKeyWorksAndWriteKeyIsRefusedOnEveryReportEndpoint() throws {
+        let sample = try SampleApp()
+        defer { sample.collector.stop() }
+        let client = sample.collector.client()
+        let other = try sample.collector.database.createApp()
+        for path in Self.paths {
+            let ok = try client.get(path, key: sample.app.readKey.text)
+            #expect(ok.status == 200, "\(path) with the read key: \(ok.status) \(ok.text.prefix(200))")
+            #expect(ok.text.contains("message"))
+            let write = try client.get(path, key: sample.app.writeKey.text)
+            #expect(write.status == 403, "\(path) with the write key must be refused")
+            #expect(write.errorCode == "forbidden")
+            let none = try client.get(path)
+            #expect(none.status == 401)
+            // A read key of another app may not name this app.
+            let foreign = try client.get(path + "&app=\(sample.app.name)", key: other.readKey.text)
+            #expect(foreign.status == 403)
+        }
+        let json = try #require(try client.get(Self.paths[0], key: sample.app.readKey.text).json)
+        #expect(json["schemaVersion"]?.numberValue?.integer == 1)
+        #expect(json["app"]?.stringValue == sample.app.name)
+        let csv = try client.get(Self.paths[1], key: sample.app.readKey.text)
+        #expect(csv.headers["content-type"]?.hasPrefix("text/csv") == true)
+        #expect(csv.text.hasPrefix(CSVReportRenderer.header.joined(separator: ",")))
+        let html = try client.get("/report?since=7d", key: sample.app.readKey.text)
+        #expect(html.headers["content-type"]?.hasPrefix("text/html") == true)
+    }
+
+    @Test func badParametersGetAClearError() throws {
+        let sample = try SampleApp()
+        defer { sample.collector.stop() }
+        let client = sample.collector.client()
+        for (query, fragment) in [("tz=Mars/Base", "time zone"), ("from=yesterday", "ISO 8601"), ("by=colour", "by must be"),
+                                  ("format=pdf", "format must"), ("from=2026-11-05&to=2026-11-01", "before"), ("since=7x", "since")] {
+            let response = try client.get("/v1/reports/engagement?" + query, key: sample.app.readKey.text)
+            #expect(response.status == 400, "\(query): \(response.status)")
+            #expect(response.errorCode == "bad_request")
+            #expect(response.json?["error"]?["message"]?.stringValue?.contains(fragment) == true, "\(query): \(response.text)")
+        }
+    }
+}
+
+@Suite("Dismiss is measurable only with customDismissAction")
+struct DismissTests {
+    @Test func notMeasurableWithoutTheOption() throws {
+        let sample = try SampleApp(dismissOption: false)
+        defer { sample.collector.stop() }
+        let report = try ReportFixtures.report(sample.collector.database, app: sample.app, from: sample.from, to: sample.to)
+        for name in ["message", "social_post"] {
+            let category = try ReportFixtures.category(report, name)
+            #expect(!category.dismiss.measurable)
+            #expect(category.dismiss.count == nil && category.dismiss.rate == nil, "not measurable is not zero")
+        }
+        #expect(!report.overall.dismiss.measurable)
+        let json = JSONReportRenderer().json(report)
+        let dismiss = try #require(json["categories"]?.arrayValue?.first { $0["category"]?.stringValue == "message" }?["dismiss"])
+        #expect(dismiss["measurable"]?.boolValue == false)
+        #expect(dismiss["count"]?.isNull == true && dismiss["rate"]?.isNull == true)
+        #expect(TableReportRenderer().render(report).contains("n/m"))
+    }
+
+    @Test func measurableWithTheOption() throws {
+        let sample = try SampleApp(dismissOption: true)
+        defer { sample.collector.stop() }
+        let report = try ReportFixtures.report(sample.collector.database, app: sample.app, from: sample.from, to: sample.to)
+        let message = try ReportFixtures.category(report, "message")
+        #expect(message.dismiss.measurable)
+        // i % 5 == 3 among the 200 even i, minus those already opened: i ≡ 3 (mod 5) and even → 40.
+        #expect(message.dismiss.count == 40)
+        #expect(message.dismiss.base == 200)
+        #expect(message.dismiss.rate == 0.2)
+        #expect(!(try ReportFixtures.category(report, "social_post")).dismiss.measurable)
+        // Replies: i ≡ 2 (mod 5), even → 40, lengths 10…16.
+        #expect(message.textReplies.count == 40)
+        #expect((10...16).contains(message.textReplies.p50Length ?? -1))
+        // Latency 42 s lies in bin [2^(21/4), 2^(22/4)) = [38.1, 45.3) s: the midpoint is within 9.05%.
+        let p50 = try #require(message.timeToResponse.p50Seconds)
+        #expect(abs(p50 - 42) / 42 < LatencyBins.maxRelativeError)
+    }
+}

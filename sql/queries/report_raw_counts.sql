@@ -1,0 +1,20 @@
+-- Engagement counts of app $1 computed from events in [$2, $3), with the columns of report_counts.sql: the hours
+-- the rollups cannot answer exactly (see report_raw_ranges.sql), or every hour for the
+-- benchmark's baseline. $4 time zone; $5-$8 filters (NULL = any); $9 the --by dimension.
+SELECT CASE $9::text WHEN 'appVersion' THEN e.app_version WHEN 'platform' THEN e.platform
+                      WHEN 'campaign' THEN coalesce(e.campaign, '') WHEN 'variant' THEN coalesce(e.variant, '') ELSE '' END,
+    e.app_version, ((e.event_time AT TIME ZONE $4::text)::date)::text, e.category, e.has_media,
+    count(*) FILTER (WHERE e.type = 'delivered'),
+    count(*) FILTER (WHERE e.type = 'sent'),
+    count(*) FILTER (WHERE e.type = 'delivered' AND e.media_requested),
+    count(*) FILTER (WHERE e.type = 'response' AND e.action_identifier = 'com.apple.UNNotificationDefaultActionIdentifier'),
+    count(*) FILTER (WHERE e.type = 'response' AND e.action_identifier = 'com.apple.UNNotificationDismissActionIdentifier'),
+    count(*) FILTER (WHERE e.type = 'response' AND e.action_identifier NOT IN
+        ('com.apple.UNNotificationDefaultActionIdentifier', 'com.apple.UNNotificationDismissActionIdentifier')),
+    count(*) FILTER (WHERE e.type = 'response' AND e.user_text_length IS NOT NULL AND e.action_identifier NOT IN
+        ('com.apple.UNNotificationDefaultActionIdentifier', 'com.apple.UNNotificationDismissActionIdentifier'))
+FROM events e
+WHERE e.app_id = $1::bigint AND e.event_time >= $2::timestamptz AND e.event_time < $3::timestamptz
+  AND ($5::text IS NULL OR e.app_version = $5::text) AND ($6::text IS NULL OR e.platform = $6::text)
+  AND ($7::text IS NULL OR coalesce(e.campaign, '') = $7::text) AND ($8::text IS NULL OR coalesce(e.variant, '') = $8::text)
+GROUP BY 1, 2, 3, 4, 5
