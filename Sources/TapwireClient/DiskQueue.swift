@@ -249,6 +249,8 @@ final class DiskQueue {
         guard let handle = FileHandle(forUpdatingAtPath: url.path) else {
             throw QueueError(.io, "cannot open \(url.path)")
         }
+        // Not inherited by child processes: a child holding a copy would keep the lock after close().
+        _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
         guard flock(handle.fileDescriptor, LOCK_EX | LOCK_NB) == 0 else {
             try? handle.close()
             throw QueueError(.locked, "another process or client already uses the queue in \(directory.path); give each process (app, extension) its own directory")

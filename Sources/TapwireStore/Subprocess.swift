@@ -32,6 +32,7 @@ public enum Subprocess {
             posix_spawn_file_actions_addopen(&fileActions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_addopen(&fileActions, 2, "/dev/null", O_WRONLY, 0)
         }
+        closeInheritedDescriptors(&fileActions, keep: captureOutput ? Set(pipeFDs) : [])
         let argv = [executable] + arguments
         var pid: pid_t = 0
         let spawned: Int32 = withCStrings(argv) { pointers in
@@ -97,6 +98,7 @@ public enum Subprocess {
         posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&fileActions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&fileActions, 1, 2)
+        closeInheritedDescriptors(&fileActions, keep: [])
         var environment = ProcessInfo.processInfo.environment
         for (key, value) in extra { environment[key] = value }
         let envStrings = environment.map { "\($0.key)=\($0.value)" }
@@ -108,6 +110,17 @@ public enum Subprocess {
         }
         guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOENT) }
         return Child(pid: pid)
+    }
+
+    /// The child gets stdin, stdout and stderr only: no socket, lock or pipe of this process
+    /// leaks into it (a child holding a copy of a flock'd descriptor would keep the lock).
+    /// glibc's closefrom action is not visible to Swift, so the open descriptors are listed from
+    /// /proc/self/fd; closing one that has closed meanwhile is harmless in posix_spawn.
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t, keep: Set<Int32>) {
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap { Int32($0) } ?? []
+        for fd in open where fd > 2 && !keep.contains(fd) {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
     }
 
     private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
