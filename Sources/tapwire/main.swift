@@ -13,7 +13,8 @@ let commands: [CommandSpec] = [
 
 func printHelp() {
     print("tapwire: notification engagement telemetry\n\nusage: tapwire COMMAND [options]\n")
-    for command in commands { print("  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.summary) }
+    let width = (commands.map(\.name.count).max() ?? 8) + 2
+    for command in commands { print("  " + command.name.padding(toLength: width, withPad: " ", startingAt: 0) + command.summary) }
     print("\n`tapwire COMMAND --help` shows a command's options.")
 }
 
