@@ -9,6 +9,7 @@
 #     build    pkg-config and the C libraries' headers: what `swift build` needs (Dockerfile build stage)
 #     runtime  the shared libraries the binary loads, plus curl for the container health check
 #              (Dockerfile final stage); no compiler, no headers
+#     check    the config checkers scripts/check-deploy.sh runs (haproxy -c, promtool)
 #     list-build, list-runtime, list-dev   print that profile's packages, one a line, and exit
 set -euo pipefail
 
@@ -16,10 +17,11 @@ set -euo pipefail
 build_pkgs=(pkg-config libpq-dev zlib1g-dev libmicrohttpd-dev)
 runtime_pkgs=(libpq5 zlib1g libmicrohttpd12 libstdc++6 ca-certificates curl)
 dev_pkgs=("${build_pkgs[@]}" postgresql)
+check_pkgs=(haproxy prometheus)
 
 profile=dev
 case "${1:-}" in
-  dev|build|runtime) profile=$1; shift ;;
+  dev|build|runtime|check) profile=$1; shift ;;
   list-build) printf '%s\n' "${build_pkgs[@]}"; exit 0 ;;
   list-runtime) printf '%s\n' "${runtime_pkgs[@]}"; exit 0 ;;
   list-dev) printf '%s\n' "${dev_pkgs[@]}"; exit 0 ;;
@@ -28,6 +30,7 @@ case $profile in
   dev) wanted=("${dev_pkgs[@]}") ;;
   build) wanted=("${build_pkgs[@]}") ;;
   runtime) wanted=("${runtime_pkgs[@]}") ;;
+  check) wanted=("${check_pkgs[@]}") ;;
 esac
 
 need=()
@@ -51,7 +54,7 @@ if ((${#need[@]})); then
   }
 fi
 
-[ "$profile" = runtime ] && exit 0
+[ "$profile" = runtime ] || [ "$profile" = check ] && exit 0
 
 if ! command -v swift >/dev/null; then
   if [ -x /opt/swift/usr/bin/swift ]; then
