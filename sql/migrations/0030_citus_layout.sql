@@ -31,6 +31,20 @@ INSERT INTO tapwire_table_layout (table_name, layout, reason) VALUES
     ('schema_migrations', 'local', 'coordinator only: migrations run there'),
     ('tapwire_table_layout', 'local', 'coordinator only: read by migrations');
 
+-- The rollups (0010-0019) and mismatch tables (0020-0029): every key starts with app_id, so a
+-- report or a mismatch window reads one shard. Listed only where those migrations made them.
+INSERT INTO tapwire_table_layout (table_name, layout, reason)
+SELECT t.table_name, 'distributed', t.reason
+FROM (VALUES
+    ('rollup_counts', 'engagement rollup, co-located with events'),
+    ('rollup_actions', 'engagement rollup, co-located with events'),
+    ('rollup_histograms', 'engagement rollup, co-located with events'),
+    ('mismatch_usage_hourly', 'mismatch usage rollup, co-located with events'),
+    ('mismatch_usage_daily', 'mismatch usage rollup, co-located with events'),
+    ('mismatch_alerts', 'webhook outbox, one row per app finding')
+) AS t (table_name, reason)
+WHERE to_regclass(t.table_name) IS NOT NULL;
+
 -- Whether this server is a Citus coordinator.
 CREATE FUNCTION tapwire_citus_installed() RETURNS boolean
 LANGUAGE sql STABLE
