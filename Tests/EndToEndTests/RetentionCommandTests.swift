@@ -15,13 +15,13 @@ import TapwireTestSupport
         return try TestPostgres.url(database: name)
     }
 
-    /// The report JSON without its generation time.
+    /// The report JSON without its generation time and source (rollups or raw events).
     func report(_ url: String, from: Timestamp, to: Timestamp, raw: Bool = false) throws -> String {
         let result = try TapwireBinary.run(["report", "--app", "demo", "--from", from.description, "--to", to.description,
                                             "--format", "json", "--database-url", url] + (raw ? ["--from-raw"] : []))
         try #require(result.status == 0, "\(result.output)")
         let json = try JSONParser().parse(result.output)
-        let members = try #require(json.objectValue?.members).filter { $0.key != "generatedAt" }
+        let members = try #require(json.objectValue?.members).filter { $0.key != "generatedAt" && $0.key != "source" }
         return JSONValue.object(members.map { ($0.key, $0.value) }).serialized()
     }
 
