@@ -8,6 +8,7 @@ enum ExtensionCommands {
         CommandSpec("demo", "simulate devices posting telemetry, then print the report", { DemoCommand.usage }, DemoCommand.run),
         CommandSpec("alerts", "check an app's category mismatches (exit 1 when any)", { AlertsCommand.usage }, AlertsCommand.run),
         CommandSpec("bench-mismatches", "benchmark mismatch detection (30 days, 10M events)", { MismatchBenchCommand.usage }, MismatchBenchCommand.run),
+        CommandSpec("retention", "drop old event partitions, keep the rollups (cron-safe)", { RetentionCommand.usage }, RetentionCommand.run),
     ]
 }
 

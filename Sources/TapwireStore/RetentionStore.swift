@@ -1,0 +1,128 @@
+import TapwireCore
+
+/// A partition of events that retention drops (or, in a dry run, would drop).
+public struct RetainedPartition: Sendable, Equatable {
+    public var name: String
+    public var rangeStart: Timestamp
+    public var rangeEnd: Timestamp
+    /// The planner's estimate; nil when the partition was never analyzed.
+    public var estimatedRows: Int64?
+}
+
+/// What one retention run did, or would do with `dryRun`.
+public struct RetentionOutcome: Sendable, Equatable {
+    public var dryRun: Bool
+    /// False when another run held the lock: this one did nothing.
+    public var ran: Bool
+    public var now: Timestamp
+    public var partitionCutoff: Timestamp
+    public var idCutoff: Timestamp
+    /// Partitions dropped (dry run: due), including ones an interrupted run had left.
+    public var partitions: [RetainedPartition]
+    /// Names of partitions an earlier, interrupted run had started dropping and this one finished.
+    public var resumed: [String]
+    /// Dedup ids deleted (dry run: that would be).
+    public var eventIdsDeleted: Int64
+}
+
+public struct RetentionError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case unexpectedPartition = "retention_unexpected_partition"
+        case stuck = "retention_stuck"
+    }
+    public var code: Code
+    public var message: String
+    public var description: String { message }
+}
+
+/// Drops old partitions of events and trims old dedup ids; never touches the rollups. Safe to
+/// run from cron: one run at a time (advisory lock), every step idempotent, an interrupted run
+/// finished by the next. Partitions are detached CONCURRENTLY, so collectors keep writing.
+public struct RetentionStore: Sendable {
+    public init() {}
+
+    /// Only names the collector itself creates (tapwire_ensure_event_partitions) are dropped.
+    static func isEventPartitionName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        return bytes.count == 15 && name.hasPrefix("events_") && bytes.dropFirst(7).allSatisfy { (48...57).contains($0) }
+    }
+
+    public func run(_ policy: RetentionPolicy, dryRun: Bool, on connection: PostgresConnection,
+                    logger: Logger? = nil) throws -> RetentionOutcome {
+        guard let now = PostgresValue.timestamp(try connection.query(EmbeddedSQL.retentionNow).scalar) else {
+            throw DatabaseError(.unexpectedResult, "now() returned no timestamp")
+        }
+        var outcome = RetentionOutcome(dryRun: dryRun, ran: true, now: now, partitionCutoff: policy.partitionCutoff(now: now),
+                                       idCutoff: policy.idCutoff(now: now), partitions: [], resumed: [], eventIdsDeleted: 0)
+        let due = try duePartitions(before: outcome.partitionCutoff, on: connection)
+        if dryRun {
+            outcome.partitions = due
+            outcome.resumed = try connection.query(EmbeddedSQL.retentionUnfinished).rows.compactMap { $0[0] }
+            outcome.eventIdsDeleted = Int64(try connection.query(EmbeddedSQL.retentionCountIds, [outcome.idCutoff.description]).scalar ?? "0") ?? 0
+            return outcome
+        }
+        guard try connection.query(EmbeddedSQL.retentionLock).scalar == "t" else {
+            outcome.ran = false
+            return outcome
+        }
+        defer { _ = try? connection.query(EmbeddedSQL.retentionUnlock) }
+        // Waiting behind a long lock queue would stall collectors queued behind us: give up
+        // instead (the next run retries).
+        try connection.query("SET lock_timeout = '30s'")
+
+        let plannedBefore = Set(try connection.query(EmbeddedSQL.retentionUnfinished).rows.compactMap { $0[0] })
+        for partition in try duePartitions(before: outcome.partitionCutoff, on: connection) {
+            try connection.query(EmbeddedSQL.retentionPlanPartition, [partition.name, partition.rangeStart.description,
+                                                                     partition.rangeEnd.description, partition.estimatedRows.map(String.init)])
+        }
+        let dueNames = Set(due.map(\.name))
+        for name in try connection.query(EmbeddedSQL.retentionUnfinished).rows.compactMap({ $0[0] }) {
+            guard Self.isEventPartitionName(name) else {
+                throw RetentionError(code: .unexpectedPartition, message: "refusing to drop \(name): not a daily partition of events")
+            }
+            try drop(name, on: connection, logger: logger)
+            if plannedBefore.contains(name), !dueNames.contains(name) { outcome.resumed.append(name) }
+        }
+        outcome.partitions = due
+
+        var deleted: Int64 = 0
+        while true {
+            let batch = try connection.query(EmbeddedSQL.retentionTrimIds, [outcome.idCutoff.description, String(policy.batchSize)]).affectedRows
+            deleted += Int64(batch)
+            if batch < policy.batchSize { break }
+        }
+        outcome.eventIdsDeleted = deleted
+        logger?.info("retention done", ["partitions": .of(due.count), "eventIdsDeleted": .of(Int(deleted))])
+        return outcome
+    }
+
+    func duePartitions(before cutoff: Timestamp, on connection: PostgresConnection) throws -> [RetainedPartition] {
+        try connection.query(EmbeddedSQL.retentionDuePartitions, [cutoff.description]).rows.compactMap { row in
+            guard let name = row[0], Self.isEventPartitionName(name),
+                  let start = PostgresValue.timestamp(row[1]), let end = PostgresValue.timestamp(row[2]) else { return nil }
+            return RetainedPartition(name: name, rangeStart: start, rangeEnd: end, estimatedRows: row[3].flatMap { Int64($0) })
+        }
+    }
+
+    /// Walks one partition through PartitionDrop's steps until it is recorded as dropped.
+    func drop(_ name: String, on connection: PostgresConnection, logger: Logger?) throws {
+        for _ in 0..<8 {
+            let row = try connection.query(EmbeddedSQL.retentionPartitionState, [name]).rows.first ?? []
+            guard row.count == 6, let detach = row[3], let finalize = row[4], let dropSQL = row[5] else {
+                throw DatabaseError(.unexpectedResult, "no state for partition \(name)")
+            }
+            let state: PartitionDrop.State = row[0] != "t" ? .gone : row[1] != "t" ? .detached : row[2] == "t" ? .detachPending : .attached
+            let step = PartitionDrop.next(state)
+            switch step {
+            case .detachConcurrently: try connection.query(detach)
+            case .finalizeDetach: try connection.query(finalize)
+            case .drop: try connection.query(dropSQL)
+            case .markDropped:
+                try connection.query(EmbeddedSQL.retentionMarkDropped, [name])
+                logger?.info("partition dropped", ["partition": .string(name)])
+                return
+            }
+        }
+        throw RetentionError(code: .stuck, message: "partition \(name) did not reach dropped; run `tapwire retention` again")
+    }
+}

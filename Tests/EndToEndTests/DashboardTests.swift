@@ -1,0 +1,373 @@
+import Foundation
+import Testing
+import TapwireCore
+import TapwireStore
+import TapwireTestSupport
+
+/// The Grafana dashboards in dashboards/grafana/: valid dashboard JSON, panels that read the
+/// rollups (never the raw events), and every panel's SQL run, after Grafana's substitution,
+/// against a real PostgreSQL seeded by `tapwire demo` plus a batch of mismatching events.
+@Suite(.serialized) struct DashboardTests {
+    static let directory = DeploymentTests.root + "/dashboards/grafana"
+
+    /// The columns each SQL panel must return, by dashboard uid and panel title. A new panel
+    /// needs a line here, so its SQL is run and its shape pinned.
+    static let expectedColumns: [String: [String: [String]]] = [
+        "tapwire-engagement": [
+            "Delivered": ["delivered"],
+            "Engagement rate": ["engagement_rate"],
+            "Text replies": ["replies"],
+            "Media requested but not shown": ["media_failure_rate"],
+            "Engagement rate by category": ["category", "delivered", "opens", "actions", "engaged", "engagement_rate"],
+            "Daily trend": ["time", "delivered", "engaged", "engagement_rate"],
+            "Actions per category": ["category", "action", "responses", "rate"],
+            "Rich vs text-only per category": ["category", "rich_delivered", "rich_rate", "rich_ci_low", "rich_ci_high",
+                                               "text_delivered", "text_rate", "text_ci_low", "text_ci_high", "difference_pp"],
+            "Text replies and reply length": ["category", "replies", "p50_length", "p90_length"],
+            "Dismiss rate where measurable": ["category", "measurability", "delivered_measurable", "dismissals", "dismiss_rate"],
+            "Time to response": ["category", "responses", "p50_seconds", "p90_seconds"],
+        ],
+        "tapwire-mismatches": [
+            "Unknown and case-mismatched categories by app version": ["app_version", "category", "kind", "registered_as", "notifications",
+                                                                       "device_unregistered", "last_seen"],
+            "Notifications shown without buttons": ["time", "metric", "shown_without_buttons"],
+            "Actions not registered in their category": ["app_version", "category", "action", "responses", "last_seen"],
+            "Dismissals without customDismissAction": ["app_version", "category", "dismissals", "last_seen"],
+        ],
+        "tapwire-ingestion": [:],
+    ]
+
+    static let datasources = ["tapwire-pg": "grafana-postgresql-datasource", "tapwire-prom": "prometheus"]
+
+    struct Panel {
+        var dashboard: String
+        var id: Int64?
+        var title: String
+        var type: String
+        var datasource: String?
+        var targets: [JSONValue]
+    }
+
+    static func load() throws -> [(file: String, json: JSONValue)] {
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
+        return try files.map { file in
+            let data = try #require(FileManager.default.contents(atPath: directory + "/" + file))
+            return (file, try JSONParser().parse(Array(data)))
+        }
+    }
+
+    /// Panels, including those nested in collapsed rows.
+    static func panels(of dashboard: JSONValue) -> [Panel] {
+        let uid = dashboard["uid"]?.stringValue ?? "?"
+        func walk(_ list: [JSONValue]) -> [Panel] {
+            list.flatMap { panel -> [Panel] in
+                let own = Panel(dashboard: uid, id: panel["id"]?.numberValue?.integer, title: panel["title"]?.stringValue ?? "",
+                                type: panel["type"]?.stringValue ?? "", datasource: panel["datasource"]?["uid"]?.stringValue,
+                                targets: panel["targets"]?.arrayValue ?? [])
+                return [own] + walk(panel["panels"]?.arrayValue ?? [])
+            }
+        }
+        return walk(dashboard["panels"]?.arrayValue ?? [])
+    }
+
+    /// Structural problems: what Grafana needs to load and save the dashboard, and our rules.
+    static func lint(_ dashboard: JSONValue, file: String) -> [String] {
+        var problems: [String] = []
+        let schema = dashboard["schemaVersion"]?.numberValue?.integer ?? 0
+        if schema < 36 { problems.append("\(file): schemaVersion \(schema) is missing or older than Grafana 9.4's 36") }
+        if dashboard["uid"]?.stringValue?.isEmpty ?? true { problems.append("\(file): no uid (provisioned dashboards need a stable one)") }
+        if dashboard["title"]?.stringValue?.isEmpty ?? true { problems.append("\(file): no title") }
+        let panels = panels(of: dashboard)
+        if panels.isEmpty { problems.append("\(file): no panels") }
+        var ids: Set<Int64> = []
+        for panel in panels {
+            guard let id = panel.id else {
+                problems.append("\(file): panel “\(panel.title)” has no id")
+                continue
+            }
+            if !ids.insert(id).inserted { problems.append("\(file): panel id \(id) is used twice") }
+            if panel.title.isEmpty { problems.append("\(file): panel \(id) has no title") }
+            if panel.type == "row" { continue }
+            guard let source = panel.datasource, let kind = datasources[source] else {
+                problems.append("\(file): panel “\(panel.title)” uses data source \(panel.datasource ?? "none"), not a provisioned one")
+                continue
+            }
+            if panel.targets.isEmpty { problems.append("\(file): panel “\(panel.title)” has no query") }
+            var refIds: Set<String> = []
+            for target in panel.targets {
+                if !refIds.insert(target["refId"]?.stringValue ?? "").inserted { problems.append("\(file): panel “\(panel.title)” repeats a refId") }
+                if kind == "prometheus" {
+                    if target["expr"]?.stringValue?.isEmpty ?? true { problems.append("\(file): panel “\(panel.title)” has no PromQL expr") }
+                    continue
+                }
+                let sql = target["rawSql"]?.stringValue ?? ""
+                if sql.isEmpty { problems.append("\(file): panel “\(panel.title)” has no rawSql") }
+                if !["table", "time_series"].contains(target["format"]?.stringValue ?? "") {
+                    problems.append("\(file): panel “\(panel.title)” format must be table or time_series")
+                }
+                // Panels read rollups: their cost grows with categories × hours, not with events.
+                if sql.range(of: "\\b(FROM|JOIN)\\s+(events|event_ids)\\b", options: [.regularExpression, .caseInsensitive]) != nil {
+                    problems.append("\(file): panel “\(panel.title)” reads the raw events; read the rollups")
+                }
+            }
+        }
+        return problems
+    }
+
+    @Test func dashboardsAreValidGrafanaJSON() throws {
+        let dashboards = try Self.load()
+        #expect(Set(dashboards.map(\.file)) == ["engagement.json", "mismatches.json", "ingestion-health.json"])
+        var uids: Set<String> = []
+        for (file, json) in dashboards {
+            #expect(Self.lint(json, file: file) == [])
+            let uid = try #require(json["uid"]?.stringValue)
+            #expect(uids.insert(uid).inserted, "uid \(uid) is used by two dashboards")
+            // Every SQL panel is pinned in expectedColumns, and every pinned panel exists.
+            let expected = try #require(Self.expectedColumns[uid], "\(uid) is not in expectedColumns")
+            let sqlPanels = Self.panels(of: json).filter { $0.datasource == "tapwire-pg" }
+            #expect(Set(sqlPanels.map(\.title)) == Set(expected.keys))
+        }
+    }
+
+    @Test func theLintCatchesBrokenDashboards() throws {
+        let base = try #require(Self.load().first { $0.file == "engagement.json" }).json
+        var text = base.serialized()
+        // A duplicate id, a panel reading raw events, an old schema version.
+        text = text.replacingOccurrences(of: "\"id\":2,", with: "\"id\":1,")
+        text = text.replacingOccurrences(of: "FROM rollup_counts\\nWHERE app_id = $app AND grain = 1 AND $__timeFilter(hour) AND ('*' IN ($category) OR category IN ($category))\\nGROUP BY category\\nORDER BY delivered DESC",
+                                          with: "FROM events\\nWHERE app_id = $app GROUP BY category ORDER BY delivered DESC")
+        text = text.replacingOccurrences(of: "\"schemaVersion\":39", with: "\"schemaVersion\":16")
+        let problems = Self.lint(try JSONParser().parse(text), file: "broken.json")
+        #expect(problems.contains("broken.json: panel id 1 is used twice"))
+        #expect(problems.contains("broken.json: panel “Engagement rate by category” reads the raw events; read the rollups"))
+        #expect(problems.contains("broken.json: schemaVersion 16 is missing or older than Grafana 9.4's 36"))
+    }
+
+    @Test func grafanaSubstitutionMatchesGrafana() throws {
+        let from = Timestamp(iso8601: "2026-11-18T10:00:00Z")!
+        let to = Timestamp(iso8601: "2026-11-25T10:30:00.250Z")!
+        let sql = "SELECT $__timeGroupAlias(hour, '1d'), x FROM t WHERE app_id = $app AND $__timeFilter(hour) AND c IN ($category) AND d IN (${all}) AND $__timeGroup(a.hour, 5m) > 0"
+        let out = try GrafanaQuery.interpolate(sql, variables: ["app": .single("7"), "category": .multi(["message", "o'brien"]),
+                                                               "all": .all(allValue: "'*'", options: ["x"])], from: from, to: to)
+        #expect(out == "SELECT floor(extract(epoch from hour)/86400)*86400 AS \"time\", x FROM t WHERE app_id = 7 AND hour BETWEEN '2026-11-18T10:00:00Z' AND '2026-11-25T10:30:00.25Z' AND c IN ('message','o''brien') AND d IN ('*') AND floor(extract(epoch from a.hour)/300)*300 > 0")
+        #expect(throws: GrafanaQuery.Failure.self) { try GrafanaQuery.interpolate("SELECT $__nope(x)", variables: [:], from: from, to: to) }
+    }
+
+    // MARK: - against a real database
+
+    struct Seeded {
+        var url: String
+        var appId: String
+        var appName: String
+        var from: Timestamp
+        var to: Timestamp
+        var metrics: String
+    }
+
+    /// `tapwire demo` (2 weeks of simulated devices through the HTTP API), then, through a real
+    /// `tapwire serve`, the mistakes the Mismatches dashboard is for.
+    static func seed() throws -> Seeded {
+        let name = "dash_" + String(UInt32.random(in: 0...UInt32.max))
+        let admin = try PostgresConnection(url: try TestPostgres.serverURL())
+        try admin.query("CREATE DATABASE \(name)")
+        admin.close()
+        let url = try TestPostgres.url(database: name)
+        let hour: Int64 = 3_600_000_000
+        let end = Timestamp(microseconds: Timestamp.now.microseconds / hour * hour)
+        #expect(try TapwireBinary.run(["migrate", "--database-url", url]).status == 0)
+        let demo = try TapwireBinary.run(["demo", "--database-url", url, "--notifications", "20000", "--devices", "400", "--days", "10",
+                                          "--end", end.description, "--format", "none"])
+        try #require(demo.status == 0, "\(demo.output)")
+        let rotated = try TapwireBinary.run(["keys", "rotate", "demo", "--kind", "write", "--grace", "1d", "--format", "json", "--database-url", url])
+        let writeKey = try #require(try? JSONParser().parse(rotated.output.trimmingCharacters(in: .whitespacesAndNewlines))["key"]?.stringValue)
+
+        let server = try TapwireBinary.serve(databaseURL: url, extraArguments: ["--key-cache-seconds", "0"])
+        defer { _ = server.interrupt() }
+        let at = Timestamp(microseconds: end.microseconds - 2 * hour)
+        func delivered(_ category: String, registered: Bool = true) -> JSONValue {
+            TestBatch.event("delivered", at: at, category: category, [("hasMedia", false), ("categoryRegistered", .bool(registered))])
+        }
+        func response(_ category: String, _ action: String) -> JSONValue {
+            TestBatch.event("response", at: at, category: category, [("actionIdentifier", .string(action)), ("hasMedia", false)])
+        }
+        let events = (0..<5).map { _ in delivered("Message") } + (0..<3).map { _ in delivered("promo_winter") }
+            + (0..<2).map { _ in delivered("message", registered: false) }
+            + [response("message", "archive"), response("social_post", "com.apple.UNNotificationDismissActionIdentifier")]
+        let posted = try server.client.post("/v1/batch", key: writeKey,
+                                            json: TestBatch.body(events, sentAt: at, context: [("appVersion", "3.2.1"), ("platform", "iOS")]))
+        #expect(posted.status == 200 && posted.json?["accepted"]?.numberValue?.integer == Int64(events.count), "\(posted.text)")
+        let metrics = try server.client.get("/metrics").text
+
+        let connection = try PostgresConnection(url: url)
+        defer { connection.close() }
+        let appId = try #require(try connection.query("SELECT app_id FROM apps WHERE name = 'demo'").scalar)
+        return Seeded(url: url, appId: appId, appName: "demo", from: Timestamp(microseconds: end.microseconds - 11 * 24 * hour),
+                      to: end, metrics: metrics)
+    }
+
+    /// Runs one dashboard's SQL panels; returns, per panel title, its columns and row count, or
+    /// its error. Read-only, as Grafana's role is.
+    static func run(_ dashboard: JSONValue, on connection: PostgresConnection, variables: [String: GrafanaQuery.Value],
+                    from: Timestamp, to: Timestamp) -> [String: Result<(columns: [String], rows: [[String?]]), GrafanaQuery.Failure>] {
+        var results: [String: Result<(columns: [String], rows: [[String?]]), GrafanaQuery.Failure>] = [:]
+        for panel in panels(of: dashboard) where panel.datasource == "tapwire-pg" {
+            for target in panel.targets {
+                do {
+                    let sql = try GrafanaQuery.interpolate(target["rawSql"]?.stringValue ?? "", variables: variables, from: from, to: to)
+                    try connection.query("BEGIN READ ONLY")
+                    defer { _ = try? connection.query("ROLLBACK") }
+                    let result = try connection.query(sql)
+                    results[panel.title] = .success((result.columns, result.rows))
+                } catch {
+                    results[panel.title] = .failure(GrafanaQuery.Failure(description: "panel “\(panel.title)”: \(error)"))
+                }
+            }
+        }
+        return results
+    }
+
+    static func variableValues(_ dashboard: JSONValue, on connection: PostgresConnection, app: String,
+                               from: Timestamp, to: Timestamp) throws -> [String: [String]] {
+        var values: [String: [String]] = [:]
+        var bound: [String: GrafanaQuery.Value] = ["app": .single(app)]
+        for variable in dashboard["templating"]?["list"]?.arrayValue ?? [] {
+            let name = try #require(variable["name"]?.stringValue)
+            let sql = try GrafanaQuery.interpolate(try #require(variable["query"]?.stringValue), variables: bound, from: from, to: to)
+            let result = try connection.query(sql)
+            // Grafana takes __value/__text when present, else the first column.
+            let column = result.column("__value") ?? 0
+            values[name] = result.rows.compactMap { $0[column] }
+            if name != "app" { bound[name] = .all(allValue: variable["allValue"]?.stringValue, options: values[name] ?? []) }
+        }
+        return values
+    }
+
+    @Test func everyPanelsSQLRunsAgainstTheDemoData() throws {
+        let seeded = try Self.seed()
+        let connection = try PostgresConnection(url: seeded.url)
+        defer { connection.close() }
+        for (file, dashboard) in try Self.load() {
+            let uid = dashboard["uid"]?.stringValue ?? ""
+            let expected = Self.expectedColumns[uid] ?? [:]
+            let values = try Self.variableValues(dashboard, on: connection, app: seeded.appId, from: seeded.from, to: seeded.to)
+            if dashboard["templating"]?["list"]?.arrayValue?.isEmpty == false {
+                #expect(values["app"]?.contains(seeded.appId) == true, "\(file): the app variable does not list the demo app")
+            }
+            if let categories = values["category"] {
+                #expect(Set(categories).isSuperset(of: ["message", "social_post", "promo", "news"]), "\(file): categories \(categories)")
+            }
+            // "All" categories (the custom all value), then two picked by hand.
+            var selections: [[String: GrafanaQuery.Value]] = [["app": .single(seeded.appId), "category": .all(allValue: "'*'", options: values["category"] ?? [])]]
+            if values["category"] != nil { selections.append(["app": .single(seeded.appId), "category": .multi(["message", "promo"])]) }
+            for variables in selections {
+                let results = Self.run(dashboard, on: connection, variables: variables, from: seeded.from, to: seeded.to)
+                #expect(Set(results.keys) == Set(expected.keys))
+                for (title, result) in results {
+                    switch result {
+                    case let .failure(failure):
+                        Issue.record("\(file): \(failure)")
+                    case let .success((columns, rows)):
+                        #expect(columns == expected[title], "\(file): “\(title)” returned \(columns)")
+                        #expect(!rows.isEmpty, "\(file): “\(title)” returned no rows from the demo data")
+                        if columns.first == "time" {
+                            let times = rows.compactMap { $0[0].flatMap(Double.init) }
+                            #expect(times.count == rows.count && times == times.sorted(), "\(file): “\(title)” time column not sorted epoch seconds")
+                        }
+                    }
+                }
+                if case let .multi(picked) = variables["category"], case let .success((columns, rows))? = results["Engagement rate by category"] {
+                    let index = try #require(columns.firstIndex(of: "category"))
+                    #expect(Set(rows.compactMap { $0[index] }) == Set(picked))
+                }
+            }
+        }
+    }
+
+    @Test func panelsAgreeWithTheReportAndFindTheMismatches() throws {
+        let seeded = try Self.seed()
+        let connection = try PostgresConnection(url: seeded.url)
+        defer { connection.close() }
+        let dashboards = Dictionary(uniqueKeysWithValues: try Self.load().map { ($0.json["uid"]?.stringValue ?? "", $0.json) })
+        let variables: [String: GrafanaQuery.Value] = ["app": .single(seeded.appId), "category": .all(allValue: "'*'", options: [])]
+        // Whole hours: the hourly rollups are exact there, so the panel equals the report.
+        let engagement = Self.run(try #require(dashboards["tapwire-engagement"]), on: connection, variables: variables,
+                                  from: seeded.from, to: Timestamp(microseconds: seeded.to.microseconds - 1))
+        let byCategory = try #require(try engagement["Engagement rate by category"]?.get())
+        let report = try TapwireBinary.run(["report", "--app", "demo", "--from", seeded.from.description, "--to", seeded.to.description,
+                                            "--format", "json", "--database-url", seeded.url])
+        try #require(report.status == 0, "\(report.output)")
+        let json = try JSONParser().parse(report.output)
+        let categories = try #require(json["categories"]?.arrayValue, "report JSON: \(report.output.prefix(400))")
+        var reported: [String: Int64] = [:]
+        for category in categories {
+            if let name = category["category"]?.stringValue ?? category["identifier"]?.stringValue,
+               let delivered = category["delivered"]?.numberValue?.integer {
+                reported[name] = delivered
+            }
+        }
+        #expect(!reported.isEmpty, "no per-category delivered counts in the report JSON")
+        for row in byCategory.rows where row[0] != "" {
+            #expect(reported[row[0] ?? ""] == row[1].flatMap { Int64($0) }, "delivered of \(row[0] ?? "") differs from `tapwire report`")
+        }
+
+        let mismatches = Self.run(try #require(dashboards["tapwire-mismatches"]), on: connection, variables: variables,
+                                  from: seeded.from, to: seeded.to.advanced(byHours: 1))
+        let found = try #require(try mismatches["Unknown and case-mismatched categories by app version"]?.get())
+        let kinds = Set(found.rows.map { "\($0[0] ?? "") \($0[1] ?? "") \($0[2] ?? "") \($0[3] ?? "-") \($0[4] ?? "")" })
+        #expect(kinds.contains("3.2.1 Message case_mismatch message 5"), "\(kinds)")
+        #expect(kinds.contains("3.2.1 promo_winter unknown_category - 3"), "\(kinds)")
+        #expect(found.rows.contains { $0[0] == "3.2.1" && $0[1] == "message" && $0[2] == "unknown_category" && $0[5] == "2" }, "\(kinds)")
+        #expect(!found.rows.contains { $0[1] == "social_post" || $0[1] == "promo" }, "registered categories are not mismatches: \(kinds)")
+        let actions = try #require(try mismatches["Actions not registered in their category"]?.get())
+        #expect(actions.rows.contains { $0[1] == "message" && $0[2] == "archive" && $0[3] == "1" })
+        let dismissals = try #require(try mismatches["Dismissals without customDismissAction"]?.get())
+        #expect(dismissals.rows.contains { $0[0] == "3.2.1" && $0[1] == "social_post" && $0[2] == "1" })
+        let shown = try #require(try mismatches["Notifications shown without buttons"]?.get())
+        #expect(shown.rows.reduce(0) { $0 + (Int($1[2] ?? "0") ?? 0) } == 10)
+    }
+
+    /// Prometheus panels: every metric they name is one a collector exports, and every
+    /// expression parses (promtool checks them as recording rules).
+    @Test func prometheusPanelsNameRealMetrics() throws {
+        let seeded = try Self.seed()
+        let exported = Set(seeded.metrics.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("# TYPE ") else { return nil }
+            return line.split(separator: " ").dropFirst(2).first.map(String.init)
+        })
+        #expect(exported.contains("tapwire_http_requests_total"))
+        var expressions: [String] = []
+        for (file, dashboard) in try Self.load() {
+            for panel in Self.panels(of: dashboard) where panel.datasource == "tapwire-prom" {
+                for target in panel.targets {
+                    let expr = try #require(target["expr"]?.stringValue)
+                    expressions.append(expr)
+                    let regex = try NSRegularExpression(pattern: "\\btapwire_[a-z_]+")
+                    let ns = expr as NSString
+                    for match in regex.matches(in: expr, range: NSRange(location: 0, length: ns.length)) {
+                        var name = ns.substring(with: match.range)
+                        for suffix in ["_bucket", "_sum", "_count"] where name.hasSuffix(suffix) && !exported.contains(name) {
+                            name = String(name.dropLast(suffix.count))
+                        }
+                        #expect(exported.contains(name), "\(file): “\(panel.title)” uses \(name), which /metrics does not export")
+                    }
+                }
+            }
+        }
+        #expect(expressions.count >= 10)
+        var rules = "groups:\n  - name: dashboard-panels\n    rules:\n"
+        for (index, expr) in expressions.enumerated() {
+            let concrete = expr.replacingOccurrences(of: "$__rate_interval", with: "5m").replacingOccurrences(of: "$__interval", with: "1m")
+            rules += "      - record: panel_\(index)\n        expr: '\(concrete.replacingOccurrences(of: "'", with: "''"))'\n"
+        }
+        let path = NSTemporaryDirectory() + "tapwire-panels-\(UInt32.random(in: 0...UInt32.max)).yml"
+        try rules.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let promtool = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let checked = try Subprocess.run(try #require(promtool, "promtool is not installed (scripts/install-deps.sh check)"), ["check", "rules", path])
+        #expect(checked.status == 0, "\(checked.output)")
+    }
+}
+
+extension Timestamp {
+    func advanced(byHours hours: Int64) -> Timestamp { Timestamp(microseconds: microseconds + hours * 3_600_000_000) }
+}

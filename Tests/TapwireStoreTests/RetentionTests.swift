@@ -1,0 +1,205 @@
+import Foundation
+import Synchronization
+import Testing
+import TapwireCore
+@testable import TapwireStore
+import TapwireTestSupport
+
+/// `tapwire retention` against a real PostgreSQL: old partitions go, everything a report reads
+/// stays exactly as it was, and a run is safe to repeat, to overlap and to interrupt.
+@Suite struct RetentionTests {
+    /// Two apps, a few events every hour from 415 days ago until an hour ago, each with its
+    /// dedup id received ten minutes after the event.
+    func seeded() throws -> (TestDatabase, PostgresConnection) {
+        let db = try TestDatabase.create()
+        let connection = try db.connect()
+        _ = try db.createApp("one")
+        _ = try db.createApp("two")
+        try connection.query("SELECT tapwire_ensure_event_partitions(current_date - 416, current_date + 1)")
+        try connection.query("""
+            INSERT INTO events (app_id, event_time, event_id, type, device_time, received_at, category, app_version, platform)
+            SELECT a.app_id, t, gen_random_uuid(), (ARRAY['delivered', 'response', 'sent']::event_type[])[1 + n % 3], t,
+                   t + interval '10 minutes', 'message', '1.0', 'iOS'
+            FROM apps a, generate_series(now() - interval '415 days', now() - interval '1 hour', interval '1 hour') t,
+                 generate_series(1, 2) n
+            """)
+        try connection.query("INSERT INTO event_ids (app_id, event_id, received_at) SELECT app_id, event_id, received_at FROM events")
+        return (db, connection)
+    }
+
+    /// A digest of every table except the raw events and the dedup ids: the rollups, whatever
+    /// migrations made them, manifests, apps and keys.
+    func digestOfEverythingElse(_ connection: PostgresConnection) throws -> [String: String] {
+        let tables = try connection.query("""
+            SELECT c.relname FROM pg_class c
+            WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+              AND c.relname NOT IN ('events', 'event_ids', 'retention_dropped_partitions')
+            ORDER BY 1
+            """).rows.compactMap { $0[0] }
+        #expect(tables.contains("apps") && tables.contains("manifests"))
+        var digests: [String: String] = [:]
+        for table in tables {
+            let quoted = try connection.query("SELECT quote_ident($1)", [table]).scalar!
+            digests[table] = try connection.query("SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') FROM \(quoted) t").scalar
+        }
+        return digests
+    }
+
+    /// Event counts per app, UTC day and type from `from` on.
+    func counts(from: Timestamp, _ connection: PostgresConnection) throws -> [[String?]] {
+        try connection.query("""
+            SELECT app_id, date_trunc('day', event_time AT TIME ZONE 'UTC'), type, count(*)
+            FROM events WHERE event_time >= $1::timestamptz GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+            """, [from.description]).rows
+    }
+
+    @Test func dropsOnlyWholeOldPartitionsAndKeepsEverythingReportsRead() throws {
+        let (_, connection) = try seeded()
+        defer { connection.close() }
+        let policy = try RetentionPolicy(keepSeconds: 400 * 86_400, batchSize: 100)
+        let now = PostgresValue.timestamp(try connection.query("SELECT now()").scalar)!
+        let cutoff = policy.partitionCutoff(now: now)
+        // The kept range starts at the UTC midnight before the cutoff: the partition straddling it stays whole.
+        let keptFrom = Timestamp.startOfUTCDay(cutoff.microseconds / 86_400_000_000)
+        let before = try digestOfEverythingElse(connection)
+        let keptBefore = try counts(from: keptFrom, connection)
+        let idsBefore = Int(try connection.query("SELECT count(*) FROM event_ids").scalar!)!
+        let oldIds = Int(try connection.query("SELECT count(*) FROM event_ids WHERE received_at < $1::timestamptz",
+                                              [policy.idCutoff(now: now).description]).scalar!)!
+        let dueDays = Int(try connection.query("SELECT count(*) FROM tapwire_event_partitions() WHERE range_end <= $1::timestamptz",
+                                               [cutoff.description]).scalar!)!
+        #expect(dueDays >= 14)
+        #expect(oldIds > 1000)
+
+        let outcome = try RetentionStore().run(policy, dryRun: false, on: connection)
+        #expect(outcome.ran)
+        #expect(outcome.partitions.count == dueDays)
+        #expect(outcome.partitions.allSatisfy { $0.rangeEnd <= outcome.partitionCutoff })
+        #expect(outcome.eventIdsDeleted == Int64(oldIds))
+
+        // Nothing a report reads changed; the kept days hold exactly the events they held.
+        #expect(try digestOfEverythingElse(connection) == before)
+        #expect(try counts(from: keptFrom, connection) == keptBefore)
+        #expect(!keptBefore.isEmpty)
+        // Only whole partitions went: the oldest left starts at or before the cutoff.
+        let oldest = try connection.query("SELECT min(range_start), min(range_end) FROM tapwire_event_partitions()").rows[0]
+        #expect(PostgresValue.timestamp(oldest[0])! == keptFrom)
+        #expect(PostgresValue.timestamp(oldest[1])! > cutoff)
+        #expect(try connection.query("SELECT count(*) FROM events WHERE event_time < $1::timestamptz", [keptFrom.description]).scalar == "0")
+        // Dedup ids: exactly the ones received before the id cutoff are gone.
+        #expect(Int(try connection.query("SELECT count(*) FROM event_ids").scalar!)! == idsBefore - oldIds)
+        #expect(try connection.query("SELECT count(*) FROM event_ids WHERE received_at < $1::timestamptz",
+                                     [outcome.idCutoff.description]).scalar == "0")
+        // Every kept event still has its dedup id.
+        #expect(try connection.query("SELECT count(*) FROM events e WHERE NOT EXISTS (SELECT 1 FROM event_ids i WHERE i.app_id = e.app_id AND i.event_id = e.event_id)").scalar == "0")
+        #expect(try connection.query("SELECT count(*) FROM retention_dropped_partitions WHERE dropped_at IS NULL").scalar == "0")
+        #expect(PostgresValue.timestamp(try connection.query("SELECT tapwire_retention_horizon()").scalar) == outcome.partitions.last?.rangeEnd)
+        // No dropped table is left behind, attached or not.
+        for partition in outcome.partitions {
+            #expect(try connection.query("SELECT to_regclass($1) IS NULL", [partition.name]).scalar == "t")
+        }
+
+        // Again: nothing to do, nothing changes.
+        let again = try RetentionStore().run(policy, dryRun: false, on: connection)
+        #expect(again.ran && again.partitions.isEmpty && again.eventIdsDeleted == 0)
+        #expect(try counts(from: keptFrom, connection) == keptBefore)
+        #expect(try digestOfEverythingElse(connection) == before)
+    }
+
+    @Test func aDryRunChangesNothing() throws {
+        let (_, connection) = try seeded()
+        defer { connection.close() }
+        let policy = try RetentionPolicy(keepSeconds: 400 * 86_400)
+        let partitions = try connection.query("SELECT count(*) FROM tapwire_event_partitions()").scalar
+        let ids = try connection.query("SELECT count(*) FROM event_ids").scalar
+        let plan = try RetentionStore().run(policy, dryRun: true, on: connection)
+        #expect(plan.dryRun && plan.partitions.count >= 14 && plan.eventIdsDeleted > 1000)
+        #expect(try connection.query("SELECT count(*) FROM tapwire_event_partitions()").scalar == partitions)
+        #expect(try connection.query("SELECT count(*) FROM event_ids").scalar == ids)
+        #expect(try connection.query("SELECT count(*) FROM retention_dropped_partitions").scalar == "0")
+        // What it planned is what a real run does.
+        let done = try RetentionStore().run(policy, dryRun: false, on: connection)
+        #expect(done.partitions.map(\.name) == plan.partitions.map(\.name))
+        #expect(done.eventIdsDeleted == plan.eventIdsDeleted)
+    }
+
+    @Test func anOverlappingRunDoesNothing() throws {
+        let (db, connection) = try seeded()
+        defer { connection.close() }
+        let other = try db.connect()
+        defer { other.close() }
+        // Another `tapwire retention` holds the lock (cron started the next run early).
+        #expect(try other.query("SELECT pg_try_advisory_lock(7358030)").scalar == "t")
+        let policy = try RetentionPolicy(keepSeconds: 400 * 86_400)
+        let partitions = try connection.query("SELECT count(*) FROM tapwire_event_partitions()").scalar
+        let blocked = try RetentionStore().run(policy, dryRun: false, on: connection)
+        #expect(!blocked.ran && blocked.partitions.isEmpty && blocked.eventIdsDeleted == 0)
+        #expect(try connection.query("SELECT count(*) FROM tapwire_event_partitions()").scalar == partitions)
+        try other.query("SELECT pg_advisory_unlock(7358030)")
+        let ran = try RetentionStore().run(policy, dryRun: false, on: connection)
+        #expect(ran.ran && ran.partitions.count >= 14)
+    }
+
+    @Test func anInterruptedRunIsFinishedByTheNext() throws {
+        let (_, connection) = try seeded()
+        defer { connection.close() }
+        let policy = try RetentionPolicy(keepSeconds: 400 * 86_400)
+        // A run planned two partitions and died: one after detaching it, one before anything.
+        let due = try connection.query("SELECT partition_name, range_start, range_end FROM tapwire_event_partitions() ORDER BY range_start LIMIT 2").rows
+        for row in due {
+            try connection.query(EmbeddedSQL.retentionPlanPartition, [row[0], row[1], row[2], nil])
+        }
+        let detached = due[0][0]!
+        try connection.query("ALTER TABLE events DETACH PARTITION \(detached)")
+        #expect(try connection.query("SELECT count(*) FROM tapwire_event_partitions() WHERE partition_name = $1", [detached]).scalar == "0")
+        #expect(try connection.query("SELECT to_regclass($1) IS NOT NULL", [detached]).scalar == "t")
+
+        let outcome = try RetentionStore().run(policy, dryRun: false, on: connection)
+        #expect(outcome.resumed == [detached])
+        #expect(try connection.query("SELECT to_regclass($1) IS NULL", [detached]).scalar == "t")
+        #expect(try connection.query("SELECT count(*) FROM retention_dropped_partitions WHERE dropped_at IS NULL").scalar == "0")
+        #expect(try connection.query("SELECT count(*) FROM retention_dropped_partitions").scalar == String(outcome.partitions.count + 1))
+    }
+
+    @Test func collectorsKeepWritingWhileRetentionRuns() throws {
+        let (db, connection) = try seeded()
+        defer { connection.close() }
+        let policy = try RetentionPolicy(keepSeconds: 400 * 86_400, batchSize: 100)
+        let stop = Flag()
+        let written = Tally()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            defer { done.signal() }
+            do {
+                let writer = try db.connect()
+                defer { writer.close() }
+                while !stop.isSet {
+                    try writer.query("""
+                        WITH ids AS (INSERT INTO event_ids (app_id, event_id, received_at)
+                                     SELECT app_id, gen_random_uuid(), now() FROM apps, generate_series(1, 10) RETURNING app_id, event_id)
+                        INSERT INTO events (app_id, event_time, event_id, type, device_time, received_at, category)
+                        SELECT app_id, now(), event_id, 'delivered', now(), now(), 'message' FROM ids
+                        """)
+                    written.add(20)
+                }
+            } catch {
+                written.fail("\(error)")
+            }
+        }
+        thread.start()
+        let outcome = try RetentionStore().run(policy, dryRun: false, on: connection)
+        stop.set()
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        #expect(outcome.partitions.count >= 14)
+        #expect(written.failures.isEmpty)
+        #expect(written.total > 0)
+        let today = try connection.query("SELECT count(*) FROM events WHERE received_at > now() - interval '10 minutes' AND event_time = received_at").scalar
+        #expect(Int(today ?? "0") == written.total)
+    }
+}
+
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
+}

@@ -1,0 +1,1 @@
+SELECT count(*) FROM event_ids WHERE received_at < $1::timestamptz

@@ -1,0 +1,2 @@
+-- The database's clock: every collector's partitions and retention's cutoffs agree on it.
+SELECT now()
