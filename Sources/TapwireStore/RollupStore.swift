@@ -28,6 +28,11 @@ public struct RollupStore: Sendable {
         let day: Int64 = 24 * hour
         let start = Self.floor(from.microseconds, day)
         let end = -Self.floor(-to.microseconds, day)
+        // Before the retention horizon the rollups are all that is left of the events:
+        // recomputing them from events would erase them.
+        if let horizon = PostgresValue.timestamp(try connection.query(EmbeddedSQL.retentionHorizon).scalar), start < horizon.microseconds {
+            throw DatabaseError(.queryFailed, "raw events before \(horizon.iso8601(fractionDigits: 0)) were dropped by `tapwire retention`; rebuilding from \(Timestamp(microseconds: start).iso8601(fractionDigits: 0)) would erase the rollups that still count them. Rebuild from \(horizon.iso8601(fractionDigits: 0)) on (--from)")
+        }
         var done: [Progress] = []
         var chunkStart = start
         while chunkStart < end {

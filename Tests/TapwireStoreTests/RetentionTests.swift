@@ -99,11 +99,21 @@ import TapwireTestSupport
             #expect(try connection.query("SELECT to_regclass($1) IS NULL", [partition.name]).scalar == "t")
         }
 
+        // A rebuild reaching back before the horizon is refused, touching nothing: it would
+        // erase the rollups of the dropped days. From the horizon on it runs.
+        let horizon = try #require(outcome.partitions.last?.rangeEnd)
+        #expect(throws: DatabaseError.self) {
+            try RollupStore().rebuild(appId: nil, from: horizon.adding(seconds: -86_400), to: horizon.adding(seconds: 86_400), on: connection)
+        }
+        #expect(try digestOfEverythingElse(connection) == before)
+        #expect(try RollupStore().rebuild(appId: nil, from: horizon, to: horizon.adding(seconds: 86_400), on: connection).count == 1)
+
         // Again: nothing to do, nothing changes.
+        let rebuilt = try digestOfEverythingElse(connection)
         let again = try RetentionStore().run(policy, dryRun: false, on: connection)
         #expect(again.ran && again.partitions.isEmpty && again.eventIdsDeleted == 0)
         #expect(try counts(from: keptFrom, connection) == keptBefore)
-        #expect(try digestOfEverythingElse(connection) == before)
+        #expect(try digestOfEverythingElse(connection) == rebuilt)
     }
 
     @Test func aDryRunChangesNothing() throws {
