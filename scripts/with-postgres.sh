@@ -36,6 +36,8 @@ if [ "${TAPWIRE_PG_DURABLE:-0}" = 1 ]; then
 else
   settings="$settings -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
 fi
+# TAPWIRE_PG_SETTINGS adds server settings, e.g. "-c shared_preload_libraries=pg_stat_statements".
+settings="$settings ${TAPWIRE_PG_SETTINGS:-}"
 "${as_pg[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 -o "$settings" \
   start >/dev/null || { cat "$dir/postgres.log" >&2; exit 1; }
 
