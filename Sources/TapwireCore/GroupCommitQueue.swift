@@ -2,17 +2,37 @@
 /// requests queue their events; a free writer takes everything queued, up to a cap, as one
 /// transaction. The queue is bounded, and while the database is down it refuses work at once
 /// so clients back off and keep their events instead of the collector holding them in memory.
+///
+/// A free writer commits at once while every writer is free (low load: no added latency). When
+/// another writer is already committing, the database is the bottleneck, and a tiny group would
+/// pay a transaction's fixed costs for a request or two: the free writer then waits for the
+/// group to fill to `minEventsWhenBusy`, or for the oldest request to have waited `linger`.
 public struct GroupCommitQueue<Item: Sendable>: Sendable {
     public struct Policy: Sendable, Equatable {
         /// One transaction takes at most this many events (it always takes at least one request).
         public var maxEventsPerCommit: Int
         /// Past this many queued events new requests get 503 with Retry-After.
         public var maxQueuedEvents: Int
+        /// While another writer is busy, a group waits to reach this many events…
+        public var minEventsWhenBusy: Int
+        /// …or for its oldest request to have waited this long (nanoseconds).
+        public var lingerNanoseconds: UInt64
 
-        public init(maxEventsPerCommit: Int = 20_000, maxQueuedEvents: Int = 200_000) {
+        public init(maxEventsPerCommit: Int = 20_000, maxQueuedEvents: Int = 200_000, minEventsWhenBusy: Int = 4000,
+                    lingerNanoseconds: UInt64 = 5_000_000) {
             self.maxEventsPerCommit = maxEventsPerCommit
             self.maxQueuedEvents = maxQueuedEvents
+            self.minEventsWhenBusy = minEventsWhenBusy
+            self.lingerNanoseconds = lingerNanoseconds
         }
+    }
+
+    /// What a free writer should do now.
+    public enum Take: Sendable {
+        case commit([Item])
+        /// Nothing worth committing yet; ask again at this monotonic time (nanoseconds).
+        case waitUntil(UInt64)
+        case idle
     }
 
     public enum Admission: Sendable, Equatable {
@@ -24,7 +44,9 @@ public struct GroupCommitQueue<Item: Sendable>: Sendable {
     }
 
     public let policy: Policy
-    private var pending: [(item: Item, events: Int)] = []
+    private var pending: [(item: Item, events: Int, enqueuedAt: UInt64)] = []
+    /// Writers between `take` and `finishedGroup`.
+    public private(set) var busyWriters = 0
     private var head = 0
     public private(set) var queuedEvents = 0
     /// nil while the database is available; otherwise the Retry-After to give.
@@ -35,15 +57,30 @@ public struct GroupCommitQueue<Item: Sendable>: Sendable {
     public var queuedRequests: Int { pending.count - head }
     public var isAvailable: Bool { unavailableRetryAfter == nil }
 
-    public mutating func submit(_ item: Item, events: Int) -> Admission {
+    public mutating func submit(_ item: Item, events: Int, now: UInt64 = 0) -> Admission {
         if let retry = unavailableRetryAfter { return .unavailable(retryAfterSeconds: retry) }
         if queuedEvents > 0, queuedEvents + events > policy.maxQueuedEvents { return .overloaded(retryAfterSeconds: 1) }
-        pending.append((item, events))
+        pending.append((item, events, now))
         queuedEvents += events
         return .queued
     }
 
-    /// The next group for a free writer: the oldest requests, up to the event cap. Nil when idle.
+    /// A free writer asks for work. On `.commit` it counts as busy until `finishedGroup`.
+    public mutating func take(now: UInt64) -> Take {
+        guard head < pending.count else { return .idle }
+        if busyWriters > 0, queuedEvents < policy.minEventsWhenBusy {
+            let due = pending[head].enqueuedAt &+ policy.lingerNanoseconds
+            if now < due { return .waitUntil(due) }
+        }
+        guard let group = takeGroup() else { return .idle }
+        busyWriters += 1
+        return .commit(group)
+    }
+
+    /// The writer that took a group has committed (or failed) it.
+    public mutating func finishedGroup() { busyWriters = max(0, busyWriters - 1) }
+
+    /// The next group regardless of lingering: the oldest requests, up to the event cap. Nil when idle.
     public mutating func takeGroup() -> [Item]? {
         guard head < pending.count else { return nil }
         var group: [Item] = []

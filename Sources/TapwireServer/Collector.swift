@@ -21,7 +21,9 @@ public final class Collector: HTTPHandler {
             databaseURL: configuration.databaseURL,
             options: .init(writers: configuration.writers,
                            policy: .init(maxEventsPerCommit: configuration.maxEventsPerCommit,
-                                         maxQueuedEvents: configuration.maxQueuedEvents)),
+                                         maxQueuedEvents: configuration.maxQueuedEvents,
+                                         minEventsWhenBusy: configuration.commitFillEvents,
+                                         lingerNanoseconds: UInt64(configuration.commitLingerMilliseconds) * 1_000_000)),
             logger: logger,
             onCommit: { stats in
                 metrics.observe(CollectorMetrics.batchSeconds, [], stats.seconds)

@@ -11,6 +11,10 @@ public struct CollectorConfiguration: Sendable {
     /// Writer threads, each with its own connection, each committing one group at a time.
     public var writers = 2
     public var maxEventsPerCommit = 20_000
+    /// While a writer is busy, another waits up to this long for its group to fill (0: never waits).
+    public var commitLingerMilliseconds = 5
+    /// …to this many events.
+    public var commitFillEvents = 4000
     /// Past this many events waiting for a writer, new batches get 503 with Retry-After.
     public var maxQueuedEvents = 200_000
     /// Threads (and connections) for key lookups, manifests and reports.

@@ -64,7 +64,9 @@ public final class GroupCommitter: Sendable {
         self.databaseURL = databaseURL
         self.options = options
         let policy = GroupCommitQueue<Request>.Policy(maxEventsPerCommit: options.policy.maxEventsPerCommit,
-                                                      maxQueuedEvents: options.policy.maxQueuedEvents)
+                                                      maxQueuedEvents: options.policy.maxQueuedEvents,
+                                                      minEventsWhenBusy: options.policy.minEventsWhenBusy,
+                                                      lingerNanoseconds: options.policy.lingerNanoseconds)
         self.queue = Mutex(GroupCommitQueue(policy: policy))
         self.partitions = partitions
         self.logger = logger
@@ -99,7 +101,8 @@ public final class GroupCommitter: Sendable {
             completion(.success(BatchOutcome(stored: 0, duplicates: 0)))
             return
         }
-        let admission = queue.withLock { $0.submit(Request(batch: batch, completion: completion), events: batch.events.count) }
+        let now = monotonicNanoseconds()
+        let admission = queue.withLock { $0.submit(Request(batch: batch, completion: completion), events: batch.events.count, now: now) }
         switch admission {
         case .queued: wake.signal()
         case .overloaded(let retry): completion(.failure(.overloaded(retryAfterSeconds: retry)))
@@ -148,12 +151,17 @@ public final class GroupCommitter: Sendable {
                 }
             }
             guard let activeWriter = writer else { continue }
-            guard let group = queue.withLock({ $0.takeGroup() }) else {
+            let now = monotonicNanoseconds()
+            switch queue.withLock({ stopping ? ($0.takeGroup().map { .commit($0) } ?? .idle) : $0.take(now: now) }) {
+            case .idle:
                 if stopping { activeWriter.connection.close(); return }
                 _ = wake.wait(timeout: .now() + .milliseconds(500))
-                continue
+            case .waitUntil(let due):
+                _ = wake.wait(timeout: .now() + .nanoseconds(Int(min(due &- now, 50_000_000))))
+            case .commit(let group):
+                commit(group, with: activeWriter)
+                queue.withLock { $0.finishedGroup() }
             }
-            commit(group, with: activeWriter)
         }
     }
 

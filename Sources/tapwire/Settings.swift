@@ -42,6 +42,10 @@ enum Settings {
         },
         Setting(flag: "max-events-per-commit", environment: "TAPWIRE_MAX_EVENTS_PER_COMMIT", defaultText: "20000",
                 help: "Events in one group-commit transaction") { c, v throws(CLIError) in c.maxEventsPerCommit = max(1, try number(v, "--max-events-per-commit")) },
+        Setting(flag: "commit-linger", environment: "TAPWIRE_COMMIT_LINGER_MS", defaultText: "5",
+                help: "While a writer is busy, milliseconds another waits for its group to fill (0: never)") { c, v throws(CLIError) in
+            c.commitLingerMilliseconds = try number(v, "--commit-linger")
+        },
         Setting(flag: "reader-threads", environment: "TAPWIRE_READER_THREADS", defaultText: "4",
                 help: "Threads (and connections) for key lookups, manifests and reports") { c, v throws(CLIError) in
             c.readerThreads = max(1, try number(v, "--reader-threads"))

@@ -74,6 +74,42 @@ import Testing
     }
 }
 
+@Suite struct GroupCommitLingerTests {
+    let policy = GroupCommitQueue<Int>.Policy(maxEventsPerCommit: 10_000, maxQueuedEvents: 100_000, minEventsWhenBusy: 1000,
+                                              lingerNanoseconds: 5_000_000)
+
+    @Test func anIdleCollectorCommitsAtOnce() {
+        var queue = GroupCommitQueue<Int>(policy: policy)
+        _ = queue.submit(1, events: 10, now: 100)
+        guard case .commit(let group) = queue.take(now: 100) else { Issue.record("expected a commit"); return }
+        #expect(group == [1])
+        #expect(queue.busyWriters == 1)
+    }
+
+    @Test func whileAnotherWriterIsBusyASmallGroupWaitsToFillOrForTheLinger() {
+        var queue = GroupCommitQueue<Int>(policy: policy)
+        _ = queue.submit(1, events: 500, now: 0)
+        guard case .commit = queue.take(now: 0) else { Issue.record("expected a commit"); return }
+        _ = queue.submit(2, events: 300, now: 1_000_000)
+        guard case .waitUntil(let due) = queue.take(now: 1_000_000) else { Issue.record("expected to wait"); return }
+        #expect(due == 6_000_000)
+        // Enough events arrive: commit before the linger is over.
+        _ = queue.submit(3, events: 800, now: 2_000_000)
+        guard case .commit(let filled) = queue.take(now: 2_000_000) else { Issue.record("expected a commit"); return }
+        #expect(filled == [2, 3])
+        queue.finishedGroup()
+        // Still one busy writer: a lone small request waits only for the linger.
+        _ = queue.submit(4, events: 10, now: 3_000_000)
+        guard case .waitUntil = queue.take(now: 7_999_999) else { Issue.record("expected to wait"); return }
+        guard case .commit(let late) = queue.take(now: 8_000_000) else { Issue.record("expected a commit"); return }
+        #expect(late == [4])
+        queue.finishedGroup()
+        queue.finishedGroup()
+        #expect(queue.busyWriters == 0)
+        guard case .idle = queue.take(now: 9_000_000) else { Issue.record("expected idle"); return }
+    }
+}
+
 @Suite struct SHA256Tests {
     // FIPS 180-4 / NIST example vectors.
     @Test func knownVectors() {
