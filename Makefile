@@ -28,7 +28,7 @@ test: deps
 	@scripts/install-deps.sh chromium python3-jsonschema
 	scripts/test-prometheus-rules.sh
 	$(SWIFT) build --build-tests
-	TAPWIRE_BINARY=$(CURDIR)/.build/debug/tapwire scripts/with-postgres.sh $(SWIFT) test --skip-build
+	TAPWIRE_BINARY=$(CURDIR)/.build/debug/tapwire scripts/with-postgres.sh scripts/test-targets.sh
 
 ## make bench: ingestion end to end vs plain COPY (and the report/mismatch benchmarks).
 bench: release

@@ -102,10 +102,9 @@ public struct EmbeddedPostgres: Sendable {
     public func createDatabase(_ name: String) throws {
         let connection = try PostgresConnection(url: url())
         defer { connection.close() }
-        let exists = try connection.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]).rows.isEmpty == false
+        let exists = try connection.query(EmbeddedSQL.databaseExists, [name]).rows.isEmpty == false
         if !exists {
-            // Identifiers cannot be parameters; quote it as one (doubling any quote).
-            try connection.query("CREATE DATABASE \"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
+            try connection.query("CREATE DATABASE " + connection.quotedIdentifier(name))
         }
     }
 

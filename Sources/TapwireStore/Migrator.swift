@@ -9,9 +9,6 @@ public struct Migrator: Sendable {
         public var name: String
     }
 
-    /// Arbitrary but fixed: the advisory lock key every Tapwire process uses for migrations.
-    static let lockKey = "7358000"
-
     let migrations: [EmbeddedMigration]
 
     public init() { migrations = EmbeddedSQL.migrations }
@@ -23,8 +20,8 @@ public struct Migrator: Sendable {
     /// Returns the migrations this call applied (empty when the schema was already current).
     @discardableResult
     public func migrate(_ connection: PostgresConnection, logger: Logger? = nil) throws(DatabaseError) -> [Applied] {
-        try connection.query("SELECT pg_advisory_lock($1::bigint)", [Self.lockKey])
-        defer { _ = try? connection.query("SELECT pg_advisory_unlock($1::bigint)", [Self.lockKey]) }
+        try connection.query(EmbeddedSQL.migrationsLock)
+        defer { _ = try? connection.query(EmbeddedSQL.migrationsUnlock) }
         try connection.query(EmbeddedSQL.migrationsBootstrap)
 
         var done: [Int: String] = [:]
@@ -57,8 +54,6 @@ public struct Migrator: Sendable {
 
     /// The highest applied version, or 0 on an empty database.
     public func currentVersion(_ connection: PostgresConnection) throws(DatabaseError) -> Int {
-        let exists = try connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL").scalar == "t"
-        guard exists else { return 0 }
-        return Int(try connection.query("SELECT coalesce(max(version), 0) FROM schema_migrations").scalar ?? "0") ?? 0
+        Int(try connection.query(EmbeddedSQL.migrationsCurrentVersion).scalar ?? "0") ?? 0
     }
 }

@@ -63,7 +63,7 @@ public struct MismatchBenchmark: Sendable {
         let connection = try PostgresConnection(url: url, applicationName: "tapwire-bench")
         defer { connection.close() }
         try Migrator().migrate(connection)
-        let appId = Int64(try connection.query("INSERT INTO apps (name) VALUES ('bench-mismatch-' || floor(random() * 1e9)::bigint) RETURNING app_id").scalar ?? "") ?? 0
+        let appId = try AppStore().createApp(named: "bench-mismatch-\(UInt32.random(in: 0...UInt32.max))", on: connection).appId
         for version in Self.versions.dropFirst() { _ = try ManifestStore().store(Self.manifest(version), appId: appId, on: connection) }
 
         let now = Timestamp.now
@@ -78,17 +78,16 @@ public struct MismatchBenchmark: Sendable {
         var loaded = 0
         while loaded < options.events {
             let n = min(chunk, options.events - loaded)
-            try connection.query(Self.generate, [String(appId), String(loaded), String(n), String(options.events),
+            try connection.query(EmbeddedSQL.benchMismatchGenerate, [String(appId), String(loaded), String(n), String(options.events),
                                                  start.description, String(options.days * 86_400)])
             loaded += n
         }
-        try connection.executeScript(Self.rebuildRollups)
-        try connection.query("ANALYZE events")
-        try connection.query("ANALYZE mismatch_usage_hourly")
-        try connection.query("ANALYZE mismatch_usage_daily")
+        try connection.executeScript(EmbeddedSQL.benchMismatchRebuildRollups)
+        try connection.query(EmbeddedSQL.benchMismatchAnalyze)
         let loadSeconds = Double(monotonicNanoseconds() - loadStart) / 1e9
-        let hourly = Int(try connection.query("SELECT count(*) FROM mismatch_usage_hourly WHERE app_id = $1::bigint", [String(appId)]).scalar ?? "") ?? 0
-        let daily = Int(try connection.query("SELECT count(*) FROM mismatch_usage_daily WHERE app_id = $1::bigint", [String(appId)]).scalar ?? "") ?? 0
+        let sizes = try connection.query(EmbeddedSQL.benchMismatchRollupRows, [String(appId)]).rows.first
+        let hourly = Int(sizes?[0] ?? "") ?? 0
+        let daily = Int(sizes?[1] ?? "") ?? 0
         log("loaded in \(Int(loadSeconds)) s: \(hourly) hourly and \(daily) daily rollup rows")
 
         let store = MismatchStore()
@@ -104,7 +103,7 @@ public struct MismatchBenchmark: Sendable {
         var rawTotal: Int64 = 0
         var rawFindings = 0
         let raw = try median(options.baselineRepeats) {
-            let rows = try connection.query(Self.rawUsage, [String(appId), MismatchWindow(since: since30, until: now).hourStart.description,
+            let rows = try connection.query(EmbeddedSQL.benchMismatchRawUsage, [String(appId), MismatchWindow(since: since30, until: now).hourStart.description,
                                                             now.description]).rows
             let usage = try MismatchStore.parseUsage(rows)
             rawTotal = usage.reduce(0) { $0 + $1.count }
@@ -179,53 +178,6 @@ public struct MismatchBenchmark: Sendable {
 
     private func fmt(_ ms: Double) -> String { String(Int(ms.rounded())) }
 
-    /// $1 app, $2 first row number, $3 rows, $4 total rows, $5 window start, $6 window seconds.
-    static let generate = """
-    INSERT INTO events (app_id, event_time, event_id, type, device_time, received_at, category, action_identifier,
-                        category_registered, app_version, platform)
-    SELECT $1::bigint, t, gen_random_uuid(), ty, t, t, cat, act, reg, ver, plat
-    FROM (
-        SELECT g,
-               $5::timestamptz + make_interval(secs => (g::double precision / $4::bigint) * $6::bigint) AS t,
-               (g * 7919) % 1000 AS r1, (g * 104729) % 1000 AS r2, (g * 1299709) % 1000 AS r3
-        FROM generate_series($2::bigint, $2::bigint + $3::bigint - 1) g
-    ) s,
-    LATERAL (SELECT CASE WHEN r1 < 50 THEN 'sent' WHEN r1 < 300 THEN 'response' ELSE 'delivered' END::event_type AS ty) a,
-    LATERAL (SELECT CASE WHEN ty = 'sent' THEN '' ELSE (ARRAY['3.0','3.1','3.2','3.3','3.4','3.5'])[1 + r2 % 6] END AS ver,
-                    CASE WHEN r3 < 800 THEN 'iOS' WHEN r3 < 950 THEN 'iPadOS' ELSE 'watchOS' END AS plat,
-                    CASE WHEN r2 < 970 THEN 'cat_' || lpad(((r3 * 7 + r2) % 20)::text, 2, '0')
-                         WHEN r2 < 980 THEN 'Cat_03' WHEN r2 < 985 THEN 'cat07x'
-                         ELSE 'unknown_' || (r3 % 30) END AS cat) b,
-    LATERAL (SELECT CASE WHEN ty <> 'response' THEN NULL
-                         WHEN r3 % 10 < 6 THEN 'act_' || (r3 % 3)
-                         WHEN r3 % 10 < 8 THEN 'com.apple.UNNotificationDefaultActionIdentifier'
-                         WHEN r3 % 10 < 9 THEN 'com.apple.UNNotificationDismissActionIdentifier'
-                         ELSE 'act_legacy' END AS act,
-                    CASE WHEN ty = 'sent' THEN NULL WHEN cat LIKE 'unknown%' THEN false WHEN r1 % 10 = 0 THEN NULL ELSE true END AS reg) c
-    """
 
-    /// The rollups rebuilt from the raw events with the same grouping as the commit CTEs.
-    static let rebuildRollups = """
-    TRUNCATE mismatch_usage_hourly, mismatch_usage_daily;
-    INSERT INTO mismatch_usage_hourly (app_id, bucket, app_version, platform, type, category, action,
-                                       category_registered, event_count, first_seen, last_seen)
-    SELECT app_id, date_trunc('hour', event_time, 'UTC'), app_version, platform, type, category,
-           coalesce(action_identifier, ''), CASE category_registered WHEN true THEN 1 WHEN false THEN 0 ELSE -1 END,
-           count(*), min(event_time), max(event_time)
-    FROM events GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
-    INSERT INTO mismatch_usage_daily (app_id, day, app_version, platform, type, category, action,
-                                      category_registered, event_count, first_seen, last_seen)
-    SELECT app_id, (bucket AT TIME ZONE 'UTC')::date, app_version, platform, type, category, action,
-           category_registered, sum(event_count), min(first_seen), max(last_seen)
-    FROM mismatch_usage_hourly GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
-    """
 
-    /// The baseline: detection's input grouped straight from the raw events.
-    static let rawUsage = """
-    SELECT app_version, platform, type::text, category, coalesce(action_identifier, ''),
-           CASE category_registered WHEN true THEN 1 WHEN false THEN 0 ELSE -1 END,
-           count(*), (extract(epoch FROM min(event_time)) * 1000000)::bigint, (extract(epoch FROM max(event_time)) * 1000000)::bigint
-    FROM events WHERE app_id = $1::bigint AND event_time >= $2::timestamptz AND event_time < $3::timestamptz
-    GROUP BY 1, 2, 3, 4, 5, 6
-    """
 }

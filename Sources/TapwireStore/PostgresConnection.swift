@@ -76,6 +76,14 @@ public final class PostgresConnection {
         handle = try Self.connect(url: url, applicationName: "tapwire", timeout: 5)
     }
 
+    /// An identifier quoted by the server (quote_ident), for DDL that cannot take parameters.
+    public func quotedIdentifier(_ name: String) throws(DatabaseError) -> String {
+        guard let quoted = try query(EmbeddedSQL.quoteIdentifier, [name]).scalar else {
+            throw DatabaseError(.unexpectedResult, "quote_ident returned nothing")
+        }
+        return quoted
+    }
+
     /// The server's process id for this session (pg_backend_pid), used by tests that pause it.
     public var backendPID: Int32 {
         guard let handle else { return 0 }

@@ -35,12 +35,13 @@ enum BenchCommand {
         // A scratch database, so the benchmark never touches real data.
         let scratch = "tapwire_bench_\(Int(Date().timeIntervalSince1970))"
         let admin = try location.connect()
-        try admin.query("CREATE DATABASE \(scratch)")
+        let quotedScratch = try admin.quotedIdentifier(scratch)
+        try admin.query("CREATE DATABASE " + quotedScratch)
         admin.close()
         let url = replaceDatabase(in: location.url, with: scratch)
         defer {
             if let admin = try? PostgresConnection(url: location.url) {
-                _ = try? admin.query("DROP DATABASE IF EXISTS \(scratch) WITH (FORCE)")
+                _ = try? admin.query("DROP DATABASE IF EXISTS " + quotedScratch + " WITH (FORCE)")
                 admin.close()
             }
         }
@@ -132,7 +133,7 @@ enum BenchCommand {
         let rss = server.peakResidentBytes
 
         let check = try PostgresConnection(url: url)
-        let stored = Int(try check.query("SELECT count(*) FROM events WHERE app_id = $1::bigint AND app_version <> '0'", [String(app.appId)]).scalar ?? "0") ?? 0
+        let stored = Int(try check.query(EmbeddedSQL.benchStoredEvents, [String(app.appId)]).scalar ?? "0") ?? 0
         check.close()
         let expected = totalEvents * (rounds.count + 1) + halfBodies.count * batchSize
         let ratio = peakRate / copyRate

@@ -35,16 +35,11 @@ enum ReportBenchCommand {
         var t = monotonicNanoseconds()
         try connection.query(EmbeddedSQL.benchReportEvents, [String(app.appId), start.iso8601(fractionDigits: 0), String(events), "0.42"])
         say(String(format: "loaded in %.1f s", seconds(t)))
-        try connection.query("ANALYZE events")
+        try connection.query(EmbeddedSQL.benchAnalyzeEvents)
         t = monotonicNanoseconds()
         try RollupStore().rebuild(appId: app.appId, from: start, to: end, on: connection)
-        try connection.query("ANALYZE rollup_counts")
-        try connection.query("ANALYZE rollup_actions")
-        try connection.query("ANALYZE rollup_histograms")
-        let rollupRows = try connection.query("""
-            SELECT (SELECT count(*) FROM rollup_counts WHERE app_id = $1::bigint) + (SELECT count(*) FROM rollup_actions WHERE app_id = $1::bigint)
-                 + (SELECT count(*) FROM rollup_histograms WHERE app_id = $1::bigint)
-            """, [String(app.appId)]).scalar ?? "?"
+        try connection.query(EmbeddedSQL.benchReportAnalyzeRollups)
+        let rollupRows = try connection.query(EmbeddedSQL.benchReportRollupRows, [String(app.appId)]).scalar ?? "?"
         say(String(format: "rollups rebuilt from events in %.1f s: \(rollupRows) rollup rows for \(events) events", seconds(t)))
 
         let service = EngagementReportService()
@@ -68,7 +63,7 @@ enum ReportBenchCommand {
         say(String(format: "30-day report from rollups: %.1f ms (median of %d)", fast.median * 1000, runs))
         say(String(format: "same report from raw events: %.1f ms (median of %d)", slow.median * 1000, max(1, min(3, runs))))
         say(String(format: "ratio raw / rollups: %.0fx; numbers identical: %@", slow.median / fast.median, same ? "yes" : "NO"))
-        if !keep { try connection.query("DELETE FROM events WHERE app_id = $1::bigint", [String(app.appId)]) }
+        if !keep { try connection.query(EmbeddedSQL.benchDeleteAppEvents, [String(app.appId)]) }
         guard same else { say("FAIL: the rollup report differs from the raw one"); return 1 }
         guard fast.median < 0.2 else { say("FAIL: the rollup report took 200 ms or more"); return 1 }
         say("PASS: under 200 ms")

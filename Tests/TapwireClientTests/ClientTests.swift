@@ -78,7 +78,7 @@ import Testing
         #expect(stored.script.isEmpty)
         // The 503 with Retry-After: 1 was honoured (capped at maxRetryAfter = 0.2 s here).
         let sent = collector.server.requests
-        #expect(sent.count == 7 + 8)
+        try #require(sent.count == 7 + 8)
         // A retried batch carries the same ids, with a later sentAt.
         #expect(sent[0].eventIds == sent[7].eventIds)
         let firstSentAt = try #require(sent[0].json?["sentAt"] as? String)

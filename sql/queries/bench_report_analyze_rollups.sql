@@ -1,0 +1,1 @@
+ANALYZE rollup_counts, rollup_actions, rollup_histograms
