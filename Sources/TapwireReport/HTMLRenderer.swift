@@ -11,7 +11,7 @@ public struct HTMLReportRenderer: Sendable {
     static let textColour = "#0ea5e9"
     static let barColour = "#2563eb"
 
-    public func render(_ report: EngagementReport) -> String {
+    public func render(_ report: EngagementReport, mismatches: MismatchReport? = nil) -> String {
         var html = """
         <!DOCTYPE html>
         <html lang="en">
@@ -32,6 +32,7 @@ public struct HTMLReportRenderer: Sendable {
             html += section(title: "\(group.dimension.rawValue) = \(group.value.isEmpty ? "(none)" : group.value)",
                             categories: group.categories, overall: group.overall, days: report.days)
         }
+        if let mismatches { html += mismatches.htmlSection }
         html += "<section class=\"notes\"><h2>Notes</h2><ul>\n"
         for note in Fmt.notes + [Fmt.sampleNote(report), Fmt.resolutionNote()] { html += "<li>\(esc(note))</li>\n" }
         html += "</ul><p class=\"meta\">Generated \(esc(report.generatedAt.iso8601(fractionDigits: 0))) from \(report.source.rawValue), schema version \(EngagementReport.schemaVersion).</p></section>\n"
@@ -241,6 +242,7 @@ public struct HTMLReportRenderer: Sendable {
     svg .whisker{stroke:#111827;stroke-width:1.5;fill:none}svg .day{fill:#bfdbfe}
     svg .rate{fill:none;stroke:#dc2626;stroke-width:2}svg .rate-label{fill:#dc2626}svg .rate-dot{fill:#dc2626}svg .diff{font-weight:600}svg .muted{fill:#6b7280}
     table{border-collapse:collapse;width:100%;font-size:13px;margin-bottom:8px}
+    tr.severity-error td:first-child{color:#b00020;font-weight:600}tr.severity-warning td:first-child{color:#a15c00;font-weight:600}
     th,td{padding:4px 8px;border-bottom:1px solid #e5e7eb;text-align:left;white-space:nowrap}
     th.num,td.num{text-align:right;font-variant-numeric:tabular-nums}tr.total td{font-weight:600;border-top:2px solid #d1d5db}
     .notes li{color:#374151}

@@ -42,14 +42,33 @@ public enum ReportOutputFormat: String, Sendable, CaseIterable {
         }
     }
 
-    public func render(_ report: EngagementReport) -> String {
+    /// `mismatches`: the category mismatches of the same app and range, shown as a section of the
+    /// table, Markdown and HTML reports (JSON and CSV keep their schema; mismatches have their own
+    /// endpoint and JSON).
+    public func render(_ report: EngagementReport, mismatches: MismatchReport? = nil) -> String {
         switch self {
-        case .table: return TableReportRenderer().render(report)
+        case .table:
+            var text = TableReportRenderer().render(report)
+            if let mismatches { text += "\nCategory mismatches\n" + mismatches.table }
+            return text
         case .json: return JSONReportRenderer().render(report)
         case .csv: return CSVReportRenderer().render(report)
-        case .md: return MarkdownReportRenderer().render(report)
-        case .html: return HTMLReportRenderer().render(report)
+        case .md:
+            var text = MarkdownReportRenderer().render(report)
+            if let mismatches { text += "\n## Category mismatches\n\n```\n" + mismatches.table + "```\n" }
+            return text
+        case .html: return HTMLReportRenderer().render(report, mismatches: mismatches)
         }
+    }
+
+    /// Whether this format shows a mismatch section (so callers only compute one when needed).
+    public var showsMismatches: Bool { self == .table || self == .md || self == .html }
+}
+
+extension EngagementReportService {
+    /// The category mismatches over the report's range, for its mismatch section.
+    public func mismatches(for report: EngagementReport, appId: Int64, on connection: PostgresConnection) throws -> MismatchReport {
+        try MismatchStore().report(appId: appId, appName: report.app, since: report.from, until: report.to, on: connection)
     }
 }
 

@@ -36,11 +36,14 @@ public enum ReportRoutes {
         }
         let chosen = format
         call.services.database.submit({ connection in
-            try EngagementReportService().report(appId: identity.appId, appName: identity.appName, request: request, on: connection)
+            let service = EngagementReportService()
+            let report = try service.report(appId: identity.appId, appName: identity.appName, request: request, on: connection)
+            let mismatches = chosen.showsMismatches ? try service.mismatches(for: report, appId: identity.appId, on: connection) : nil
+            return (report, mismatches)
         }) { result in
             switch result {
-            case .success(let report):
-                var response = HTTPResponse.text(200, chosen.render(report), contentType: chosen.contentType)
+            case .success(let (report, mismatches)):
+                var response = HTTPResponse.text(200, chosen.render(report, mismatches: mismatches), contentType: chosen.contentType)
                 response.headers.append(("Cache-Control", "no-store"))
                 if chosen == .csv {
                     response.headers.append(("Content-Disposition", "attachment; filename=\"engagement-\(identity.appName).csv\""))

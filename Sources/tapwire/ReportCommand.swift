@@ -53,7 +53,9 @@ enum ReportCommand {
         } catch let error as ReportError {
             throw CLIError(error.message)
         }
-        let text = format.render(report)
+        let mismatches = format.showsMismatches
+            ? try EngagementReportService().mismatches(for: report, appId: record.appId, on: connection) : nil
+        let text = format.render(report, mismatches: mismatches)
         if let out {
             do {
                 try text.write(toFile: out, atomically: true, encoding: .utf8)

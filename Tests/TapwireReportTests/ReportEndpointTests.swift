@@ -139,3 +139,30 @@ struct DismissTests {
         #expect(abs(p50 - 42) / 42 < LatencyBins.maxRelativeError)
     }
 }
+
+@Suite("Mismatch section of the report")
+struct ReportMismatchSectionTests {
+    @Test func theHTMLAndTableReportsShowTheMismatchesOfTheirRange() throws {
+        let sample = try SampleApp()
+        let client = sample.collector.client()
+        // "Message" differs from the registered "message" only by case: iOS showed no buttons.
+        let time = ReportFixtures.start.adding(microseconds: 5 * ReportFixtures.hour)
+        _ = try ReportFixtures.post(client, key: sample.app.writeKey.text, TestBatch.body([
+            TestBatch.event("delivered", at: time, category: "Message"), TestBatch.event("delivered", at: time, category: "Message"),
+        ]))
+        let html = try client.get("/report?from=2026-11-02&to=2026-11-03", key: sample.app.readKey.text)
+        #expect(html.status == 200)
+        #expect(html.text.contains("<h2>Category mismatches</h2>"))
+        #expect(html.text.contains("case_mismatch"))
+        #expect(html.text.contains("Engagement by category"))
+        let table = try client.get("/v1/reports/engagement?from=2026-11-02&to=2026-11-03&format=table", key: sample.app.readKey.text)
+        #expect(table.text.contains("Category mismatches"))
+        #expect(table.text.contains("case_mismatch") && table.text.contains("Message"))
+        // JSON keeps its versioned schema: no mismatch section there.
+        let json = try client.get("/v1/reports/engagement?from=2026-11-02&to=2026-11-03", key: sample.app.readKey.text)
+        #expect(json.json?["mismatches"] == nil)
+        // Outside the mismatches' range the section says there are none.
+        let later = try client.get("/report?from=2026-11-05&to=2026-11-06", key: sample.app.readKey.text)
+        #expect(later.text.contains("No category mismatches"))
+    }
+}
