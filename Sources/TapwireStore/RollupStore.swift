@@ -3,11 +3,14 @@ import TapwireCore
 /// `tapwire rollups rebuild`: recomputes the rollups of a range from events, one UTC day per
 /// transaction. Each transaction locks the rollup tables against group commits (not against
 /// reports) for as long as one day takes, so no commit can fall between delete and recompute.
+/// The recompute stages the day's events and runs sql/fresh/, the statements group commits
+/// maintain the rollups with: one definition of every aggregate, not two.
 public struct RollupStore: Sendable {
     public struct Progress: Sendable, Equatable {
         public var from: Timestamp
         public var to: Timestamp
-        public var rowsWritten: Int
+        /// The raw events the day's rollups were recomputed from.
+        public var eventsRecomputed: Int
     }
 
     public init() {}
@@ -42,12 +45,17 @@ public struct RollupStore: Sendable {
             var attempt = 0
             while true {
                 do {
+                    try connection.query(EmbeddedSQL.createStaging)
                     try connection.query("BEGIN")
                     try connection.query(EmbeddedSQL.rollupsRebuildLock)
                     try connection.query(EmbeddedSQL.rollupsRebuildDelete, parameters)
-                    let written = try connection.query(EmbeddedSQL.rollupsRebuildInsert, parameters).affectedRows
+                    let staged = try connection.query(EmbeddedSQL.rollupsRebuildStage, parameters).affectedRows
+                    if staged > 0 {
+                        for statement in EmbeddedSQL.freshRowStatements { try connection.query(statement.sql) }
+                    }
                     try connection.query("COMMIT")
-                    let step = Progress(from: Timestamp(microseconds: chunkStart), to: Timestamp(microseconds: chunkEnd), rowsWritten: written)
+                    let written = staged
+                    let step = Progress(from: Timestamp(microseconds: chunkStart), to: Timestamp(microseconds: chunkEnd), eventsRecomputed: written)
                     done.append(step)
                     progress(step)
                     break

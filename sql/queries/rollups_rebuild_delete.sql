@@ -1,11 +1,18 @@
--- Removes the rollups of [$2, $3) (whole UTC days) for app $1, or every app when $1 is NULL,
--- before rollups_rebuild_insert.sql recomputes them.
+-- Removes every rollup of [$2, $3) (whole UTC days) for app $1, or every app when $1 is NULL,
+-- before the rebuild recomputes them with the statements of sql/fresh/.
 WITH counts AS (
     DELETE FROM rollup_counts
     WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND hour >= $2::timestamptz AND hour < $3::timestamptz
 ), actions AS (
     DELETE FROM rollup_actions
     WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND hour >= $2::timestamptz AND hour < $3::timestamptz
+), histograms AS (
+    DELETE FROM rollup_histograms
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND hour >= $2::timestamptz AND hour < $3::timestamptz
+), usage_hourly AS (
+    DELETE FROM mismatch_usage_hourly
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND bucket >= $2::timestamptz AND bucket < $3::timestamptz
 )
-DELETE FROM rollup_histograms
-WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND hour >= $2::timestamptz AND hour < $3::timestamptz
+DELETE FROM mismatch_usage_daily
+WHERE ($1::bigint IS NULL OR app_id = $1::bigint)
+  AND day >= ($2::timestamptz AT TIME ZONE 'UTC')::date AND day < ($3::timestamptz AT TIME ZONE 'UTC')::date

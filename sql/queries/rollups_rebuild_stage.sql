@@ -1,0 +1,7 @@
+-- A rebuild stages the day's raw events (app $1, or every app when NULL, in [$2, $3)) exactly as
+-- a group commit stages its new rows, so the statements of sql/fresh/ recompute the rollups
+-- with the very logic that maintains them.
+INSERT INTO staging_events
+SELECT 0, e.*
+FROM events e
+WHERE ($1::bigint IS NULL OR e.app_id = $1::bigint) AND e.event_time >= $2::timestamptz AND e.event_time < $3::timestamptz
