@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: run test bench demo build release deps sql-plan clean
+.PHONY: run test bench demo build release deps sql-plan clean fuzz fuzz-build
 
 deps: sql-plan
 	@scripts/install-deps.sh
@@ -23,12 +23,24 @@ release: deps
 run: release
 	.build/release/tapwire serve --quickstart
 
-## make test: the whole suite against a throwaway PostgreSQL, stopped whatever the outcome.
+## make test: the whole suite against a throwaway PostgreSQL, stopped whatever the outcome,
+## then the body decoder's fuzzers for 30 seconds each.
 test: deps
 	@scripts/install-deps.sh chromium python3-jsonschema
 	scripts/test-prometheus-rules.sh
 	$(SWIFT) build --build-tests
 	TAPWIRE_BINARY=$(CURDIR)/.build/debug/tapwire scripts/with-postgres.sh scripts/test-targets.sh
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30
+
+## make fuzz: libFuzzer (coverage-guided) and the seeded mutator on the body decoder,
+## FUZZ_SECONDS each (default 60). Findings go to .build/fuzz-findings/ (see Tests/Fuzz/README.md).
+FUZZ_SECONDS ?= 60
+fuzz: deps fuzz-build
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+fuzz-build:
+	$(SWIFT) build --product tapwire-fuzz
+	TAPWIRE_LIBFUZZER=1 $(SWIFT) build --product tapwire-fuzz --scratch-path .build/libfuzzer
 
 ## make bench: ingestion end to end vs plain COPY (and the report/mismatch benchmarks).
 bench: release

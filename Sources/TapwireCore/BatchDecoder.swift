@@ -308,7 +308,9 @@ public enum FieldRules {
     }
 
     /// Client-supplied text echoed in an error, cut short and without control characters.
+    /// Anything shaped like an API key loses its secret first.
     public static func truncatedForEcho(_ s: String, max: Int = 64) -> String {
+        let s = APIKey.redactingSecrets(in: s)
         let cleaned = String(s.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(max).map(Character.init))
         return s.unicodeScalars.count > max ? cleaned + "…" : cleaned
     }
