@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: run test bench demo build release deps sql-plan clean fuzz fuzz-build
+.PHONY: run test bench demo build release deps sql-plan clean fuzz fuzz-build schemathesis
 
 deps: sql-plan
 	@scripts/install-deps.sh
@@ -24,13 +24,20 @@ run: release
 	.build/release/tapwire serve --quickstart
 
 ## make test: the whole suite against a throwaway PostgreSQL, stopped whatever the outcome,
-## then the body decoder's fuzzers for 30 seconds each.
+## then the body decoder's fuzzers (30 s each) and schemathesis against a live collector (60 s a pass).
 test: deps
 	@scripts/install-deps.sh chromium python3-jsonschema
 	scripts/test-prometheus-rules.sh
 	$(SWIFT) build --build-tests
 	TAPWIRE_BINARY=$(CURDIR)/.build/debug/tapwire scripts/with-postgres.sh scripts/test-targets.sh
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30
+	$(MAKE) --no-print-directory schemathesis SCHEMATHESIS_SECONDS=60
+
+## make schemathesis: the API document's conformance and no-5xx checks against a live collector.
+SCHEMATHESIS_SECONDS ?= 120
+schemathesis: deps
+	$(SWIFT) build --product tapwire
+	SCHEMATHESIS_SECONDS=$(SCHEMATHESIS_SECONDS) scripts/with-postgres.sh scripts/schemathesis.sh
 
 ## make fuzz: libFuzzer (coverage-guided) and the seeded mutator on the body decoder,
 ## FUZZ_SECONDS each (default 60). Findings go to .build/fuzz-findings/ (see Tests/Fuzz/README.md).
