@@ -52,7 +52,10 @@ run() {
   fi
 }
 status=0
-run write-key -a "$write_key:" --include-method POST || status=1
+# The coverage phase is left out for the POST bodies: on this Python (3.11.7) its generator for
+# free-form event elements dies inside Hypothesis ("AST constructor recursion depth mismatch"),
+# a tool error rather than a finding. Fuzzing still generates those bodies.
+run write-key -a "$write_key:" --include-method POST --phases examples,fuzzing,stateful || status=1
 run read-key -a "$read_key:" --include-method GET || status=1
 if grep -q '"level":"error"' "$log"; then echo "schemathesis: the collector logged errors:"; grep '"level":"error"' "$log" | head -5; status=1; fi
 exit $status

@@ -28,6 +28,36 @@ public enum OpenAPIDocument {
         }.joined(separator: ",\n")
     }
 
+    static let reportParameters = #"""
+    [
+      {"name": "app", "in": "query", "schema": {"type": "string"}, "description": "Must be the key's own app (403 otherwise)."},
+      {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["json", "csv", "html", "md", "markdown", "table", "text"]}},
+      {"name": "since", "in": "query", "schema": {"type": "string"}, "description": "Days or hours back from now: 7d, 12h. Not with from."},
+      {"name": "from", "in": "query", "schema": {"type": "string"}, "description": "ISO 8601 start of the range."},
+      {"name": "to", "in": "query", "schema": {"type": "string"}, "description": "ISO 8601 end of the range."},
+      {"name": "tz", "in": "query", "schema": {"type": "string"}, "description": "IANA time zone of the day buckets, such as Europe/Bucharest."},
+      {"name": "version", "in": "query", "schema": {"type": "string"}, "description": "Only this app version."},
+      {"name": "platform", "in": "query", "schema": {"type": "string"}},
+      {"name": "campaign", "in": "query", "schema": {"type": "string"}},
+      {"name": "variant", "in": "query", "schema": {"type": "string"}},
+      {"name": "by", "in": "query", "schema": {"type": "string", "enum": ["version", "platform", "campaign", "variant"]}},
+      {"name": "min-sample", "in": "query", "schema": {"type": "integer", "minimum": 0}, "description": "Delivered notifications per side below which the rich vs text-only comparison says insufficient data."}
+    ]
+    """#
+
+    static let reportContent = #"""
+    {
+      "description": "The report in the asked format (JSON schema v1, CSV, HTML, Markdown or a text table).",
+      "content": {
+        "application/json": {"schema": {"type": "object"}},
+        "text/csv": {"schema": {"type": "string"}},
+        "text/html": {"schema": {"type": "string"}},
+        "text/markdown": {"schema": {"type": "string"}},
+        "text/plain": {"schema": {"type": "string"}}
+      }
+    }
+    """#
+
     static let text = #"""
     {
       "openapi": "3.0.3",
@@ -71,6 +101,51 @@ public enum OpenAPIDocument {
                 "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ManifestResult"}}}
               },
               \#(errors([400, 401, 403, 405, 408, 413, 414, 415, 500, 503]))
+            }
+          }
+        },
+        "/v1/reports/engagement": {
+          "get": {
+            "operationId": "engagementReport",
+            "summary": "The engagement report of the key's app: per category, per action, rich vs text-only with intervals",
+            "security": [{"readKey": []}],
+            "parameters": \#(reportParameters),
+            "responses": {
+              "200": \#(reportContent),
+              \#(errors([400, 401, 403, 405, 414, 500, 503]))
+            }
+          }
+        },
+        "/report": {
+          "get": {
+            "operationId": "reportPage",
+            "summary": "The same report, as a self-contained HTML page unless `format` says otherwise",
+            "security": [{"readKey": []}],
+            "parameters": \#(reportParameters),
+            "responses": {
+              "200": \#(reportContent),
+              \#(errors([400, 401, 403, 405, 414, 500, 503]))
+            }
+          }
+        },
+        "/v1/reports/mismatches": {
+          "get": {
+            "operationId": "mismatchReport",
+            "summary": "Category mismatches of the key's app: unknown categories, case-only and near misses, unregistered actions",
+            "security": [{"readKey": []}],
+            "parameters": [
+              {"name": "app", "in": "query", "schema": {"type": "string"}, "description": "Must be the key's own app (403 otherwise)."},
+              {"name": "since", "in": "query", "schema": {"type": "string"}, "description": "A duration back from now (30m, 24h, 7d, 2w) or an ISO 8601 time; default 7d before until."},
+              {"name": "until", "in": "query", "schema": {"type": "string"}, "description": "Same forms; default now. The window is at most 400 days."},
+              {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["json", "csv", "html"]}},
+              {"name": "minSeverity", "in": "query", "schema": {"type": "string", "enum": ["info", "warning", "error"]}}
+            ],
+            "responses": {
+              "200": {
+                "description": "The findings.",
+                "content": {"application/json": {"schema": {"type": "object"}}, "text/csv": {"schema": {"type": "string"}}, "text/html": {"schema": {"type": "string"}}}
+              },
+              \#(errors([400, 401, 403, 405, 414, 500, 503]))
             }
           }
         },
