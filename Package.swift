@@ -42,6 +42,8 @@ let package = Package(
         .target(name: "TapwireFuzz", dependencies: ["TapwireCore", "TapwireServer"], swiftSettings: strict + fuzzed),
         .executableTarget(name: "tapwire-fuzz", dependencies: ["TapwireFuzz"], path: "Sources/TapwireFuzzer",
                           swiftSettings: strict + fuzzDriver, linkerSettings: fuzzLink),
+        // make soak: the collector, client processes and faults on a schedule; checks nothing acknowledged is lost.
+        .executableTarget(name: "tapwire-soak", dependencies: ["TapwireCore", "TapwireStore"], path: "Sources/TapwireSoak", swiftSettings: strict),
         .executableTarget(name: "tapwire",
                           dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireClient"],
                           swiftSettings: strict),
