@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: run test bench demo build release deps sql-plan clean fuzz fuzz-build schemathesis
+.PHONY: run test bench demo build release deps sql-plan clean fuzz fuzz-build schemathesis soak soak-short
 
 deps: sql-plan
 	@scripts/install-deps.sh
@@ -32,6 +32,7 @@ test: deps
 	TAPWIRE_BINARY=$(CURDIR)/.build/debug/tapwire scripts/with-postgres.sh scripts/test-targets.sh
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30
 	$(MAKE) --no-print-directory schemathesis SCHEMATHESIS_SECONDS=60
+	$(MAKE) --no-print-directory soak-short
 
 ## make schemathesis: the API document's conformance and no-5xx checks against a live collector.
 SCHEMATHESIS_SECONDS ?= 120
@@ -59,3 +60,19 @@ demo: release
 
 clean:
 	rm -rf .build
+
+## make soak: the collector and SOAK_CLIENTS SDK client processes at 70% of the peak `tapwire bench`
+## measures (run first, on the soak's own PostgreSQL), for SOAK_SECONDS, with PostgreSQL crashed and
+## restarted, the collector and clients kill -9'd, a slow database, paused writer backends and a
+## client queue filled past its cap; then every recorded id is checked against the database.
+SOAK_SECONDS ?= 300
+SOAK_CLIENTS ?= 4
+soak: release
+	.build/release/tapwire-soak --seconds $(SOAK_SECONDS) --clients $(SOAK_CLIENTS)
+
+## The short soak of make test (debug build, a fixed modest rate, about 80 seconds).
+soak-short:
+	$(SWIFT) build --product tapwire-soak
+	$(SWIFT) build --product tapwire-client-harness
+	$(SWIFT) build --product tapwire
+	.build/debug/tapwire-soak --seconds 60 --clients 2 --rate 1500 --client-kills 2

@@ -50,6 +50,9 @@ public final class Collector: HTTPHandler {
         try http.start()
         server.server = http
         services.metrics.gauge(CollectorMetrics.connections, help: "Open HTTP connections.") { Double(http.currentConnections) }
+        services.metrics.gauge(CollectorMetrics.bufferedBodyBytes, help: "Bytes of request bodies held decoded (bounded; past it 503).") {
+            Double(http.bufferedBodyBytes)
+        }
         services.logger.info("listening", ["host": .string(services.configuration.http.host), "port": .of(http.port)])
     }
 

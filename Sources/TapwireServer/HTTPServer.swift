@@ -35,6 +35,10 @@ public struct HTTPServerOptions: Sendable, Equatable {
     /// connection memory and leaves the request unanswered until the idle timeout.
     public var maxURIBytes = 32 * 1024
     public var maxQueryParameters = 100
+    /// Request bodies held decoded at once, over every connection: past it an upload gets 503
+    /// `overloaded` (Retry-After) instead of the process growing. Each body may inflate to
+    /// 8 MiB, so without this bound 1,024 connections could hold 8 GiB.
+    public var maxBufferedBodyBytes = 256 << 20
 
     public init() {}
 }
@@ -50,10 +54,12 @@ public final class HTTPServer: Sendable {
     private let daemon = Mutex<UInt>(0)
     private let boundPort = Atomic<Int>(0)
     let watchdog: UploadWatchdog
+    let bodyBudget: BodyBudget
 
     public init(handler: any HTTPHandler, options: HTTPServerOptions) {
         self.handler = handler
         self.options = options
+        self.bodyBudget = BodyBudget(limit: options.maxBufferedBodyBytes)
         self.watchdog = UploadWatchdog(stalledNanoseconds: UInt64(options.stalledUploadSeconds) * 1_000_000_000,
                                        deadlineNanoseconds: UInt64(options.uploadDeadlineSeconds) * 1_000_000_000,
                                        headerDeadlineNanoseconds: UInt64(options.idleTimeoutSeconds) * 1_000_000_000)
@@ -106,6 +112,9 @@ public final class HTTPServer: Sendable {
         _ = MHD_quiesce_daemon(pointer)
     }
 
+    /// Bytes of request bodies held decoded right now (for tests and metrics).
+    public var bufferedBodyBytes: Int { bodyBudget.used }
+
     public var currentConnections: Int {
         let raw = daemon.withLock { $0 }
         guard raw != 0, let pointer = OpaquePointer(bitPattern: raw) else { return 0 }
@@ -137,6 +146,8 @@ final class RequestContext: Sendable {
         /// refers to this connection's socket even if MHD has closed (and reused) its descriptor.
         var watchdogSocket: Int32 = -1
         var timedOut = false
+        /// Bytes of `bodyBudget` this request holds once its body is decoded, until it completes.
+        var budgetBytes = 0
         var status = 0
         var annotations: [String: Int] = [:]
     }
@@ -196,6 +207,27 @@ final class OpenConnection: Sendable {
     }
 }
 
+/// The bytes of decoded request bodies the whole server may hold at once.
+final class BodyBudget: Sendable {
+    let limit: Int
+    private let held = Atomic<Int>(0)
+
+    init(limit: Int) { self.limit = limit }
+
+    var used: Int { held.load(ordering: .relaxed) }
+
+    func reserve(_ bytes: Int) -> Bool {
+        guard bytes > 0 else { return true }
+        if held.wrappingAdd(bytes, ordering: .relaxed).newValue > limit {
+            held.wrappingSubtract(bytes, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    func release(_ bytes: Int) { if bytes > 0 { held.wrappingSubtract(bytes, ordering: .relaxed) } }
+}
+
 /// Reads a body under a route's limits: counts wire bytes, inflates gzip/deflate as it comes.
 final class BodyReader {
     enum Encoding { case identity, gzip, deflate }
@@ -205,10 +237,14 @@ final class BodyReader {
     private var inflater: Inflater?
     private var plain: [UInt8] = []
     private(set) var wireBytes = 0
+    private let budget: BodyBudget?
+    /// What this body holds of `budget`.
+    private(set) var reserved = 0
 
-    init(policy: BodyPolicy, encoding: Encoding) {
+    init(policy: BodyPolicy, encoding: Encoding, budget: BodyBudget? = nil) {
         self.policy = policy
         self.encoding = encoding
+        self.budget = budget
         switch encoding {
         case .identity: inflater = nil
         case .gzip: inflater = Inflater(format: .gzip, limit: policy.maxDecodedBytes)
@@ -237,6 +273,7 @@ final class BodyReader {
                 throw APIError(.payloadTooLarge, "the body is larger than \(policy.maxDecodedBytes) bytes")
             }
             plain.append(contentsOf: chunk)
+            try hold(plain.count)
             return
         }
         var failure: InflateError?
@@ -248,6 +285,23 @@ final class BodyReader {
             }
         }
         if let failure { throw Self.apiError(failure) }
+        try hold(inflater.output.count)
+    }
+
+    /// Grows this body's share of the server-wide budget to `decoded` bytes, or refuses.
+    private func hold(_ decoded: Int) throws(APIError) {
+        guard let budget, decoded > reserved else { return }
+        guard budget.reserve(decoded - reserved) else {
+            throw APIError(.overloaded, "the collector is holding too many request bodies at once; nothing was stored, retry shortly",
+                           retryAfterSeconds: 1)
+        }
+        reserved = decoded
+    }
+
+    /// Gives the budget back (the body was dropped before it was handled).
+    func releaseBudget() {
+        budget?.release(reserved)
+        reserved = 0
     }
 
     func finish() throws(APIError) -> [UInt8] {
@@ -454,6 +508,7 @@ private func tapwireAccessHandler(
                 try body.feed(chunk)
             } catch {
                 s.failure = .error(error)
+                body.releaseBudget()
                 s.body = nil // frees what was decoded so far
             }
             return true
@@ -483,7 +538,7 @@ private func begin(_ context: RequestContext, server: HTTPServer, connection: Op
                 connection: connection)
         }
         context.state.withLock { s in
-            s.body = BodyReader(policy: policy, encoding: encoding)
+            s.body = BodyReader(policy: policy, encoding: encoding, budget: server.bodyBudget)
             if hasBody {
                 let fd = tapwire_mhd_connection_fd(connection)
                 if fd >= 0 { s.watchdogSocket = dup(fd) }
@@ -509,10 +564,12 @@ private func advance(_ context: RequestContext, server: HTTPServer, connection: 
             do throws(APIError) {
                 let body = try s.body?.finish() ?? []
                 let wire = s.body?.wireBytes ?? 0
+                s.budgetBytes = s.body?.reserved ?? 0 // held until the request completes
                 s.body = nil
                 s.phase = .handling
                 return .dispatch(HTTPRequest(head: context.head, body: body, receivedAt: .now, wireBytes: wire))
             } catch {
+                s.body?.releaseBudget()
                 s.body = nil
                 s.phase = .responding
                 return .respond(.error(error))
@@ -585,7 +642,10 @@ private func tapwireRequestCompleted(
     server.watchdog.forget(context)
     let (status, annotations) = context.state.withLock { s -> (Int, [String: Int]) in
         s.phase = .finished
+        s.body?.releaseBudget()
         s.body = nil
+        server.bodyBudget.release(s.budgetBytes)
+        s.budgetBytes = 0
         context.closeWatchdogSocket(&s)
         return (s.status, s.annotations)
     }

@@ -429,6 +429,16 @@ recordedIds.formUnion(cappedIds)
 
 let check: PostgresConnection
 do { check = try connect() } catch { fail("cannot connect for the checks: \(error)") }
+// The checker's own test: TAPWIRE_SOAK_SABOTAGE=N loses N acknowledged events (and, with
+// "dup", stores one twice) behind the collector's back; the soak must then fail.
+if let sabotage = ProcessInfo.processInfo.environment["TAPWIRE_SOAK_SABOTAGE"] {
+    let lose = Int(sabotage.prefix { $0.isNumber }) ?? 0
+    _ = try? check.query(EmbeddedSQL.soakSabotageDelete, [String(appId), String(lose)])
+    if sabotage.hasSuffix("dup") {
+        _ = try? check.query(EmbeddedSQL.soakSabotageDuplicate, [String(appId)])
+    }
+    say("sabotage: deleted \(lose) stored events\(sabotage.hasSuffix("dup") ? " and stored one twice" : "")")
+}
 let storedRows = (try? check.query(EmbeddedSQL.soakStoredIds, [String(appId)]).rows.compactMap { $0[0] }) ?? []
 let stored = Set(storedRows)
 let integrity = (try? check.query(EmbeddedSQL.soakIntegrity, [String(appId)]).rows.first) ?? []
