@@ -14,8 +14,12 @@ import Glibc
 /// Unbuffered, so the progress shows when the output is a pipe.
 func say(_ text: String) { FileHandle.standardOutput.write(Data(("soak: " + text + "\n").utf8)) }
 
+/// What to stop before exiting on an error: the database and the collector, once started.
+nonisolated(unsafe) var cleanup: [() -> Void] = []
+
 func fail(_ text: String) -> Never {
     FileHandle.standardError.write(Data("tapwire-soak: \(text)\n".utf8))
+    for step in cleanup.reversed() { step() }
     exit(2)
 }
 
@@ -88,7 +92,9 @@ do {
     try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
 } catch { fail("cannot make \(work): \(error)") }
 
-let started = Date()
+let launched = Date()
+/// When recording starts (after the bench): the fault schedule and the deadline count from here.
+nonisolated(unsafe) var started = Date()
 func elapsed() -> Double { Date().timeIntervalSince(started) }
 func stamp() -> String { String(format: "%6.1fs", elapsed()) }
 
@@ -101,7 +107,7 @@ do {
     try postgres.createDatabase("soak")
 } catch { fail("PostgreSQL: \(error)") }
 let databaseURL = postgres.url(database: "soak")
-defer { try? postgres.stop() }
+cleanup.append { try? postgres.stop() }
 
 func connect() throws -> PostgresConnection { try PostgresConnection(url: databaseURL, applicationName: "tapwire-soak") }
 
@@ -212,6 +218,7 @@ struct HTTPProbe {
 }
 
 let collector = CollectorProcess()
+cleanup.append { collector.kill9() }
 collector.start()
 let endpoint = "http://127.0.0.1:\(collector.port)"
 let sampler = Thread {
@@ -302,6 +309,7 @@ final class ClientSlot: Sendable {
     }
 }
 
+started = Date()
 let perClient = targetRate / Double(options.clients)
 let slots = (0..<options.clients).map { ClientSlot(index: $0, rate: perClient) }
 let capped = ClientSlot(index: options.clients, rate: 1)
@@ -396,21 +404,24 @@ say("\(stamp()) recording stopped after \(slots.reduce(0) { $0 + $1.rounds.load(
 
 // MARK: drain and check
 
-var dropped = 0
+var droppedBy: [Int: Int] = [:]
+var rejectedBy: [Int: Int] = [:]
 var remaining = 0
-var rejectedTotal = slots.reduce(0) { $0 + $1.rejected.load(ordering: .relaxed) }
 var drainFailures: [String] = []
 for slot in slots + [capped] {
     guard let (status, report) = slot.runHarness(["--drain", "--timeout", "120"], output: slot.queue + ".drain"), let report else {
         drainFailures.append("client \(slot.index): the drain did not run")
         continue
     }
-    dropped += report.dropped
+    // The queue's drop count is kept across processes (in its head file): the drain's is the total.
+    droppedBy[slot.index] = report.dropped
+    rejectedBy[slot.index] = slot.rejected.load(ordering: .relaxed) + report.rejected
     remaining += report.remaining
-    rejectedTotal += report.rejected
     if status != 0 { drainFailures.append("client \(slot.index): drain exited \(status) with \(report.remaining) left") }
 }
 collector.stop()
+let dropped = droppedBy.values.reduce(0, +)
+let rejectedTotal = rejectedBy.values.reduce(0, +)
 
 func readIds(_ path: String) -> [String] {
     ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init).filter { $0.count == 36 }
@@ -418,14 +429,14 @@ func readIds(_ path: String) -> [String] {
 
 var recordedIds = Set<String>()
 var recordedLines = 0
-for slot in slots {
+var idsBy: [Int: [String]] = [:]
+for slot in slots + [capped] {
     let ids = readIds(slot.log)
+    idsBy[slot.index] = ids
     recordedLines += ids.count
     recordedIds.formUnion(ids)
 }
-let cappedIds = readIds(capped.log)
-recordedLines += cappedIds.count
-recordedIds.formUnion(cappedIds)
+let cappedIds = idsBy[capped.index] ?? []
 
 let check: PostgresConnection
 do { check = try connect() } catch { fail("cannot connect for the checks: \(error)") }
@@ -461,12 +472,30 @@ let usageOK = usageDiff.count == 2 && usageDiff.allSatisfy { $0 == "0" }
 // MARK: the figures
 
 let kills = slots.reduce(0) { $0 + $1.killed.load(ordering: .relaxed) }
-let recordingSeconds = min(options.seconds, deadline.timeIntervalSince(started))
+let recordingSeconds = options.seconds
 let achieved = Double(recordedLines - cappedIds.count) / recordingSeconds
 let peakMiB = Double(collector.peakRSS) / 1_048_576
 var problems: [String] = []
-if missing.count != dropped + rejectedTotal {
-    problems.append("\(missing.count) recorded events are not stored but the SDK reported \(dropped) dropped and \(rejectedTotal) rejected")
+// Per client: every recorded event not stored must be one its SDK dropped (queue cap, oldest
+// first) or the collector rejected. A drop can also hit an event the collector had stored when
+// its 200 never reached the client (the client or the collector killed mid-request, PostgreSQL
+// crashed mid-commit): each such fault costs at most the one batch (500) a client has in flight.
+let answerLosingFaults = collector.restarts.load(ordering: .relaxed) + 1 // the collector kill, the PostgreSQL crash
+var storedAnywayTotal = 0
+var perClientLines: [String] = []
+for slot in slots + [capped] {
+    let ids = idsBy[slot.index] ?? []
+    let lost = ids.filter { !stored.contains($0) }.count
+    let reported = (droppedBy[slot.index] ?? 0) + (rejectedBy[slot.index] ?? 0)
+    let storedAnyway = reported - lost
+    storedAnywayTotal += max(0, storedAnyway)
+    let bound = slot === capped ? 0 : (slot.killed.load(ordering: .relaxed) + answerLosingFaults) * 500
+    perClientLines.append("client \(slot.index)\(slot === capped ? " (capped)" : ""): recorded \(ids.count), not stored \(lost), SDK dropped \(droppedBy[slot.index] ?? 0), rejected \(rejectedBy[slot.index] ?? 0), dropped after being stored \(storedAnyway)")
+    if lost > reported {
+        problems.append("client \(slot.index): \(lost - reported) recorded events are lost: not stored, and neither dropped nor rejected by the SDK")
+    } else if storedAnyway > bound {
+        problems.append("client \(slot.index): the SDK reported \(storedAnyway) more drops than events missing, over the \(bound) its faults explain")
+    }
 }
 if !cappedPrefixOK { problems.append("the capped queue lost events other than its oldest") }
 if duplicatesStored != 0 { problems.append("\(duplicatesStored) duplicate rows stored") }
@@ -479,12 +508,13 @@ if peakMiB > Double(options.maxRSSMiB) { problems.append(String(format: "collect
 problems += drainFailures
 
 print("")
-print("== soak figures (\(String(format: "%.0f", elapsed())) s in all)")
+print("== soak figures (\(String(format: "%.0f", Date().timeIntervalSince(launched))) s in all)")
 print(String(format: "rate:               %.0f events/s recorded on average (target %.0f%@)", achieved, targetRate,
              peakRate.map { String(format: ", %.0f%% of the bench peak %.0f", achieved / $0 * 100, $0) } ?? ""))
 print("events recorded:    \(recordedLines) (distinct ids \(recordedIds.count), in \(options.clients + 1) client logs)")
 print("events stored:      \(stored.count) of them (\(storedRows.count) rows)")
-print("events dropped:     \(missing.count) missing from the database; the SDK reported \(dropped) dropped by its queue cap and \(rejectedTotal) rejected")
+print("events dropped:     \(missing.count) recorded events not stored; the SDKs reported \(dropped) dropped at their queue caps and \(rejectedTotal) rejected (\(storedAnywayTotal) of those drops were of events already stored, whose 200 a kill or crash cut off)")
+for line in perClientLines { print("  " + line) }
 print("duplicates stored:  \(duplicatesStored)")
 print("orphan dedup claims: \(orphanClaims)")
 print("stored, not logged: \(unlogged.count) (a kill between record and log write leaves at most one per kill)")
@@ -502,5 +532,6 @@ if problems.isEmpty {
 }
 print("soak: FAIL")
 for problem in problems { print("  - " + problem) }
-print("work directory kept: \(work)")
+try? postgres.stop()
+print("work directory kept: \(work) (the database: \(postgres.binDirectory)/pg_ctl -D \(postgres.dataDirectory) start)")
 exit(1)
