@@ -24,7 +24,8 @@ run: release
 	.build/release/tapwire serve --quickstart
 
 ## make test: the whole suite against a throwaway PostgreSQL, stopped whatever the outcome,
-## then the body decoder's fuzzers (30 s each) and schemathesis against a live collector (60 s a pass).
+## then the body decoder's fuzzers (30 s each), schemathesis against a live collector (60 s a pass) and
+## the short soak (60 s).
 test: deps
 	@scripts/install-deps.sh chromium python3-jsonschema
 	scripts/test-prometheus-rules.sh
