@@ -42,9 +42,10 @@ run() {
   local label=$1; shift
   local out=.build/schemathesis-$label.log
   echo "schemathesis: $label operations (at most ${seconds}s; full output in $out)"
-  if "$venv/bin/schemathesis" run "http://127.0.0.1:$port/openapi.json" --checks "$checks" --max-time "$seconds" \
+  # From .build/, where schemathesis keeps its .schemathesis/ cache.
+  if (cd .build && "../$venv/bin/schemathesis" run "http://127.0.0.1:$port/openapi.json" --checks "$checks" --max-time "$seconds" \
       --max-examples "${SCHEMATHESIS_EXAMPLES:-200}" --seed "${SCHEMATHESIS_SEED:-1}" --request-timeout 20 --workers 2 \
-      --warnings off --no-color --output-truncate true "$@" >"$out" 2>&1; then
+      --warnings off --no-color --output-truncate true "$@") >"$out" 2>&1; then
     grep -E "generated|No issues found" "$out" | sed 's/^/schemathesis:   /'
   else
     sed -n '/= FAILURES =\|= ERRORS =/,$p' "$out" | head -80 | sed 's/^/schemathesis:   /'
