@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: run test bench demo build release deps sql-plan clean
+.PHONY: run test bench demo build release deps sql-plan clean fuzz fuzz-build schemathesis soak soak-short
 
 deps: sql-plan
 	@scripts/install-deps.sh
@@ -23,12 +23,33 @@ release: deps
 run: release
 	.build/release/tapwire serve --quickstart
 
-## make test: the whole suite against a throwaway PostgreSQL, stopped whatever the outcome.
+## make test: the whole suite against a throwaway PostgreSQL, stopped whatever the outcome,
+## then the body decoder's fuzzers (30 s each), schemathesis against a live collector (60 s a pass) and
+## the short soak (60 s).
 test: deps
 	@scripts/install-deps.sh chromium python3-jsonschema
 	scripts/test-prometheus-rules.sh
 	$(SWIFT) build --build-tests
 	TAPWIRE_BINARY=$(CURDIR)/.build/debug/tapwire scripts/with-postgres.sh scripts/test-targets.sh
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30
+	$(MAKE) --no-print-directory schemathesis SCHEMATHESIS_SECONDS=60
+	$(MAKE) --no-print-directory soak-short
+
+## make schemathesis: the API document's conformance and no-5xx checks against a live collector.
+SCHEMATHESIS_SECONDS ?= 120
+schemathesis: deps
+	$(SWIFT) build --product tapwire
+	SCHEMATHESIS_SECONDS=$(SCHEMATHESIS_SECONDS) scripts/with-postgres.sh scripts/schemathesis.sh
+
+## make fuzz: libFuzzer (coverage-guided) and the seeded mutator on the body decoder,
+## FUZZ_SECONDS each (default 60). Findings go to .build/fuzz-findings/ (see Tests/Fuzz/README.md).
+FUZZ_SECONDS ?= 60
+fuzz: deps fuzz-build
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+fuzz-build:
+	$(SWIFT) build --product tapwire-fuzz
+	TAPWIRE_LIBFUZZER=1 $(SWIFT) build --product tapwire-fuzz --scratch-path .build/libfuzzer
 
 ## make bench: ingestion end to end vs plain COPY (and the report/mismatch benchmarks).
 bench: release
@@ -40,3 +61,19 @@ demo: release
 
 clean:
 	rm -rf .build
+
+## make soak: the collector and SOAK_CLIENTS SDK client processes at 70% of the peak `tapwire bench`
+## measures (run first, on the soak's own PostgreSQL), for SOAK_SECONDS, with PostgreSQL crashed and
+## restarted, the collector and clients kill -9'd, a slow database, paused writer backends and a
+## client queue filled past its cap; then every recorded id is checked against the database.
+SOAK_SECONDS ?= 300
+SOAK_CLIENTS ?= 4
+soak: release
+	.build/release/tapwire-soak --seconds $(SOAK_SECONDS) --clients $(SOAK_CLIENTS)
+
+## The short soak of make test (debug build, a fixed modest rate, about 80 seconds).
+soak-short:
+	$(SWIFT) build --product tapwire-soak
+	$(SWIFT) build --product tapwire-client-harness
+	$(SWIFT) build --product tapwire
+	.build/debug/tapwire-soak --seconds 60 --clients 2 --rate 1500 --client-kills 2

@@ -4,6 +4,14 @@ import PackageDescription
 
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
+// `make fuzz` sets TAPWIRE_LIBFUZZER=1: the fuzz target and the code it exercises get libFuzzer's
+// coverage instrumentation, and tapwire-fuzz links libFuzzer's driver. Per target, because
+// `swift build --sanitize=fuzzer` would also turn the SQL embedder plugin's tool into a fuzzer.
+let libFuzzer = Context.environment["TAPWIRE_LIBFUZZER"] == "1"
+let fuzzed: [SwiftSetting] = libFuzzer ? [.unsafeFlags(["-sanitize=fuzzer"])] : []
+let fuzzDriver: [SwiftSetting] = libFuzzer ? [.unsafeFlags(["-sanitize=fuzzer"]), .define("LIBFUZZER")] : []
+let fuzzLink: [LinkerSetting] = libFuzzer ? [.unsafeFlags(["-sanitize=fuzzer", "-use-ld=lld"])] : []
+
 let package = Package(
     name: "Tapwire",
     platforms: [.macOS(.v15), .iOS(.v16), .watchOS(.v9)],
@@ -21,15 +29,21 @@ let package = Package(
         .executableTarget(name: "TapwireSQLEmbedder", path: "Sources/TapwireSQLEmbedder"),
         .plugin(name: "EmbedSQL", capability: .buildTool(), dependencies: ["TapwireSQLEmbedder"]),
 
-        .target(name: "TapwireCore", swiftSettings: strict),
+        .target(name: "TapwireCore", swiftSettings: strict + fuzzed),
         .target(name: "TapwireStore", dependencies: ["TapwireCore", "CLibPQ"],
                 swiftSettings: strict, plugins: ["EmbedSQL"]),
         .target(name: "TapwireServer", dependencies: ["TapwireCore", "TapwireStore", "TapwireReport", "CMicroHTTPD", "CZlib"],
-                swiftSettings: strict),
+                swiftSettings: strict + fuzzed),
         .target(name: "TapwireReport", dependencies: ["TapwireCore", "TapwireStore"], swiftSettings: strict),
         // The SDK apps embed: Foundation and zlib only, never a server module.
         .target(name: "TapwireClient", dependencies: ["CZlib"], swiftSettings: strict),
         .executableTarget(name: "tapwire-client-harness", dependencies: ["TapwireClient"], path: "Sources/TapwireClientHarness", swiftSettings: strict),
+        // The body decoder's fuzz target: a seeded mutator, or libFuzzer with --sanitize=fuzzer (make fuzz).
+        .target(name: "TapwireFuzz", dependencies: ["TapwireCore", "TapwireServer"], swiftSettings: strict + fuzzed),
+        .executableTarget(name: "tapwire-fuzz", dependencies: ["TapwireFuzz"], path: "Sources/TapwireFuzzer",
+                          swiftSettings: strict + fuzzDriver, linkerSettings: fuzzLink),
+        // make soak: the collector, client processes and faults on a schedule; checks nothing acknowledged is lost.
+        .executableTarget(name: "tapwire-soak", dependencies: ["TapwireCore", "TapwireStore"], path: "Sources/TapwireSoak", swiftSettings: strict),
         .executableTarget(name: "tapwire",
                           dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireClient"],
                           swiftSettings: strict),
@@ -42,6 +56,7 @@ let package = Package(
         .testTarget(name: "TapwireServerTests", dependencies: ["TapwireServer", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireReportTests", dependencies: ["TapwireReport", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireClientTests", dependencies: ["TapwireClient", "TapwireTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ReliabilityTests", dependencies: ["TapwireFuzz", "TapwireServer", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["TapwireTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

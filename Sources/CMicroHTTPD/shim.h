@@ -20,10 +20,15 @@ struct tapwire_mhd_options {
     unsigned int listen_backlog;
 };
 
+/// The request-line callback of MHD_OPTION_URI_LOG_CALLBACK (called before query arguments are parsed).
+typedef void *(*tapwire_mhd_uri_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
+
 static inline struct MHD_Daemon *
 tapwire_mhd_start(const struct tapwire_mhd_options *o,
                   MHD_AccessHandlerCallback handler, void *handler_cls,
-                  MHD_RequestCompletedCallback completed, void *completed_cls) {
+                  MHD_RequestCompletedCallback completed, void *completed_cls,
+                  MHD_NotifyConnectionCallback notify, void *notify_cls,
+                  tapwire_mhd_uri_callback uri_callback, void *uri_cls) {
     uint16_t port = 0;
     if (o->address->sa_family == AF_INET) {
         port = ntohs(((const struct sockaddr_in *)o->address)->sin_port);
@@ -39,6 +44,8 @@ tapwire_mhd_start(const struct tapwire_mhd_options *o,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, o->connection_memory_limit,
                             MHD_OPTION_LISTEN_BACKLOG_SIZE, o->listen_backlog,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify, notify_cls,
+                            MHD_OPTION_URI_LOG_CALLBACK, uri_callback, uri_cls,
                             MHD_OPTION_END);
 }
 
@@ -57,6 +64,12 @@ static inline unsigned int tapwire_mhd_current_connections(struct MHD_Daemon *da
 static inline int tapwire_mhd_connection_fd(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : info->connect_fd;
+}
+
+/// The per-socket pointer set in the MHD_OPTION_NOTIFY_CONNECTION callback, or NULL.
+static inline void *tapwire_mhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
 }
 
 static inline const struct sockaddr *tapwire_mhd_client_address(struct MHD_Connection *connection) {

@@ -64,3 +64,32 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible {
         return APIKey(kind: kind, keyId: id, secret: String(decoding: secret, as: UTF8.self))
     }
 }
+
+extension APIKey {
+    /// `text` with the secret of anything shaped like a key cut off (`tww_<id>_…`), so an error
+    /// or log line quoting client input never carries a secret, wherever the client put it.
+    public static func redactingSecrets(in text: String) -> String {
+        let scalars = Array(text.unicodeScalars)
+        guard scalars.count >= 21 else { return text }
+        func isHex(_ c: Unicode.Scalar) -> Bool { ("0"..."9").contains(c) || ("a"..."f").contains(c) }
+        func isBase62(_ c: Unicode.Scalar) -> Bool { c.isASCII && alphabet.contains(UInt8(c.value)) }
+        var out = String.UnicodeScalarView()
+        var i = 0
+        while i < scalars.count {
+            // "tw" + w|r + "_" + 16 hex + "_": keep that public part, drop the secret after it.
+            if i + 21 <= scalars.count, scalars[i] == "t", scalars[i + 1] == "w", scalars[i + 2] == "w" || scalars[i + 2] == "r",
+               scalars[i + 3] == "_", scalars[(i + 4)..<(i + 20)].allSatisfy(isHex), scalars[i + 20] == "_" {
+                out.append(contentsOf: scalars[i..<(i + 21)])
+                i += 21
+                if i < scalars.count, isBase62(scalars[i]) {
+                    out.append("…")
+                    while i < scalars.count, isBase62(scalars[i]) { i += 1 }
+                }
+                continue
+            }
+            out.append(scalars[i])
+            i += 1
+        }
+        return String(out)
+    }
+}

@@ -81,7 +81,7 @@ public struct BatchDecoder: Sendable {
             throw BatchError(.invalidBatch, "the body must be a JSON object with an \"events\" array")
         }
         if let key = object.duplicateKey {
-            throw BatchError(.invalidBatch, "the key \"\(key)\" appears twice at the top level")
+            throw BatchError(.invalidBatch, "the key \"\(FieldRules.truncatedForEcho(key))\" appears twice at the top level")
         }
         guard let eventsValue = object["events"] else {
             throw BatchError(.invalidBatch, "the body has no \"events\" array")
@@ -125,7 +125,7 @@ public struct BatchDecoder: Sendable {
             throw BatchError(.invalidBatch, "\"context\" must be an object, got \(value.typeName)")
         }
         if let key = object.duplicateKey {
-            throw BatchError(.invalidBatch, "the key \"\(key)\" appears twice in \"context\"")
+            throw BatchError(.invalidBatch, "the key \"\(FieldRules.truncatedForEcho(key))\" appears twice in \"context\"")
         }
         func field(_ name: String, max: Int) throws(BatchError) -> String? {
             guard let v = object[name], !v.isNull else { return nil }
@@ -158,7 +158,7 @@ public struct BatchDecoder: Sendable {
             return reject(.tooLarge, "the event is \(object.byteCount) bytes; at most \(limits.maxEventBytes) are allowed")
         }
         if let key = object.duplicateKey {
-            return reject(.duplicateKey, "the key \"\(key)\" appears twice")
+            return reject(.duplicateKey, "the key \"\(FieldRules.truncatedForEcho(key))\" appears twice")
         }
 
         let reader = FieldReader(object: object, limits: limits)
@@ -209,6 +209,12 @@ public struct BatchDecoder: Sendable {
                 throw FieldProblem(.invalidField, "hasMedia is false but mediaTypes lists attachments")
             }
             let deliveredAt = try reader.timestamp("deliveredAt").map { skew.correct($0).time }
+            // A sentAt in year 9999 with a deliveredAt in year 0 corrects to before any date
+            // PostgreSQL stores: the COPY would fail the whole group, so reject the event here.
+            if let deliveredAt, case let (age, overflow) = skew.receivedAt.microseconds.subtractingReportingOverflow(deliveredAt.microseconds),
+               overflow || age > limits.maxEventAgeMicroseconds {
+                throw FieldProblem(.invalidField, "deliveredAt is more than \(limits.maxEventAgeMicroseconds / 86_400_000_000) days in the past after clock-skew correction")
+            }
             let event = Event(eventId: eventId, type: type, deviceTime: deviceTime, eventTime: eventTime,
                               timeClamped: clamped, notificationId: notificationId, category: category,
                               actionIdentifier: action, userTextLength: textLength,
@@ -302,7 +308,9 @@ public enum FieldRules {
     }
 
     /// Client-supplied text echoed in an error, cut short and without control characters.
+    /// Anything shaped like an API key loses its secret first.
     public static func truncatedForEcho(_ s: String, max: Int = 64) -> String {
+        let s = APIKey.redactingSecrets(in: s)
         let cleaned = String(s.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(max).map(Character.init))
         return s.unicodeScalars.count > max ? cleaned + "…" : cleaned
     }

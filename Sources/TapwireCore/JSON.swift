@@ -158,6 +158,9 @@ public struct JSONParser {
             let start = index
             index += 1
             var object = JSONObject()
+            // Past a few members, repeated keys are found with a set: a linear scan per key made
+            // an object of many distinct keys quadratic (minutes of CPU for one 8 MiB body).
+            var seenKeys: Set<String>?
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
                 index += 1
@@ -175,8 +178,10 @@ public struct JSONParser {
                 index += 1
                 skipWhitespace()
                 let value = try parseValue(depth: depth)
-                if object.duplicateKey == nil, object.members.contains(where: { $0.key == key }) {
-                    object.duplicateKey = key
+                if object.duplicateKey == nil {
+                    if seenKeys == nil, object.members.count >= 16 { seenKeys = Set(object.members.map(\.key)) }
+                    let repeated = seenKeys?.contains(key) ?? object.members.contains(where: { $0.key == key })
+                    if repeated { object.duplicateKey = key } else { seenKeys?.insert(key) }
                 }
                 object.members.append((key, value))
                 skipWhitespace()

@@ -13,6 +13,7 @@ public enum APIErrorCode: String, Sendable, CaseIterable {
     case notFound = "not_found"
     case methodNotAllowed = "method_not_allowed"
     case requestTimeout = "request_timeout"
+    case uriTooLong = "uri_too_long"
     case payloadTooLarge = "payload_too_large"
     case decompressedTooLarge = "decompressed_too_large"
     case tooManyEvents = "too_many_events"
@@ -30,6 +31,7 @@ public enum APIErrorCode: String, Sendable, CaseIterable {
         case .notFound: return 404
         case .methodNotAllowed: return 405
         case .requestTimeout: return 408
+        case .uriTooLong: return 414
         case .payloadTooLarge, .decompressedTooLarge, .tooManyEvents: return 413
         case .unsupportedEncoding: return 415
         case .rateLimited: return 429
@@ -49,6 +51,7 @@ public enum APIErrorCode: String, Sendable, CaseIterable {
         case .notFound: return "Check the path."
         case .methodNotAllowed: return "Use the method in the Allow header."
         case .requestTimeout: return "The body arrived too slowly; send it again."
+        case .uriTooLong: return "Shorten the URL: fewer or shorter query parameters."
         case .payloadTooLarge, .decompressedTooLarge: return "Send smaller batches."
         case .tooManyEvents: return "Split the batch: at most 2,000 events."
         case .unsupportedEncoding: return "Use Content-Encoding gzip, deflate or none."

@@ -50,6 +50,9 @@ public final class Collector: HTTPHandler {
         try http.start()
         server.server = http
         services.metrics.gauge(CollectorMetrics.connections, help: "Open HTTP connections.") { Double(http.currentConnections) }
+        services.metrics.gauge(CollectorMetrics.bufferedBodyBytes, help: "Bytes of request bodies held decoded (bounded; past it 503).") {
+            Double(http.bufferedBodyBytes)
+        }
         services.logger.info("listening", ["host": .string(services.configuration.http.host), "port": .of(http.port)])
     }
 
@@ -72,7 +75,7 @@ public final class Collector: HTTPHandler {
         case .notFound:
             return .reject(.error(APIError(.notFound, "no endpoint \(FieldRules.truncatedForEcho(head.path, max: 100)); see /openapi.json")))
         case .methodNotAllowed(let allow):
-            return .reject(.error(APIError(.methodNotAllowed, "\(head.method) is not allowed here; use \(allow)", allow: allow)))
+            return .reject(.error(APIError(.methodNotAllowed, "\(FieldRules.truncatedForEcho(head.method, max: 16)) is not allowed here; use \(allow)", allow: allow)))
         case .found(let route):
             if route.access != .open {
                 guard let key = BasicAuth.key(from: head.header("authorization")) else {
@@ -137,7 +140,7 @@ public final class Collector: HTTPHandler {
         services.metrics.observe(CollectorMetrics.requestSeconds, [route], seconds)
         let level: LogLevel = status >= 500 ? .warning : .info
         guard level >= services.logger.minimumLevel else { return }
-        var fields: [(String, LogValue)] = [("method", .string(head.method)), ("route", .string(route)), ("status", .of(status)),
+        var fields: [(String, LogValue)] = [("method", .string(FieldRules.truncatedForEcho(head.method, max: 16))), ("route", .string(route)), ("status", .of(status)),
                                             ("latency_ms", .double(seconds * 1000))]
         for key in annotations.keys.sorted() { fields.append((key, .of(annotations[key]!))) }
         services.logger.log(level, "request", fields)

@@ -4,5 +4,6 @@ public enum ExtensionRoutes {
     public static var all: [Route] {
         MismatchRoutes.all
             + ReportRoutes.all
+            + [OpenAPIDocument.route]
     }
 }

@@ -19,7 +19,10 @@ public struct HTTPServerOptions: Sendable, Equatable {
     public var connectionLimit = 1024
     /// Loopback load tests share one IP; deployments behind a proxy see the proxy's.
     public var perIPConnectionLimit = 128
-    /// An idle keep-alive connection (or a client that stops sending headers) is closed after this.
+    /// An idle keep-alive connection is closed after this. It is also the deadline for a request's
+    /// headers, counted from when the connection opened or last answered, however slowly the
+    /// bytes trickle in (libmicrohttpd's own timeout only counts silence, so a client sending a
+    /// header byte a second would otherwise hold its connection forever: slowloris).
     public var idleTimeoutSeconds = 30
     /// A body upload that makes no progress for this long gets 408 and the connection is closed.
     public var stalledUploadSeconds = 10
@@ -27,6 +30,15 @@ public struct HTTPServerOptions: Sendable, Equatable {
     public var uploadDeadlineSeconds = 60
     /// Memory per connection for headers and buffers; a header flood past it is refused by MHD.
     public var connectionMemoryLimit = 64 * 1024
+    /// A request line longer than this, or with more query parameters than `maxQueryParameters`,
+    /// gets 414 before libmicrohttpd parses it: past about 1,000 parameters MHD runs out of
+    /// connection memory and leaves the request unanswered until the idle timeout.
+    public var maxURIBytes = 32 * 1024
+    public var maxQueryParameters = 100
+    /// Request bodies held decoded at once, over every connection: past it an upload gets 503
+    /// `overloaded` (Retry-After) instead of the process growing. Each body may inflate to
+    /// 8 MiB, so without this bound 1,024 connections could hold 8 GiB.
+    public var maxBufferedBodyBytes = 256 << 20
 
     public init() {}
 }
@@ -42,12 +54,15 @@ public final class HTTPServer: Sendable {
     private let daemon = Mutex<UInt>(0)
     private let boundPort = Atomic<Int>(0)
     let watchdog: UploadWatchdog
+    let bodyBudget: BodyBudget
 
     public init(handler: any HTTPHandler, options: HTTPServerOptions) {
         self.handler = handler
         self.options = options
+        self.bodyBudget = BodyBudget(limit: options.maxBufferedBodyBytes)
         self.watchdog = UploadWatchdog(stalledNanoseconds: UInt64(options.stalledUploadSeconds) * 1_000_000_000,
-                                       deadlineNanoseconds: UInt64(options.uploadDeadlineSeconds) * 1_000_000_000)
+                                       deadlineNanoseconds: UInt64(options.uploadDeadlineSeconds) * 1_000_000_000,
+                                       headerDeadlineNanoseconds: UInt64(options.idleTimeoutSeconds) * 1_000_000_000)
     }
 
     /// The port actually bound (useful when options.port is 0).
@@ -66,7 +81,8 @@ public final class HTTPServer: Sendable {
                 connection_limit: UInt32(options.connectionLimit), per_ip_connection_limit: UInt32(options.perIPConnectionLimit),
                 connection_timeout_seconds: UInt32(options.idleTimeoutSeconds), connection_memory_limit: options.connectionMemoryLimit,
                 listen_backlog: 511)
-            return tapwire_mhd_start(&settings, tapwireAccessHandler, cls, tapwireRequestCompleted, cls)
+            return tapwire_mhd_start(&settings, tapwireAccessHandler, cls, tapwireRequestCompleted, cls,
+                                     tapwireConnectionNotice, cls, tapwireRequestLine, cls)
         }
         guard let started else {
             throw HTTPServerError(message: "cannot listen on \(options.host):\(options.port): the port is in use or the address is not local (set --port or TAPWIRE_PORT)")
@@ -95,6 +111,9 @@ public final class HTTPServer: Sendable {
         guard raw != 0, let pointer = OpaquePointer(bitPattern: raw) else { return }
         _ = MHD_quiesce_daemon(pointer)
     }
+
+    /// Bytes of request bodies held decoded right now (for tests and metrics).
+    public var bufferedBodyBytes: Int { bodyBudget.used }
 
     public var currentConnections: Int {
         let raw = daemon.withLock { $0 }
@@ -127,6 +146,8 @@ final class RequestContext: Sendable {
         /// refers to this connection's socket even if MHD has closed (and reused) its descriptor.
         var watchdogSocket: Int32 = -1
         var timedOut = false
+        /// Bytes of `bodyBudget` this request holds once its body is decoded, until it completes.
+        var budgetBytes = 0
         var status = 0
         var annotations: [String: Int] = [:]
     }
@@ -163,6 +184,50 @@ final class RequestContext: Sendable {
     }
 }
 
+/// One TCP connection, from libmicrohttpd's "started" notice to its "closed" one: when it began
+/// waiting for its next request's headers (nil while a request is in progress), and whether its
+/// request line was refused.
+final class OpenConnection: Sendable {
+    struct State {
+        /// Our own duplicate of the socket (see `RequestContext.State.watchdogSocket`).
+        var socket: Int32
+        var waitingSince: UInt64?
+        var refused = false
+    }
+
+    let state: Mutex<State>
+
+    init(socket: Int32, now: UInt64) { state = Mutex(State(socket: socket, waitingSince: now)) }
+
+    func close() {
+        state.withLock { c in
+            if c.socket >= 0 { Glibc.close(c.socket) }
+            c.socket = -1
+        }
+    }
+}
+
+/// The bytes of decoded request bodies the whole server may hold at once.
+final class BodyBudget: Sendable {
+    let limit: Int
+    private let held = Atomic<Int>(0)
+
+    init(limit: Int) { self.limit = limit }
+
+    var used: Int { held.load(ordering: .relaxed) }
+
+    func reserve(_ bytes: Int) -> Bool {
+        guard bytes > 0 else { return true }
+        if held.wrappingAdd(bytes, ordering: .relaxed).newValue > limit {
+            held.wrappingSubtract(bytes, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    func release(_ bytes: Int) { if bytes > 0 { held.wrappingSubtract(bytes, ordering: .relaxed) } }
+}
+
 /// Reads a body under a route's limits: counts wire bytes, inflates gzip/deflate as it comes.
 final class BodyReader {
     enum Encoding { case identity, gzip, deflate }
@@ -172,10 +237,14 @@ final class BodyReader {
     private var inflater: Inflater?
     private var plain: [UInt8] = []
     private(set) var wireBytes = 0
+    private let budget: BodyBudget?
+    /// What this body holds of `budget`.
+    private(set) var reserved = 0
 
-    init(policy: BodyPolicy, encoding: Encoding) {
+    init(policy: BodyPolicy, encoding: Encoding, budget: BodyBudget? = nil) {
         self.policy = policy
         self.encoding = encoding
+        self.budget = budget
         switch encoding {
         case .identity: inflater = nil
         case .gzip: inflater = Inflater(format: .gzip, limit: policy.maxDecodedBytes)
@@ -204,6 +273,7 @@ final class BodyReader {
                 throw APIError(.payloadTooLarge, "the body is larger than \(policy.maxDecodedBytes) bytes")
             }
             plain.append(contentsOf: chunk)
+            try hold(plain.count)
             return
         }
         var failure: InflateError?
@@ -215,6 +285,23 @@ final class BodyReader {
             }
         }
         if let failure { throw Self.apiError(failure) }
+        try hold(inflater.output.count)
+    }
+
+    /// Grows this body's share of the server-wide budget to `decoded` bytes, or refuses.
+    private func hold(_ decoded: Int) throws(APIError) {
+        guard let budget, decoded > reserved else { return }
+        guard budget.reserve(decoded - reserved) else {
+            throw APIError(.overloaded, "the collector is holding too many request bodies at once; nothing was stored, retry shortly",
+                           retryAfterSeconds: 1)
+        }
+        reserved = decoded
+    }
+
+    /// Gives the budget back (the body was dropped before it was handled).
+    func releaseBudget() {
+        budget?.release(reserved)
+        reserved = 0
     }
 
     func finish() throws(APIError) -> [UInt8] {
@@ -243,14 +330,17 @@ final class BodyReader {
 /// stalled client would otherwise just be disconnected in silence at the idle timeout.
 final class UploadWatchdog: Sendable {
     private let uploads = Mutex<[ObjectIdentifier: RequestContext]>([:])
+    private let connections = Mutex<[ObjectIdentifier: OpenConnection]>([:])
     private let running = Atomic<Bool>(false)
     private let stalledNanoseconds: UInt64
     private let deadlineNanoseconds: UInt64
+    private let headerDeadlineNanoseconds: UInt64
     private let stopped = DispatchSemaphore(value: 0)
 
-    init(stalledNanoseconds: UInt64, deadlineNanoseconds: UInt64) {
+    init(stalledNanoseconds: UInt64, deadlineNanoseconds: UInt64, headerDeadlineNanoseconds: UInt64) {
         self.stalledNanoseconds = stalledNanoseconds
         self.deadlineNanoseconds = deadlineNanoseconds
+        self.headerDeadlineNanoseconds = headerDeadlineNanoseconds
     }
 
     func start() {
@@ -273,8 +363,19 @@ final class UploadWatchdog: Sendable {
 
     func watch(_ context: RequestContext) { uploads.withLock { $0[ObjectIdentifier(context)] = context } }
     func forget(_ context: RequestContext) { uploads.withLock { $0[ObjectIdentifier(context)] = nil } }
+    func opened(_ connection: OpenConnection) { connections.withLock { $0[ObjectIdentifier(connection)] = connection } }
+    func closed(_ connection: OpenConnection) { connections.withLock { $0[ObjectIdentifier(connection)] = nil } }
 
     private func sweep(now: UInt64) {
+        // Connections between requests (just opened, or answered) whose next request's headers
+        // are not complete by the deadline: closed, whatever trickles in.
+        for connection in connections.withLock({ Array($0.values) }) {
+            connection.state.withLock { c in
+                guard let since = c.waitingSince, now &- since > headerDeadlineNanoseconds, c.socket >= 0 else { return }
+                c.waitingSince = nil
+                shutdown(c.socket, Int32(SHUT_RDWR))
+            }
+        }
         let watched = uploads.withLock { Array($0.values) }
         for context in watched {
             let expired = context.state.withLock { s -> Bool in
@@ -299,7 +400,8 @@ final class UploadWatchdog: Sendable {
     /// Writes a complete HTTP/1.1 response on a socket MHD is not writing to (it is still
     /// waiting for the request body), then the caller shuts the socket down.
     static func writeRaw(_ response: HTTPResponse, to socket: Int32) {
-        var text = "HTTP/1.1 \(response.status) Request Timeout\r\nConnection: close\r\nContent-Length: \(response.body.count)\r\n"
+        let reason = response.status == 414 ? "URI Too Long" : "Request Timeout"
+        var text = "HTTP/1.1 \(response.status) \(reason)\r\nConnection: close\r\nContent-Length: \(response.body.count)\r\n"
         for (name, value) in response.headers { text += "\(name): \(value)\r\n" }
         let bytes = Array((text + "\r\n").utf8) + response.body
         bytes.withUnsafeBytes { raw in
@@ -315,6 +417,59 @@ final class UploadWatchdog: Sendable {
 
 // MARK: - MHD callbacks (plain functions: they run on MHD's threads)
 
+private func openConnection(_ connection: OpaquePointer) -> OpenConnection? {
+    tapwire_mhd_socket_context(connection).map { Unmanaged<OpenConnection>.fromOpaque($0).takeUnretainedValue() }
+}
+
+private func tapwireConnectionNotice(cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+                                     socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                                     code: MHD_ConnectionNotificationCode) {
+    guard let cls, let connection, let socketContext else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    if code == .CONNECTION_NOTIFY_STARTED {
+        let fd = tapwire_mhd_connection_fd(connection)
+        let entry = OpenConnection(socket: fd >= 0 ? dup(fd) : -1, now: monotonicNanoseconds())
+        socketContext.pointee = Unmanaged.passRetained(entry).toOpaque()
+        server.watchdog.opened(entry)
+    } else if let raw = socketContext.pointee {
+        socketContext.pointee = nil
+        let entry = Unmanaged<OpenConnection>.fromOpaque(raw).takeRetainedValue()
+        server.watchdog.closed(entry)
+        entry.close()
+    }
+}
+
+/// The request line, before MHD parses its query: too long or too many parameters gets a JSON
+/// 414 written on the socket (MHD has written nothing for this request yet) and the connection
+/// is shut, so nothing of the request is handled.
+private func tapwireRequestLine(cls: UnsafeMutableRawPointer?, uri: UnsafePointer<CChar>?, connection: OpaquePointer?) -> UnsafeMutableRawPointer? {
+    guard let cls, let uri, let connection, let entry = openConnection(connection) else { return nil }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    let length = strlen(uri)
+    var parameters = 0
+    if let query = strchr(uri, Int32(UInt8(ascii: "?"))) {
+        parameters = 1
+        var p = query
+        while p.pointee != 0 {
+            if p.pointee == CChar(UInt8(ascii: "&")) { parameters += 1 }
+            p += 1
+        }
+    }
+    let limits = server.options
+    guard length > limits.maxURIBytes || parameters > limits.maxQueryParameters else { return nil }
+    let error = APIError(.uriTooLong, length > limits.maxURIBytes
+        ? "the URL is \(length) bytes; at most \(limits.maxURIBytes) are allowed"
+        : "the URL has \(parameters) query parameters; at most \(limits.maxQueryParameters) are allowed")
+    entry.state.withLock { c in
+        c.refused = true
+        c.waitingSince = nil
+        guard c.socket >= 0 else { return }
+        UploadWatchdog.writeRaw(.error(error), to: c.socket)
+        shutdown(c.socket, Int32(SHUT_RDWR))
+    }
+    return nil
+}
+
 private func tapwireAccessHandler(
     cls: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
     version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?, uploadDataSize: UnsafeMutablePointer<Int>?,
@@ -324,6 +479,14 @@ private func tapwireAccessHandler(
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
 
     guard let existing = requestContext.pointee else {
+        // Headers complete: the header deadline stops, unless the request line was refused.
+        if let entry = openConnection(connection) {
+            let refused = entry.state.withLock { c -> Bool in
+                c.waitingSince = nil
+                return c.refused
+            }
+            if refused { return .NO }
+        }
         let head = RequestHead(method: url.flatMap { _ in method.map { String(cString: $0) } } ?? "GET",
                                path: url.map { String(cString: $0) } ?? "/",
                                query: collectValues(connection, kind: .GET_ARGUMENT_KIND, lowercaseKeys: false),
@@ -345,6 +508,7 @@ private func tapwireAccessHandler(
                 try body.feed(chunk)
             } catch {
                 s.failure = .error(error)
+                body.releaseBudget()
                 s.body = nil // frees what was decoded so far
             }
             return true
@@ -374,7 +538,7 @@ private func begin(_ context: RequestContext, server: HTTPServer, connection: Op
                 connection: connection)
         }
         context.state.withLock { s in
-            s.body = BodyReader(policy: policy, encoding: encoding)
+            s.body = BodyReader(policy: policy, encoding: encoding, budget: server.bodyBudget)
             if hasBody {
                 let fd = tapwire_mhd_connection_fd(connection)
                 if fd >= 0 { s.watchdogSocket = dup(fd) }
@@ -400,10 +564,12 @@ private func advance(_ context: RequestContext, server: HTTPServer, connection: 
             do throws(APIError) {
                 let body = try s.body?.finish() ?? []
                 let wire = s.body?.wireBytes ?? 0
+                s.budgetBytes = s.body?.reserved ?? 0 // held until the request completes
                 s.body = nil
                 s.phase = .handling
                 return .dispatch(HTTPRequest(head: context.head, body: body, receivedAt: .now, wireBytes: wire))
             } catch {
+                s.body?.releaseBudget()
                 s.body = nil
                 s.phase = .responding
                 return .respond(.error(error))
@@ -465,6 +631,10 @@ private func tapwireRequestCompleted(
     cls: UnsafeMutableRawPointer?, connection: OpaquePointer?, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
     reason: MHD_RequestTerminationCode
 ) {
+    // Answered (or abandoned): the deadline for the next request's headers starts now.
+    if let connection, let entry = openConnection(connection) {
+        entry.state.withLock { $0.waitingSince = $0.refused ? nil : monotonicNanoseconds() }
+    }
     guard let cls, let requestContext, let raw = requestContext.pointee else { return }
     requestContext.pointee = nil
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
@@ -472,7 +642,10 @@ private func tapwireRequestCompleted(
     server.watchdog.forget(context)
     let (status, annotations) = context.state.withLock { s -> (Int, [String: Int]) in
         s.phase = .finished
+        s.body?.releaseBudget()
         s.body = nil
+        server.bodyBudget.release(s.budgetBytes)
+        s.budgetBytes = 0
         context.closeWatchdogSocket(&s)
         return (s.status, s.annotations)
     }

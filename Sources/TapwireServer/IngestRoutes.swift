@@ -22,18 +22,9 @@ enum IngestRoutes {
         guard let identity = call.identity else { return call.fail(APIError(.unauthorized, "missing credentials")) }
         let services = call.services
         let decoded: DecodedBatch
-        do {
-            decoded = try BatchDecoder(limits: services.configuration.limits).decode(call.request.body, receivedAt: call.request.receivedAt)
-        } catch {
-            let code: APIErrorCode
-            switch error.code {
-            case .malformedJSON: code = .malformedJSON
-            case .invalidUTF8: code = .invalidUTF8
-            case .tooDeep: code = .jsonTooDeep
-            case .invalidBatch: code = .invalidBatch
-            case .tooManyEvents: code = .tooManyEvents
-            }
-            return call.fail(APIError(code, error.message))
+        switch IngestBodyPipeline.decodeBatch(call.request.body, limits: services.configuration.limits, receivedAt: call.request.receivedAt) {
+        case .success(let batch): decoded = batch
+        case .failure(let error): return call.fail(error)
         }
         for rejection in decoded.rejections {
             services.metrics.increment(CollectorMetrics.eventsRejected, [rejection.code.rawValue])
@@ -86,11 +77,9 @@ enum IngestRoutes {
     static func postCategories(_ call: RouteRequest) {
         guard let identity = call.identity else { return call.fail(APIError(.unauthorized, "missing credentials")) }
         let manifest: Manifest
-        do {
-            manifest = try ManifestDecoder(limits: call.services.configuration.limits).decode(call.request.body)
-        } catch {
-            let code: APIErrorCode = error.code == .invalidUTF8 ? .invalidUTF8 : (error.code == .malformedJSON ? .malformedJSON : .invalidManifest)
-            return call.fail(APIError(code, error.message))
+        switch IngestBodyPipeline.decodeManifest(call.request.body, limits: call.services.configuration.limits) {
+        case .success(let decoded): manifest = decoded
+        case .failure(let error): return call.fail(error)
         }
         call.services.database.submit({ connection in
             try ManifestStore().store(manifest, appId: identity.appId, on: connection)

@@ -183,6 +183,7 @@ public enum CollectorMetrics {
     public static let databaseErrors = "tapwire_database_errors_total"
     public static let queueDepth = "tapwire_commit_queue_events"
     public static let connections = "tapwire_http_connections"
+    public static let bufferedBodyBytes = "tapwire_http_buffered_body_bytes"
 
     static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 

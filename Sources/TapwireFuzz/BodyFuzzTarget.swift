@@ -1,0 +1,283 @@
+import Foundation
+import TapwireCore
+import TapwireServer
+
+/// One fuzz input: a header byte that picks the endpoint, how the payload is encoded on the wire
+/// and how it is split into socket reads, then the payload. The same bytes always mean the same
+/// request, so a finding replays exactly.
+public struct FuzzInput: Sendable, Equatable {
+    public enum Target: Sendable { case batch, manifest }
+
+    /// How the payload becomes the wire body and which Content-Encoding is sent.
+    public enum Wire: Int, Sendable, CaseIterable {
+        /// The payload is the body (no encoding).
+        case identity
+        /// The payload is JSON that we gzip: the fuzzer reaches the JSON layer through gzip.
+        case gzipOfPayload
+        /// The payload is JSON that we zlib-compress (Content-Encoding: deflate).
+        case zlibOfPayload
+        /// The payload is JSON that we raw-deflate (Content-Encoding: deflate, no zlib header).
+        case rawDeflateOfPayload
+        /// The payload is sent as is, labelled gzip: the inflater gets arbitrary bytes.
+        case payloadAsGzip
+        /// The payload is sent as is, labelled deflate.
+        case payloadAsDeflate
+        /// gzip of the payload, then cut in half: a truncated stream.
+        case truncatedGzip
+        /// An odd Content-Encoding header (case, spaces, unknown names).
+        case oddHeader
+    }
+
+    public var target: Target
+    public var wire: Wire
+    /// Sizes of the reads the body arrives in (cycled).
+    public var chunkSizes: [Int]
+    public var payload: [UInt8]
+
+    public init(target: Target, wire: Wire, chunkSizes: [Int], payload: [UInt8]) {
+        self.target = target
+        self.wire = wire
+        self.chunkSizes = chunkSizes
+        self.payload = payload
+    }
+
+    /// Reads the header byte: bit 0 target, bits 1-3 wire, bits 4-7 the chunk pattern.
+    public init(bytes: [UInt8]) {
+        let header = bytes.first ?? 0
+        target = header & 1 == 0 ? .batch : .manifest
+        wire = Wire(rawValue: Int(header >> 1) & 7) ?? .identity
+        chunkSizes = FuzzInput.chunkPatterns[Int(header >> 4)]
+        payload = Array(bytes.dropFirst())
+    }
+
+    public var bytes: [UInt8] {
+        let pattern = FuzzInput.chunkPatterns.firstIndex(of: chunkSizes) ?? 0
+        let header = UInt8(target == .batch ? 0 : 1) | UInt8(wire.rawValue << 1) | UInt8(pattern << 4)
+        return [header] + payload
+    }
+
+    static let chunkPatterns: [[Int]] = [
+        [], [1], [2], [3], [7], [1, 13], [64], [100, 1], [511], [1024], [4096], [1, 2, 3, 5, 8, 13], [16_384], [10, 65_536], [17], [1, 4095],
+    ]
+
+    static let oddHeaders = ["GZIP", " gzip ", "x-gzip", "Deflate", "identity", "", "br", "gzip, deflate", "compress", "zstd"]
+
+    /// The body and Content-Encoding header the server would receive.
+    public func wireBody() -> (body: [UInt8], contentEncoding: String?) {
+        switch wire {
+        case .identity: return (payload, nil)
+        case .gzipOfPayload: return (Compression.compress(payload, format: .gzip), "gzip")
+        case .zlibOfPayload: return (Compression.compress(payload, format: .zlib), "deflate")
+        case .rawDeflateOfPayload: return (Compression.compress(payload, format: .rawDeflate), "deflate")
+        case .payloadAsGzip: return (payload, "gzip")
+        case .payloadAsDeflate: return (payload, "deflate")
+        case .truncatedGzip:
+            let full = Compression.compress(payload, format: .gzip)
+            return (Array(full.prefix(full.count / 2)), "gzip")
+        case .oddHeader:
+            let name = FuzzInput.oddHeaders[payload.count % FuzzInput.oddHeaders.count]
+            let lowered = name.trimmingCharacters(in: [" "]).lowercased()
+            if lowered == "gzip" || lowered == "x-gzip" { return (Compression.compress(payload, format: .gzip), name) }
+            if lowered == "deflate" { return (Compression.compress(payload, format: .zlib), name) }
+            return (payload, name)
+        }
+    }
+}
+
+/// An invariant of the body decoder that an input broke.
+public struct FuzzFinding: Error, Sendable, CustomStringConvertible {
+    public var invariant: String
+    public var detail: String
+    public var description: String { "\(invariant): \(detail)" }
+}
+
+/// The properties every body must satisfy, whatever its bytes. A crash or a trap is a finding
+/// too (libFuzzer and the mutator's subprocess mode report those).
+public enum BodyFuzzTarget {
+    /// The receive time of every fuzzed request, fixed so an input always decodes the same way.
+    public static let receivedAt = Timestamp(iso8601: "2026-12-01T10:00:05.120Z")!
+    public static let limits = IngestLimits()
+
+    /// PostgreSQL timestamptz range in Unix microseconds (4714-11-24 BC to 294276 AD, capped to Int64).
+    static let postgresMinMicroseconds: Int64 = -210_866_803_200_000_000
+    /// Whole-request errors a hostile body may get. Anything else (5xx, 401, …) is a finding.
+    static let allowedErrors: Set<APIErrorCode> = [
+        .malformedJSON, .invalidUTF8, .jsonTooDeep, .invalidBatch, .invalidManifest, .invalidCompression,
+        .payloadTooLarge, .decompressedTooLarge, .tooManyEvents, .unsupportedEncoding,
+    ]
+    /// Error messages and rejection reasons stay short whatever the input (they may quote it).
+    public static let maxMessageBytes = 400
+    /// One input of at most 1 MiB (the wire limit) must be decided within this.
+    public static let maxSecondsPerInput = 3.0
+
+    /// Checks one input; nil when every invariant holds.
+    public static func check(_ data: [UInt8]) -> FuzzFinding? {
+        let input = FuzzInput(bytes: data)
+        let (wire, encoding) = input.wireBody()
+        let started = monotonicNanoseconds()
+        let whole = decode(input.target, wire, encoding, chunks: [])
+        let elapsed = Double(monotonicNanoseconds() - started) / 1e9
+        if elapsed > maxSecondsPerInput, wire.count <= limits.maxBodyBytes {
+            return FuzzFinding(invariant: "too slow", detail: String(format: "%.1f s for a %d-byte body", elapsed, wire.count))
+        }
+        if !input.chunkSizes.isEmpty {
+            let pieces = decode(input.target, wire, encoding, chunks: input.chunkSizes)
+            if !sameOutcome(whole, pieces) {
+                return FuzzFinding(invariant: "chunking changed the result",
+                                   detail: "whole: \(summary(whole)); in reads of \(input.chunkSizes): \(summary(pieces))")
+            }
+        }
+        switch whole {
+        case .refused(let error):
+            if !allowedErrors.contains(error.code) {
+                return FuzzFinding(invariant: "unexpected error code", detail: "\(error.code.rawValue) (\(error.code.status)): \(error.message)")
+            }
+            if error.message.utf8.count > maxMessageBytes {
+                return FuzzFinding(invariant: "unbounded error message", detail: "\(error.code.rawValue): \(error.message.utf8.count) bytes")
+            }
+            return nil
+        case .batch(let batch):
+            guard case .success(let body) = IngestBodyPipeline.inflate(wire, contentEncoding: encoding, limits: limits) else {
+                return FuzzFinding(invariant: "inflate disagrees", detail: "the batch decoded but the body does not inflate on its own")
+            }
+            if body.count > limits.maxDecompressedBytes {
+                return FuzzFinding(invariant: "decompression cap", detail: "\(body.count) bytes decoded")
+            }
+            return checkBatch(batch, body: body) ?? checkJSONRoundTrip(body)
+        case .manifest(let manifest):
+            return checkManifest(manifest)
+        }
+    }
+
+    static func decode(_ target: FuzzInput.Target, _ wire: [UInt8], _ encoding: String?, chunks: [Int]) -> IngestBodyPipeline.Outcome {
+        switch target {
+        case .batch: return IngestBodyPipeline.batch(wire, contentEncoding: encoding, chunkSizes: chunks, limits: limits, receivedAt: receivedAt)
+        case .manifest: return IngestBodyPipeline.manifest(wire, contentEncoding: encoding, chunkSizes: chunks, limits: limits)
+        }
+    }
+
+    /// Equal results, or the same error code (messages may name a byte offset).
+    static func sameOutcome(_ a: IngestBodyPipeline.Outcome, _ b: IngestBodyPipeline.Outcome) -> Bool {
+        switch (a, b) {
+        case (.refused(let x), .refused(let y)): return x.code == y.code
+        default: return a == b
+        }
+    }
+
+    static func summary(_ outcome: IngestBodyPipeline.Outcome) -> String {
+        switch outcome {
+        case .refused(let e): return "refused \(e.code.rawValue)"
+        case .batch(let b): return "batch of \(b.events.count) events, \(b.rejections.count) rejected"
+        case .manifest(let m): return "manifest of \(m.categories.count) categories"
+        }
+    }
+
+    /// Every accepted event obeys the rules the database and the reports rely on, and every
+    /// posted element is accounted for exactly once.
+    static func checkBatch(_ batch: DecodedBatch, body: [UInt8]) -> FuzzFinding? {
+        func finding(_ what: String) -> FuzzFinding { FuzzFinding(invariant: "batch rule", detail: what) }
+        guard let root = try? JSONParser().parse(body), let elements = root["events"]?.arrayValue else {
+            return finding("a batch was accepted from a body whose events cannot be read")
+        }
+        if batch.events.count + batch.rejections.count != elements.count {
+            return finding("\(elements.count) posted, \(batch.events.count) accepted + \(batch.rejections.count) rejected")
+        }
+        if batch.indices.count != batch.events.count { return finding("indices and events differ in count") }
+        let accepted = Set(batch.indices), rejected = Set(batch.rejections.map(\.index))
+        if accepted.count != batch.indices.count || rejected.count != batch.rejections.count || !accepted.isDisjoint(with: rejected)
+            || !(accepted.union(rejected)).allSatisfy({ (0..<elements.count).contains($0) }) {
+            return finding("an event index is missing, repeated or out of range")
+        }
+        for rejection in batch.rejections {
+            if rejection.reason.isEmpty || rejection.reason.utf8.count > maxMessageBytes {
+                return FuzzFinding(invariant: "unbounded error message", detail: "rejection reason of \(rejection.reason.utf8.count) bytes (\(rejection.code.rawValue))")
+            }
+            if let id = rejection.eventId, id.utf8.count > 3 * 65 + 3 { return finding("echoed eventId of \(id.utf8.count) bytes") }
+        }
+        let context = batch.context
+        for (name, value, max) in [("appVersion", context.appVersion, limits.maxVersionBytes), ("build", context.build, limits.maxVersionBytes),
+                                   ("platform", context.platform, limits.maxPlatformBytes), ("osVersion", context.osVersion, limits.maxVersionBytes),
+                                   ("sdk", context.sdk, limits.maxTagBytes), ("deviceId", context.deviceId, limits.maxTagBytes)] as [(String, String?, Int)] {
+            if let problem = stringProblem(value, max: max) { return finding("context.\(name) \(problem)") }
+        }
+        let earliest = receivedAt.microseconds - limits.maxEventAgeMicroseconds
+        let latest = receivedAt.microseconds + limits.maxFutureMicroseconds
+        for event in batch.events {
+            for (name, value) in [("notificationId", event.notificationId), ("category", event.category), ("actionIdentifier", event.actionIdentifier),
+                                  ("campaign", event.campaign), ("variant", event.variant)] as [(String, String?)] {
+                if let problem = stringProblem(value, max: limits.maxIdentifierBytes) { return finding("\(name) \(problem)") }
+            }
+            switch event.type {
+            case .response:
+                if (event.actionIdentifier ?? "").isEmpty { return finding("a response without an action was accepted") }
+            case .delivered, .sent:
+                if event.actionIdentifier != nil || event.userTextLength != nil { return finding("a \(event.type.rawValue) with response fields was accepted") }
+            }
+            if let length = event.userTextLength, length < 0 || Int64(length) > limits.maxUserTextLength {
+                return finding("userTextLength \(length) was accepted")
+            }
+            if !event.hasMedia, !event.mediaTypes.isEmpty { return finding("mediaTypes without hasMedia") }
+            if event.eventTime.microseconds < earliest || event.eventTime.microseconds > latest {
+                return finding("event time \(event.eventTime) is outside the accepted window")
+            }
+            for (name, time) in [("timestamp", event.deviceTime), ("deliveredAt", event.deliveredAt)] as [(String, Timestamp?)] {
+                if let time, time.microseconds < postgresMinMicroseconds {
+                    return finding("\(name) \(time.microseconds) µs is before PostgreSQL's earliest timestamp: the COPY would fail")
+                }
+            }
+        }
+        return nil
+    }
+
+    static func stringProblem(_ value: String?, max: Int) -> String? {
+        guard let value else { return nil }
+        if value.utf8.contains(0) { return "holds a NUL" }
+        if value.utf8.count > max { return "is \(value.utf8.count) bytes (limit \(max))" }
+        return nil
+    }
+
+    /// What the parser reads, the writer writes back the same.
+    static func checkJSONRoundTrip(_ body: [UInt8]) -> FuzzFinding? {
+        guard let value = try? JSONParser().parse(body) else { return nil }
+        let again = value.serializedBytes()
+        guard let reparsed = try? JSONParser().parse(again) else {
+            return FuzzFinding(invariant: "JSON round trip", detail: "the serialized form does not parse")
+        }
+        if !sameJSON(value, reparsed) {
+            return FuzzFinding(invariant: "JSON round trip", detail: "the serialized form parses to a different value")
+        }
+        return nil
+    }
+
+    /// Equal documents, by the writer's documented rules: a number literal too large for a double
+    /// (1e999) has no JSON form and is written as null; numbers compare by value (the writer
+    /// prints 14.0 and 0e308 as integers).
+    static func sameJSON(_ original: JSONValue, _ written: JSONValue) -> Bool {
+        switch (original, written) {
+        case (.number(let n), .null): return n.integer == nil && !n.double.isFinite
+        case (.number(let a), .number(let b)):
+            if let x = a.integer, let y = b.integer { return x == y }
+            return a.double == b.double
+        case (.array(let a), .array(let b)): return a.count == b.count && zip(a, b).allSatisfy { sameJSON($0, $1) }
+        case (.object(let a), .object(let b)):
+            return a.duplicateKey == b.duplicateKey && a.members.count == b.members.count
+                && zip(a.members, b.members).allSatisfy { $0.key == $1.key && sameJSON($0.value, $1.value) }
+        default: return original == written
+        }
+    }
+
+    /// The canonical JSON is what the database keeps and reports decode again: it must decode to
+    /// the same manifest content (same hash).
+    static func checkManifest(_ manifest: Manifest) -> FuzzFinding? {
+        let canonical = manifest.canonicalJSON.serializedBytes()
+        switch IngestBodyPipeline.decodeManifest(canonical, limits: limits) {
+        case .failure(let error):
+            return FuzzFinding(invariant: "manifest round trip", detail: "the stored canonical form is refused: \(error.code.rawValue) \(error.message)")
+        case .success(let again):
+            if again.contentHash != manifest.contentHash {
+                return FuzzFinding(invariant: "manifest round trip", detail: "the stored canonical form hashes differently")
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,348 @@
+import TapwireCore
+
+/// The OpenAPI 3 document of the HTTP API, served at `GET /openapi.json` and checked in as
+/// docs/openapi.json (a test keeps the two identical). Embedded as text so the binary serves it
+/// outside the checkout. Per-event problems are 200 with `rejected` entries, so event elements
+/// are documented but not constrained: any element gets an answer in `rejected`, never a 400.
+public enum OpenAPIDocument {
+    public static let route = Route("GET", "/openapi.json", access: .open) { call in
+        call.respond(HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "max-age=300")], body: bytes))
+    }
+
+    /// The document, compact.
+    public static let bytes: [UInt8] = (try? JSONParser().parse(text).serializedBytes()) ?? Array(text.utf8)
+
+    public static var json: JSONValue { (try? JSONParser().parse(bytes)) ?? .null }
+
+    static let errorCodes = APIErrorCode.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+    static let rejectionCodes = EventRejection.Code.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+
+    static func errors(_ statuses: [Int]) -> String {
+        statuses.map { status -> String in
+            switch status {
+            case 401: return ##""401": {"$ref": "#/components/responses/Unauthorized"}"##
+            case 405: return ##""405": {"$ref": "#/components/responses/MethodNotAllowed"}"##
+            case 429, 503: return ##""\##(status)": {"$ref": "#/components/responses/RetryLater"}"##
+            default: return ##""\##(status)": {"$ref": "#/components/responses/Error"}"##
+            }
+        }.joined(separator: ",\n")
+    }
+
+    static let reportParameters = #"""
+    [
+      {"name": "app", "in": "query", "schema": {"type": "string"}, "description": "Must be the key's own app (403 otherwise)."},
+      {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["json", "csv", "html", "md", "markdown", "table", "text"]}},
+      {"name": "since", "in": "query", "schema": {"type": "string"}, "description": "Days or hours back from now: 7d, 12h. Not with from."},
+      {"name": "from", "in": "query", "schema": {"type": "string"}, "description": "ISO 8601 start of the range."},
+      {"name": "to", "in": "query", "schema": {"type": "string"}, "description": "ISO 8601 end of the range."},
+      {"name": "tz", "in": "query", "schema": {"type": "string"}, "description": "IANA time zone of the day buckets, such as Europe/Bucharest."},
+      {"name": "version", "in": "query", "schema": {"type": "string"}, "description": "Only this app version."},
+      {"name": "platform", "in": "query", "schema": {"type": "string"}},
+      {"name": "campaign", "in": "query", "schema": {"type": "string"}},
+      {"name": "variant", "in": "query", "schema": {"type": "string"}},
+      {"name": "by", "in": "query", "schema": {"type": "string", "enum": ["version", "platform", "campaign", "variant"]}},
+      {"name": "min-sample", "in": "query", "schema": {"type": "integer", "minimum": 0}, "description": "Delivered notifications per side below which the rich vs text-only comparison says insufficient data."}
+    ]
+    """#
+
+    static let reportContent = #"""
+    {
+      "description": "The report in the asked format (JSON schema v1, CSV, HTML, Markdown or a text table).",
+      "content": {
+        "application/json": {"schema": {"type": "object"}},
+        "text/csv": {"schema": {"type": "string"}},
+        "text/html": {"schema": {"type": "string"}},
+        "text/markdown": {"schema": {"type": "string"}},
+        "text/plain": {"schema": {"type": "string"}}
+      }
+    }
+    """#
+
+    static let text = #"""
+    {
+      "openapi": "3.0.3",
+      "info": {
+        "title": "Tapwire collector",
+        "version": "1.0.0",
+        "description": "iOS notification telemetry: batches of delivered, response and sent events, and category manifests. A 200 on POST /v1/batch means the accepted events are committed to PostgreSQL; every other status means nothing was stored, so the client keeps its events and retries (429 and 503 after Retry-After). Whole-request errors have the body {\"error\": {\"code\", \"message\"}} with a stable code."
+      },
+      "paths": {
+        "/v1/batch": {
+          "post": {
+            "operationId": "postBatch",
+            "summary": "Store a batch of events (exactly once per eventId and app)",
+            "description": "Bodies may be sent with Content-Encoding gzip, deflate (zlib or raw) or none. Content-Length over 1 MiB gets 413 before the body is read; a body inflating past 8 MiB gets 413. At most 2,000 events and 32 KiB per event. Invalid events are rejected one by one in `rejected`; the others are stored.",
+            "security": [{"writeKey": []}],
+            "requestBody": {
+              "required": true,
+              "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Batch"}}}
+            },
+            "responses": {
+              "200": {
+                "description": "The accepted events are durably stored; duplicates were stored before; rejected ones never will be.",
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BatchResult"}}}
+              },
+              \#(errors([400, 401, 403, 405, 408, 413, 414, 415, 429, 500, 503]))
+            }
+          }
+        },
+        "/v1/categories": {
+          "post": {
+            "operationId": "postCategories",
+            "summary": "Store the app's registered category manifest for one app version",
+            "security": [{"writeKey": []}],
+            "requestBody": {
+              "required": true,
+              "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Manifest"}}}
+            },
+            "responses": {
+              "200": {
+                "description": "Stored, or already stored with the same content.",
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ManifestResult"}}}
+              },
+              \#(errors([400, 401, 403, 405, 408, 413, 414, 415, 500, 503]))
+            }
+          }
+        },
+        "/v1/reports/engagement": {
+          "get": {
+            "operationId": "engagementReport",
+            "summary": "The engagement report of the key's app: per category, per action, rich vs text-only with intervals",
+            "security": [{"readKey": []}],
+            "parameters": \#(reportParameters),
+            "responses": {
+              "200": \#(reportContent),
+              \#(errors([400, 401, 403, 405, 414, 500, 503]))
+            }
+          }
+        },
+        "/report": {
+          "get": {
+            "operationId": "reportPage",
+            "summary": "The same report, as a self-contained HTML page unless `format` says otherwise",
+            "security": [{"readKey": []}],
+            "parameters": \#(reportParameters),
+            "responses": {
+              "200": \#(reportContent),
+              \#(errors([400, 401, 403, 405, 414, 500, 503]))
+            }
+          }
+        },
+        "/v1/reports/mismatches": {
+          "get": {
+            "operationId": "mismatchReport",
+            "summary": "Category mismatches of the key's app: unknown categories, case-only and near misses, unregistered actions",
+            "security": [{"readKey": []}],
+            "parameters": [
+              {"name": "app", "in": "query", "schema": {"type": "string"}, "description": "Must be the key's own app (403 otherwise)."},
+              {"name": "since", "in": "query", "schema": {"type": "string"}, "description": "A duration back from now (30m, 24h, 7d, 2w) or an ISO 8601 time; default 7d before until."},
+              {"name": "until", "in": "query", "schema": {"type": "string"}, "description": "Same forms; default now. The window is at most 400 days."},
+              {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["json", "csv", "html"]}},
+              {"name": "minSeverity", "in": "query", "schema": {"type": "string", "enum": ["info", "warning", "error"]}}
+            ],
+            "responses": {
+              "200": {
+                "description": "The findings.",
+                "content": {"application/json": {"schema": {"type": "object"}}, "text/csv": {"schema": {"type": "string"}}, "text/html": {"schema": {"type": "string"}}}
+              },
+              \#(errors([400, 401, 403, 405, 414, 500, 503]))
+            }
+          }
+        },
+        "/healthz": {
+          "get": {
+            "operationId": "health",
+            "summary": "200 while the process is up",
+            "responses": {
+              "200": {"description": "Up.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}},
+              \#(errors([405, 414]))
+            }
+          }
+        },
+        "/readyz": {
+          "get": {
+            "operationId": "ready",
+            "summary": "200 when the database answers and the writers are connected",
+            "responses": {
+              "200": {"description": "Ready.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Ready"}}}},
+              \#(errors([405, 414, 503]))
+            }
+          }
+        },
+        "/metrics": {
+          "get": {
+            "operationId": "metrics",
+            "summary": "Prometheus text format",
+            "responses": {
+              "200": {"description": "Metrics.", "content": {"text/plain": {"schema": {"type": "string"}}}},
+              \#(errors([405, 414]))
+            }
+          }
+        },
+        "/openapi.json": {
+          "get": {
+            "operationId": "openapi",
+            "summary": "This document",
+            "responses": {
+              "200": {"description": "The OpenAPI 3 document.", "content": {"application/json": {"schema": {"type": "object"}}}},
+              \#(errors([405, 414]))
+            }
+          }
+        }
+      },
+      "components": {
+        "securitySchemes": {
+          "writeKey": {"type": "http", "scheme": "basic", "description": "The app's write key (tww_…) as the username, empty password. It ships in apps: it can only post, and only to its own app."},
+          "readKey": {"type": "http", "scheme": "basic", "description": "The app's read key (twr_…) as the username, empty password. Reads reports of its own app only."}
+        },
+        "responses": {
+          "Error": {
+            "description": "Nothing was stored.",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+          },
+          "Unauthorized": {
+            "description": "No key, not a key, or an unknown, revoked or expired key.",
+            "headers": {"WWW-Authenticate": {"schema": {"type": "string"}}},
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+          },
+          "MethodNotAllowed": {
+            "description": "Wrong method; Allow lists the right ones.",
+            "headers": {"Allow": {"required": true, "schema": {"type": "string"}}},
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+          },
+          "RetryLater": {
+            "description": "Rate limited (429), or the database is unavailable or the write queue is full (503). Nothing was stored: keep the events and retry after Retry-After seconds.",
+            "headers": {"Retry-After": {"required": true, "schema": {"type": "integer", "minimum": 1}}},
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+          }
+        },
+        "schemas": {
+          "Error": {
+            "type": "object",
+            "required": ["error"],
+            "properties": {
+              "error": {
+                "type": "object",
+                "required": ["code", "message"],
+                "properties": {
+                  "code": {"type": "string", "enum": [\#(errorCodes)]},
+                  "message": {"type": "string", "description": "For people; never holds a key's secret."}
+                }
+              }
+            }
+          },
+          "Batch": {
+            "type": "object",
+            "required": ["events"],
+            "properties": {
+              "sentAt": {"type": "string", "nullable": true, "description": "ISO 8601, the device clock when the batch was sent; corrects clock skew: event time = receivedAt - (sentAt - timestamp)."},
+              "context": {"$ref": "#/components/schemas/Context"},
+              "events": {"type": "array", "maxItems": 2000, "items": {"$ref": "#/components/schemas/EventElement"}}
+            }
+          },
+          "Context": {
+            "type": "object",
+            "nullable": true,
+            "description": "Shared by every event of the batch. Limits are in UTF-8 bytes (appVersion, build, osVersion 64; platform 32; sdk, deviceId 128); no NUL characters.",
+            "properties": {
+              "appVersion": {"type": "string", "nullable": true, "maxLength": 16, "pattern": "^[^\\u0000]*$"},
+              "build": {"type": "string", "nullable": true, "maxLength": 16, "pattern": "^[^\\u0000]*$"},
+              "platform": {"type": "string", "nullable": true, "maxLength": 8, "pattern": "^[^\\u0000]*$"},
+              "osVersion": {"type": "string", "nullable": true, "maxLength": 16, "pattern": "^[^\\u0000]*$"},
+              "sdk": {"type": "string", "nullable": true, "maxLength": 32, "pattern": "^[^\\u0000]*$"},
+              "deviceId": {"type": "string", "nullable": true, "maxLength": 32, "pattern": "^[^\\u0000]*$"}
+            }
+          },
+          "EventElement": {
+            "description": "An Event (see that schema). Any other element is answered in `rejected` with its index and a reason, and does not fail the batch, so no element is refused by this document."
+          },
+          "Event": {
+            "type": "object",
+            "required": ["eventId", "type", "timestamp"],
+            "properties": {
+              "eventId": {"type": "string", "format": "uuid", "description": "The dedup key, per app, forever. Send UUIDv7."},
+              "type": {"type": "string", "enum": ["delivered", "response", "sent"]},
+              "timestamp": {"type": "string", "format": "date-time"},
+              "notificationId": {"type": "string", "maxLength": 256},
+              "category": {"type": "string", "maxLength": 256},
+              "actionIdentifier": {"type": "string", "maxLength": 256, "description": "Required on a response, not allowed on other types."},
+              "userTextLength": {"type": "integer", "minimum": 0, "maximum": 1048576, "description": "Only on a response; the reply's text is never sent."},
+              "hasMedia": {"type": "boolean"},
+              "mediaTypes": {"type": "array", "maxItems": 10, "items": {"type": "string", "enum": ["image", "audio", "video", "other"]}},
+              "mediaRequested": {"type": "boolean"},
+              "categoryRegistered": {"type": "boolean"},
+              "campaign": {"type": "string", "maxLength": 256},
+              "variant": {"type": "string", "maxLength": 256},
+              "deliveredAt": {"type": "string", "format": "date-time"}
+            }
+          },
+          "BatchResult": {
+            "type": "object",
+            "required": ["accepted", "duplicates", "rejected"],
+            "properties": {
+              "accepted": {"type": "integer", "minimum": 0},
+              "duplicates": {"type": "integer", "minimum": 0},
+              "rejected": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "required": ["index", "eventId", "code", "reason"],
+                  "properties": {
+                    "index": {"type": "integer", "minimum": 0},
+                    "eventId": {"type": "string", "nullable": true},
+                    "code": {"type": "string", "enum": [\#(rejectionCodes)]},
+                    "reason": {"type": "string"}
+                  }
+                }
+              }
+            }
+          },
+          "Manifest": {
+            "type": "object",
+            "required": ["appVersion", "categories"],
+            "properties": {
+              "appVersion": {"type": "string", "minLength": 1, "maxLength": 16, "pattern": "^[^\\u0000]+$"},
+              "categories": {"type": "array", "maxItems": 512, "items": {"$ref": "#/components/schemas/Category"}}
+            }
+          },
+          "Category": {
+            "type": "object",
+            "required": ["identifier"],
+            "properties": {
+              "identifier": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[^\\u0000]+$"},
+              "title": {"type": "string", "nullable": true, "maxLength": 64, "pattern": "^[^\\u0000]*$"},
+              "options": {"type": "array", "nullable": true, "maxItems": 16, "items": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[^\\u0000]+$"}},
+              "actions": {"type": "array", "nullable": true, "maxItems": 32, "items": {"$ref": "#/components/schemas/Action"}}
+            }
+          },
+          "Action": {
+            "type": "object",
+            "required": ["identifier"],
+            "properties": {
+              "identifier": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[^\\u0000]+$"},
+              "title": {"type": "string", "nullable": true, "maxLength": 64, "pattern": "^[^\\u0000]*$"},
+              "options": {"type": "array", "nullable": true, "maxItems": 16, "items": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[^\\u0000]+$"}},
+              "textInput": {"type": "boolean", "nullable": true}
+            }
+          },
+          "ManifestResult": {
+            "type": "object",
+            "required": ["manifestId", "contentHash", "created", "categories"],
+            "properties": {
+              "manifestId": {"type": "integer"},
+              "contentHash": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+              "created": {"type": "boolean"},
+              "categories": {"type": "integer", "minimum": 0}
+            }
+          },
+          "Status": {"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}},
+          "Ready": {
+            "type": "object",
+            "required": ["status", "queuedEvents"],
+            "properties": {"status": {"type": "string"}, "queuedEvents": {"type": "integer", "minimum": 0}}
+          }
+        }
+      }
+    }
+    """#
+}
