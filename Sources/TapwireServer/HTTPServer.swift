@@ -371,7 +371,8 @@ final class UploadWatchdog: Sendable {
         // are not complete by the deadline: closed, whatever trickles in.
         for connection in connections.withLock({ Array($0.values) }) {
             connection.state.withLock { c in
-                guard let since = c.waitingSince, now &- since > headerDeadlineNanoseconds, c.socket >= 0 else { return }
+                guard let since = c.waitingSince, now &- since > headerDeadlineNanoseconds, c.socket >= 0,
+                      !Self.hasUnreadBytes(c.socket) else { return }
                 c.waitingSince = nil
                 shutdown(c.socket, Int32(SHUT_RDWR))
             }
@@ -383,6 +384,9 @@ final class UploadWatchdog: Sendable {
                 let stalled = now &- s.lastProgress > stalledNanoseconds
                 let late = now &- context.startedAt > deadlineNanoseconds
                 guard stalled || late else { return false }
+                // Bytes waiting in the kernel mean the client did send and this server is behind
+                // (its HTTP threads starved of CPU): not the client's stall, so no 408.
+                guard !Self.hasUnreadBytes(s.watchdogSocket) else { return false }
                 s.timedOut = true
                 s.status = 408
                 let error = APIError(.requestTimeout, stalled
@@ -395,6 +399,12 @@ final class UploadWatchdog: Sendable {
             }
             if expired { forget(context) }
         }
+    }
+
+    /// Whether the client has sent bytes the server has not read yet (peeked, not consumed).
+    static func hasUnreadBytes(_ socket: Int32) -> Bool {
+        var byte: UInt8 = 0
+        return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
     }
 
     /// Writes a complete HTTP/1.1 response on a socket MHD is not writing to (it is still
