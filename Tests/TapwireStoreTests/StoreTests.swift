@@ -4,6 +4,17 @@ import TapwireCore
 @testable import TapwireStore
 import TapwireTestSupport
 
+@Suite struct SessionSettingsTests {
+    /// Reports run in tens of milliseconds; a JIT compile triggered by a misestimated cost took longer than the query.
+    @Test func sessionsRunInUTCWithoutJITOrNotices() throws {
+        let db = try TestDatabase.create()
+        let connection = try db.connect()
+        defer { connection.close() }
+        let settings = try connection.query("SELECT current_setting('TimeZone'), current_setting('jit'), current_setting('client_min_messages')")
+        #expect(settings.rows.first == ["UTC", "off", "warning"])
+    }
+}
+
 @Suite struct MigrationTests {
     @Test func migratingTwiceIsANoOp() throws {
         let db = try TestDatabase.create()
