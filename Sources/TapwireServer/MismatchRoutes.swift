@@ -51,24 +51,9 @@ public enum MismatchRoutes {
 
         static func time(_ text: String?, name: String, now: Timestamp) throws(APIError) -> Timestamp? {
             guard let text, !text.isEmpty else { return nil }
-            if let seconds = WindowDuration.seconds(text) { return now.adding(microseconds: -seconds * 1_000_000) }
+            if let seconds = DurationText.seconds(text) { return now.adding(microseconds: -seconds * 1_000_000) }
             if let t = Timestamp(iso8601: text) { return t }
             throw APIError(.badRequest, "\(name) must be a duration back from now (30m, 24h, 7d) or an ISO 8601 time, got \(FieldRules.truncatedForEcho(text))")
-        }
-    }
-
-    /// `30s`, `15m`, `24h`, `7d`, `2w`.
-    public enum WindowDuration {
-        public static func seconds(_ text: String) -> Int64? {
-            guard let unit = text.last, let number = Int64(text.dropLast()), number >= 0 else { return nil }
-            switch unit {
-            case "s": return number
-            case "m": return number * 60
-            case "h": return number * 3600
-            case "d": return number * 86_400
-            case "w": return number * 7 * 86_400
-            default: return nil
-            }
         }
     }
 

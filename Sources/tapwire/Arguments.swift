@@ -72,17 +72,3 @@ struct Arguments {
     }
 }
 
-/// Durations such as `30s`, `15m`, `24h`, `7d`, `2w` (also used by --since, --grace, --keep).
-enum DurationText {
-    static func seconds(_ text: String) -> Int64? {
-        guard let unit = text.last, let number = Int64(text.dropLast()), number >= 0 else { return Int64(text) }
-        switch unit {
-        case "s": return number
-        case "m": return number * 60
-        case "h": return number * 3600
-        case "d": return number * 86_400
-        case "w": return number * 7 * 86_400
-        default: return nil
-        }
-    }
-}
