@@ -1,8 +1,9 @@
 /// Durations as people type them: `30s`, `15m`, `24h`, `7d`, `2w`, or a bare `0`. One parser for
 /// the HTTP `since`/`until` parameters and the CLI's --since, --grace and --keep, so they agree.
 public enum DurationText {
-    /// The largest duration accepted: anything longer would overflow microseconds in Int64.
-    public static let maximumSeconds: Int64 = Int64.max / 1_000_000
+    /// The largest duration accepted, 10,000 years: far below where microseconds overflow Int64,
+    /// so a time this far back can still be subtracted from any other without trapping.
+    public static let maximumSeconds: Int64 = 10_000 * 366 * 86_400
 
     /// The duration in seconds, or nil when `text` is not one (including when it is too large).
     public static func seconds(_ text: String) -> Int64? {

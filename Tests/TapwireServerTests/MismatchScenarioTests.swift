@@ -107,7 +107,8 @@ func summary(_ findings: [JSONValue]) -> [String] {
         #expect(try client.get("/v1/reports/mismatches?app=access", key: other.readKey.text).status == 403)
         for (query, hint) in [("since=yesterday", "since must be"), ("since=1h&until=2h", "before until"), ("format=xml", "format must"),
                               ("minSeverity=loud", "minSeverity"), ("sinc=1h", "unknown query parameter"), ("since=500d", "400 days"),
-                              ("since=9999999999999d", "since must be"), ("since=1h&until=9223372036854775807w", "until must be")] {
+                              ("since=9999999999999d", "since must be"), ("since=1h&until=9223372036854775807w", "until must be"),
+                              ("since=\(DurationText.maximumSeconds)s", "400 days")] {
             let r = try client.get("/v1/reports/mismatches?\(query)", key: app.readKey.text)
             #expect(r.status == 400 && r.errorCode == "bad_request" && r.text.contains(hint), "\(query): \(r.text)")
         }
