@@ -146,6 +146,9 @@ final class RequestContext: Sendable {
         /// refers to this connection's socket even if MHD has closed (and reused) its descriptor.
         var watchdogSocket: Int32 = -1
         var timedOut = false
+        /// Time the server itself was not running during this request (see `WatchdogClock`),
+        /// which does not count against the client's deadline.
+        var excusedNanoseconds: UInt64 = 0
         /// Bytes of `bodyBudget` this request holds once its body is decoded, until it completes.
         var budgetBytes = 0
         var status = 0
@@ -326,12 +329,37 @@ final class BodyReader {
     }
 }
 
+/// The upload watchdog's sense of time. A sweep that comes much later than scheduled means this
+/// process was not running (the machine paused, the process stopped or starved of CPU): that gap
+/// is nobody's stall, so it is excused rather than charged to every client at once.
+struct WatchdogClock: Sendable {
+    let interval: UInt64
+    /// A gap between sweeps above this is a pause.
+    let tolerance: UInt64
+    private(set) var lastSweep: UInt64?
+
+    init(interval: UInt64, tolerance: UInt64) {
+        self.interval = interval
+        self.tolerance = tolerance
+    }
+
+    /// The time to excuse at this sweep: 0 normally; after a pause, the gap less one interval.
+    mutating func excuse(now: UInt64) -> UInt64 {
+        defer { lastSweep = now }
+        guard let last = lastSweep, now > last else { return 0 }
+        let gap = now - last
+        return gap > tolerance ? gap - interval : 0
+    }
+}
+
 /// Answers 408 for uploads that stall or crawl. MHD calls us only when bytes arrive, so a
 /// stalled client would otherwise just be disconnected in silence at the idle timeout.
 final class UploadWatchdog: Sendable {
     private let uploads = Mutex<[ObjectIdentifier: RequestContext]>([:])
     private let connections = Mutex<[ObjectIdentifier: OpenConnection]>([:])
     private let running = Atomic<Bool>(false)
+    private static let sweepInterval: UInt64 = 250_000_000
+    private let clock = Mutex(WatchdogClock(interval: sweepInterval, tolerance: 8 * sweepInterval))
     private let stalledNanoseconds: UInt64
     private let deadlineNanoseconds: UInt64
     private let headerDeadlineNanoseconds: UInt64
@@ -347,7 +375,7 @@ final class UploadWatchdog: Sendable {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let thread = Thread { [self] in
             while self.running.load(ordering: .acquiring) {
-                Thread.sleep(forTimeInterval: 0.25)
+                Thread.sleep(forTimeInterval: Double(Self.sweepInterval) / 1e9)
                 self.sweep(now: monotonicNanoseconds())
             }
             self.stopped.signal()
@@ -367,10 +395,12 @@ final class UploadWatchdog: Sendable {
     func closed(_ connection: OpenConnection) { connections.withLock { $0[ObjectIdentifier(connection)] = nil } }
 
     private func sweep(now: UInt64) {
+        let excused = clock.withLock { $0.excuse(now: now) }
         // Connections between requests (just opened, or answered) whose next request's headers
         // are not complete by the deadline: closed, whatever trickles in.
         for connection in connections.withLock({ Array($0.values) }) {
             connection.state.withLock { c in
+                if excused > 0, let since = c.waitingSince { c.waitingSince = min(now, since &+ excused) }
                 guard let since = c.waitingSince, now &- since > headerDeadlineNanoseconds, c.socket >= 0,
                       !Self.hasUnreadBytes(c.socket) else { return }
                 c.waitingSince = nil
@@ -381,8 +411,13 @@ final class UploadWatchdog: Sendable {
         for context in watched {
             let expired = context.state.withLock { s -> Bool in
                 guard s.phase == .receiving, !s.timedOut, s.watchdogSocket >= 0 else { return false }
+                if excused > 0 {
+                    s.lastProgress = min(now, s.lastProgress &+ excused)
+                    // Never more than the request's age: it may have begun while only this thread starved.
+                    s.excusedNanoseconds = min(now &- context.startedAt, s.excusedNanoseconds &+ excused)
+                }
                 let stalled = now &- s.lastProgress > stalledNanoseconds
-                let late = now &- context.startedAt > deadlineNanoseconds
+                let late = (now &- context.startedAt) - s.excusedNanoseconds > deadlineNanoseconds
                 guard stalled || late else { return false }
                 // Bytes waiting in the kernel mean the client did send and this server is behind
                 // (its HTTP threads starved of CPU): not the client's stall, so no 408.
