@@ -7,6 +7,9 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <microhttpd.h>
+#include <sys/ioctl.h>
+#include <string.h>
+#include <netinet/tcp.h>
 
 /// Everything MHD_start_daemon needs, as one plain struct instead of a varargs option list.
 struct tapwire_mhd_options {
@@ -75,6 +78,36 @@ static inline void *tapwire_mhd_socket_context(struct MHD_Connection *connection
 static inline const struct sockaddr *tapwire_mhd_client_address(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info == NULL ? NULL : info->client_addr;
+}
+
+/// Bytes of the current request's head (request line, header lines and the blank line), as
+/// libmicrohttpd counted them while parsing; 0 when unknown.
+static inline size_t tapwire_mhd_request_header_size(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info == NULL ? 0 : info->header_size;
+}
+
+/// Payload bytes the kernel has received on a TCP socket since it was established, read or not
+/// (Linux's tcpi_bytes_received, RFC 4898's HCThruOctetsReceived); -1 when the kernel cannot tell.
+static inline int64_t tapwire_tcp_bytes_received(int fd) {
+    /* glibc's struct tcp_info stops before this field (and Linux's own header clashes with glibc's
+     * inside one Clang module), so it is read at its offset in the kernel's UAPI layout, which
+     * only ever grows at the end: tcpi_bytes_received is the u64 at byte 128 (Linux 4.1 and later). */
+    enum { bytes_received_offset = 128 };
+    unsigned char info[256];
+    socklen_t length = sizeof(info);
+    memset(info, 0, sizeof(info));
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, info, &length) != 0) return -1;
+    if (length < bytes_received_offset + sizeof(uint64_t)) return -1;
+    uint64_t value;
+    memcpy(&value, info + bytes_received_offset, sizeof(value));
+    return (int64_t)value;
+}
+
+/// Bytes received on a socket that nobody has read yet; -1 on error.
+static inline int tapwire_socket_unread_bytes(int fd) {
+    int count = 0;
+    return ioctl(fd, FIONREAD, &count) == 0 ? count : -1;
 }
 
 static const int tapwire_mhd_yes = MHD_YES;

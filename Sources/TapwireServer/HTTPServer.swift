@@ -141,14 +141,16 @@ final class RequestContext: Sendable {
         /// An error found while reading the body; MHD only lets us answer once the body has ended.
         var failure: HTTPResponse?
         var response: HTTPResponse?
-        var lastProgress: UInt64
+        /// What the client still owes of its body and for how long (the upload watchdog's
+        /// judgement); nil for requests without a body.
+        var account: UploadAccount?
+        /// Where this request ends in the connection's byte stream, when known: the next
+        /// request on the connection starts there.
+        var wireEnd: UInt64?
         /// Our own duplicate of the socket, so the upload watchdog can answer 408 on it: a dup
         /// refers to this connection's socket even if MHD has closed (and reused) its descriptor.
         var watchdogSocket: Int32 = -1
         var timedOut = false
-        /// Time the server itself was not running during this request (see `WatchdogClock`),
-        /// which does not count against the client's deadline.
-        var excusedNanoseconds: UInt64 = 0
         /// Bytes of `bodyBudget` this request holds once its body is decoded, until it completes.
         var budgetBytes = 0
         var status = 0
@@ -164,7 +166,7 @@ final class RequestContext: Sendable {
         self.head = head
         self.connection = ConnectionRef(pointer: connection)
         self.startedAt = now
-        self.state = Mutex(State(lastProgress: now))
+        self.state = Mutex(State())
     }
 
     /// The handler's answer. Exactly the first call counts.
@@ -196,6 +198,9 @@ final class OpenConnection: Sendable {
         var socket: Int32
         var waitingSince: UInt64?
         var refused = false
+        /// Where the next request begins in the connection's byte stream (bytes since the
+        /// connection opened); nil once a request of unknown wire length (chunked) has passed.
+        var nextRequestStart: UInt64? = 0
     }
 
     let state: Mutex<State>
@@ -329,137 +334,6 @@ final class BodyReader {
     }
 }
 
-/// The upload watchdog's sense of time. A sweep that comes much later than scheduled means this
-/// process was not running (the machine paused, the process stopped or starved of CPU): that gap
-/// is nobody's stall, so it is excused rather than charged to every client at once.
-struct WatchdogClock: Sendable {
-    let interval: UInt64
-    /// A gap between sweeps above this is a pause.
-    let tolerance: UInt64
-    private(set) var lastSweep: UInt64?
-
-    init(interval: UInt64, tolerance: UInt64) {
-        self.interval = interval
-        self.tolerance = tolerance
-    }
-
-    /// The time to excuse at this sweep: 0 normally; after a pause, the gap less one interval.
-    mutating func excuse(now: UInt64) -> UInt64 {
-        defer { lastSweep = now }
-        guard let last = lastSweep, now > last else { return 0 }
-        let gap = now - last
-        return gap > tolerance ? gap - interval : 0
-    }
-}
-
-/// Answers 408 for uploads that stall or crawl. MHD calls us only when bytes arrive, so a
-/// stalled client would otherwise just be disconnected in silence at the idle timeout.
-final class UploadWatchdog: Sendable {
-    private let uploads = Mutex<[ObjectIdentifier: RequestContext]>([:])
-    private let connections = Mutex<[ObjectIdentifier: OpenConnection]>([:])
-    private let running = Atomic<Bool>(false)
-    private static let sweepInterval: UInt64 = 250_000_000
-    private let clock = Mutex(WatchdogClock(interval: sweepInterval, tolerance: 8 * sweepInterval))
-    private let stalledNanoseconds: UInt64
-    private let deadlineNanoseconds: UInt64
-    private let headerDeadlineNanoseconds: UInt64
-    private let stopped = DispatchSemaphore(value: 0)
-
-    init(stalledNanoseconds: UInt64, deadlineNanoseconds: UInt64, headerDeadlineNanoseconds: UInt64) {
-        self.stalledNanoseconds = stalledNanoseconds
-        self.deadlineNanoseconds = deadlineNanoseconds
-        self.headerDeadlineNanoseconds = headerDeadlineNanoseconds
-    }
-
-    func start() {
-        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let thread = Thread { [self] in
-            while self.running.load(ordering: .acquiring) {
-                Thread.sleep(forTimeInterval: Double(Self.sweepInterval) / 1e9)
-                self.sweep(now: monotonicNanoseconds())
-            }
-            self.stopped.signal()
-        }
-        thread.name = "tapwire-upload-watchdog"
-        thread.start()
-    }
-
-    func stop() {
-        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        stopped.wait()
-    }
-
-    func watch(_ context: RequestContext) { uploads.withLock { $0[ObjectIdentifier(context)] = context } }
-    func forget(_ context: RequestContext) { uploads.withLock { $0[ObjectIdentifier(context)] = nil } }
-    func opened(_ connection: OpenConnection) { connections.withLock { $0[ObjectIdentifier(connection)] = connection } }
-    func closed(_ connection: OpenConnection) { connections.withLock { $0[ObjectIdentifier(connection)] = nil } }
-
-    private func sweep(now: UInt64) {
-        let excused = clock.withLock { $0.excuse(now: now) }
-        // Connections between requests (just opened, or answered) whose next request's headers
-        // are not complete by the deadline: closed, whatever trickles in.
-        for connection in connections.withLock({ Array($0.values) }) {
-            connection.state.withLock { c in
-                if excused > 0, let since = c.waitingSince { c.waitingSince = min(now, since &+ excused) }
-                guard let since = c.waitingSince, now &- since > headerDeadlineNanoseconds, c.socket >= 0,
-                      !Self.hasUnreadBytes(c.socket) else { return }
-                c.waitingSince = nil
-                shutdown(c.socket, Int32(SHUT_RDWR))
-            }
-        }
-        let watched = uploads.withLock { Array($0.values) }
-        for context in watched {
-            let expired = context.state.withLock { s -> Bool in
-                guard s.phase == .receiving, !s.timedOut, s.watchdogSocket >= 0 else { return false }
-                if excused > 0 {
-                    s.lastProgress = min(now, s.lastProgress &+ excused)
-                    // Never more than the request's age: it may have begun while only this thread starved.
-                    s.excusedNanoseconds = min(now &- context.startedAt, s.excusedNanoseconds &+ excused)
-                }
-                let stalled = now &- s.lastProgress > stalledNanoseconds
-                let late = (now &- context.startedAt) - s.excusedNanoseconds > deadlineNanoseconds
-                guard stalled || late else { return false }
-                // Bytes waiting in the kernel mean the client did send and this server is behind
-                // (its HTTP threads starved of CPU): not the client's stall, so no 408.
-                guard !Self.hasUnreadBytes(s.watchdogSocket) else { return false }
-                s.timedOut = true
-                s.status = 408
-                let error = APIError(.requestTimeout, stalled
-                    ? "no body data arrived for \(stalledNanoseconds / 1_000_000_000) seconds"
-                    : "the body did not arrive within \(deadlineNanoseconds / 1_000_000_000) seconds")
-                Self.writeRaw(HTTPResponse.error(error), to: s.watchdogSocket)
-                shutdown(s.watchdogSocket, Int32(SHUT_RDWR))
-                context.closeWatchdogSocket(&s)
-                return true
-            }
-            if expired { forget(context) }
-        }
-    }
-
-    /// Whether the client has sent bytes the server has not read yet (peeked, not consumed).
-    static func hasUnreadBytes(_ socket: Int32) -> Bool {
-        var byte: UInt8 = 0
-        return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
-    }
-
-    /// Writes a complete HTTP/1.1 response on a socket MHD is not writing to (it is still
-    /// waiting for the request body), then the caller shuts the socket down.
-    static func writeRaw(_ response: HTTPResponse, to socket: Int32) {
-        let reason = response.status == 414 ? "URI Too Long" : "Request Timeout"
-        var text = "HTTP/1.1 \(response.status) \(reason)\r\nConnection: close\r\nContent-Length: \(response.body.count)\r\n"
-        for (name, value) in response.headers { text += "\(name): \(value)\r\n" }
-        let bytes = Array((text + "\r\n").utf8) + response.body
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let sent = send(socket, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                if sent <= 0 { return }
-                offset += sent
-            }
-        }
-    }
-}
-
 // MARK: - MHD callbacks (plain functions: they run on MHD's threads)
 
 private func openConnection(_ connection: OpaquePointer) -> OpenConnection? {
@@ -525,9 +399,11 @@ private func tapwireAccessHandler(
 
     guard let existing = requestContext.pointee else {
         // Headers complete: the header deadline stops, unless the request line was refused.
+        var requestStart: UInt64?
         if let entry = openConnection(connection) {
             let refused = entry.state.withLock { c -> Bool in
                 c.waitingSince = nil
+                requestStart = c.nextRequestStart
                 return c.refused
             }
             if refused { return .NO }
@@ -537,6 +413,10 @@ private func tapwireAccessHandler(
                                query: collectValues(connection, kind: .GET_ARGUMENT_KIND, lowercaseKeys: false),
                                headers: collectValues(connection, kind: .HEADER_KIND, lowercaseKeys: true))
         let context = RequestContext(head: head, connection: connection, now: monotonicNanoseconds())
+        let headBytes = UInt64(tapwire_mhd_request_header_size(connection))
+        context.state.withLock { s in
+            s.wireEnd = wireEnd(start: requestStart, headBytes: headBytes, head: head)
+        }
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
         return begin(context, server: server, connection: connection)
     }
@@ -547,7 +427,7 @@ private func tapwireAccessHandler(
         let chunk = Array(UnsafeRawBufferPointer(start: uploadData, count: uploadDataSize.pointee))
         let keepGoing = context.state.withLock { s -> Bool in
             if s.timedOut { return false }
-            s.lastProgress = monotonicNanoseconds()
+            s.account?.delivered(now: monotonicNanoseconds())
             guard s.failure == nil, let body = s.body else { return true } // past an error: discard the rest
             do throws(APIError) {
                 try body.feed(chunk)
@@ -562,6 +442,16 @@ private func tapwireAccessHandler(
         return keepGoing ? .YES : .NO
     }
     return advance(context, server: server, connection: connection)
+}
+
+/// Where a request ends in its connection's byte stream: its start, its head as libmicrohttpd
+/// parsed it, and its Content-Length. Unknown (nil) for chunked bodies, whose framing we never
+/// see, and when the start or the head's size is unknown.
+func wireEnd(start: UInt64?, headBytes: UInt64, head: RequestHead) -> UInt64? {
+    guard let start, headBytes > 0, head.header("transfer-encoding") == nil else { return nil }
+    if head.header("content-length") == nil { return start &+ headBytes }
+    guard let body = head.contentLength, body >= 0 else { return nil }
+    return start &+ headBytes &+ UInt64(body)
 }
 
 /// The headers are in: admit or refuse before reading any of the body.
@@ -587,6 +477,8 @@ private func begin(_ context: RequestContext, server: HTTPServer, connection: Op
             if hasBody {
                 let fd = tapwire_mhd_connection_fd(connection)
                 if fd >= 0 { s.watchdogSocket = dup(fd) }
+                // The clock starts now, after `admit`: time the collector spent on the head is not the client's.
+                s.account = server.watchdog.account(now: monotonicNanoseconds(), wireEnd: s.wireEnd)
             }
         }
         if hasBody { server.watchdog.watch(context) }
@@ -676,9 +568,16 @@ private func tapwireRequestCompleted(
     cls: UnsafeMutableRawPointer?, connection: OpaquePointer?, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
     reason: MHD_RequestTerminationCode
 ) {
-    // Answered (or abandoned): the deadline for the next request's headers starts now.
+    // Answered (or abandoned): the deadline for the next request's headers starts now, and the
+    // next request starts where this one ended (unknown if we never saw this one's head).
+    let ended = requestContext?.pointee.map { raw in
+        Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue().state.withLock { $0.wireEnd }
+    } ?? nil
     if let connection, let entry = openConnection(connection) {
-        entry.state.withLock { $0.waitingSince = $0.refused ? nil : monotonicNanoseconds() }
+        entry.state.withLock { c in
+            c.waitingSince = c.refused ? nil : monotonicNanoseconds()
+            c.nextRequestStart = ended
+        }
     }
     guard let cls, let requestContext, let raw = requestContext.pointee else { return }
     requestContext.pointee = nil
