@@ -2,8 +2,8 @@
 // adapter on Linux (check.sh). An interface description only: the bodies never run.
 //
 // Written from Apple's public SDK headers (UserNotifications.framework/Headers/*.h), the
-// iOS 13 / macOS 10.15 generation, with UNNotificationCategory.h from the later SDK that marks
-// allowAnnouncement deprecated. Types, nullability and Swift names follow the headers' import
+// iOS 13 / macOS 10.15 generation (they spell the macros __API_AVAILABLE / __API_UNAVAILABLE), with
+// UNNotificationCategory.h from the later SDK that marks allowAnnouncement deprecated (API_…). Types, nullability and Swift names follow the headers' import
 // rules (NSString * -> String, NSSet<T *> * -> Set<T>, NSDictionary * -> [AnyHashable: Any],
 // `URL` -> `url`, `currentNotificationCenter` -> `current()`).
 //
@@ -57,7 +57,7 @@ open class UNNotificationContent: NSObject {
     open var title: String { fatalError("stand-in") }
     //@ UNNotificationContent.h: API_UNAVAILABLE(tvos) (NSDictionary *userInfo)
     open var userInfo: [AnyHashable: Any] { fatalError("stand-in") }
-    //@ UNNotificationContent.h: API_AVAILABLE(ios(13.0)) (nullable NSString *targetContentIdentifier)
+    //@ UNNotificationContent.h: API_AVAILABLE(ios(13_0)) (nullable NSString *targetContentIdentifier; the header's spelling)
     open var targetContentIdentifier: String? { fatalError("stand-in") }
 }
 
