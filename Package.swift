@@ -14,7 +14,7 @@ let fuzzLink: [LinkerSetting] = libFuzzer ? [.unsafeFlags(["-sanitize=fuzzer", "
 
 let package = Package(
     name: "Tapwire",
-    platforms: [.macOS(.v15), .iOS(.v16), .watchOS(.v9)],
+    platforms: [.macOS(.v15), .iOS(.v16), .watchOS(.v9), .tvOS(.v16), .visionOS(.v1)],
     products: [
         .library(name: "TapwireClient", targets: ["TapwireClient"]),
         .executable(name: "tapwire", targets: ["tapwire"]),

@@ -1,18 +1,27 @@
 // The Apple adapter: converts UserNotifications types into the core's plain values and nothing
-// more; every decision (what is sent, ids, queueing, retries) lives in the tested core.
+// more; every decision (what is sent, ids, queueing, retries, the registered-category set) lives
+// in the tested core.
 //
-// It cannot be compiled on the Linux machines this project builds on, so it is kept small enough
-// to check by reading. Each line maps one Apple property onto one plain-value field.
+// Apple's SDK cannot be used on the Linux machines this project builds on. `make test` type-checks
+// this file for iOS, macOS, watchOS, tvOS and visionOS against a UserNotifications stand-in
+// written from Apple's headers (Tests/AppleAdapterCheck), so each `#if` below is what the headers'
+// availability macros require, no more.
 #if canImport(UserNotifications)
 import Foundation
 import UserNotifications
 
+// tvOS has no responses, categories, user info or attachments (API_UNAVAILABLE(tvos) in
+// UNNotificationResponse.h, UNNotificationCategory.h, UNNotificationContent.h and
+// UNUserNotificationCenter.h), so there is nothing to record there; DeviceInfo.current stays.
+#if !os(tvOS)
 extension TapwireClient {
     /// For `userNotificationCenter(_:didReceive:…)`. Synchronous: the event is on disk when this
-    /// returns, so call iOS's completion handler after it. For a text reply only the length of
-    /// `userText` is recorded, never the text. Errors go to `configuration.onError`.
+    /// returns, so call the system's completion handler after it. For a text reply only the length
+    /// of `userText` is recorded, never the text. `categoryRegistered` comes from the set the
+    /// client keeps (`refreshCategories`, `syncCategories`): no call to the system, no wait.
+    /// Errors go to `configuration.onError`.
     @discardableResult
-    public func record(_ response: UNNotificationResponse, center: UNUserNotificationCenter = .current()) -> TelemetryEventID? {
+    public func record(_ response: UNNotificationResponse) -> TelemetryEventID? {
         let request = response.notification.request
         let values = NotificationResponseValues(
             actionIdentifier: response.actionIdentifier,
@@ -21,7 +30,7 @@ extension TapwireClient {
             content: Self.values(request.content),
             userTextLength: (response as? UNTextInputNotificationResponse).map { NotificationResponseValues.textLength(of: $0.userText) })
         do {
-            return try recordResponse(values, registeredCategories: Self.registeredIdentifiers(center))
+            return try recordResponse(values)
         } catch {
             configuration.onError?(error)
             return nil
@@ -31,41 +40,36 @@ extension TapwireClient {
     /// For a Notification Service Extension (pass the final content, after attachments were
     /// added, then call the content handler) and for `willPresent`. Synchronous, like `record`.
     @discardableResult
-    public func recordDelivery(_ content: UNNotificationContent, notificationId: String? = nil,
-                               center: UNUserNotificationCenter = .current()) -> TelemetryEventID? {
+    public func recordDelivery(_ content: UNNotificationContent, notificationId: String? = nil) -> TelemetryEventID? {
         do {
-            return try recordDelivery(Self.values(content), notificationId: notificationId,
-                                      registeredCategories: Self.registeredIdentifiers(center))
+            return try recordDelivery(Self.values(content), notificationId: notificationId)
         } catch {
             configuration.onError?(error)
             return nil
         }
     }
 
-    /// The categories registered on this device, from `getNotificationCategories`, waiting at
-    /// most half a second (its callback runs on a background queue, so this cannot deadlock);
-    /// nil when it did not answer in time, and the event then leaves `categoryRegistered` out.
-    static func registeredIdentifiers(_ center: UNUserNotificationCenter) -> Set<String>? {
-        let answer = Locked<Set<String>?>(nil)
-        let done = DispatchSemaphore(value: 0)
+    /// Reads the registered categories and keeps them for `record…` (persisted next to the queue).
+    /// Call it where the client is made: in the Notification Service Extension, and in an app that
+    /// does not call `syncCategories()` at launch. `completion` runs once the set is kept.
+    public func refreshCategories(from center: UNUserNotificationCenter = .current(),
+                                  completion: (@Sendable () -> Void)? = nil) {
+        let appVersion = configuration.device.appVersion
         center.getNotificationCategories { categories in
-            let identifiers = Set(categories.map(\.identifier))
-            answer.withLock { $0 = identifiers }
-            done.signal()
+            self.refreshRegisteredCategories(Self.manifest(appVersion: appVersion, categories))
+            completion?()
         }
-        guard done.wait(timeout: .now() + 0.5) == .success else { return nil }
-        return answer.withLock { $0 }
     }
 
-    /// Posts the registered categories when they changed since the last successful sync. Call it
-    /// after `setNotificationCategories(_:)`.
+    /// Reads the registered categories, keeps them for `record…`, and posts them when they changed
+    /// since the last successful sync. Call it at launch, after `setNotificationCategories(_:)`.
     public func syncCategories(from center: UNUserNotificationCenter = .current(),
                                completion: (@Sendable (ManifestSyncResult) -> Void)? = nil) {
         let appVersion = configuration.device.appVersion
         center.getNotificationCategories { categories in
-            let manifest = CategoryManifest(appVersion: appVersion, categories: categories.map(Self.registered))
+            let manifest = Self.manifest(appVersion: appVersion, categories)
             Task {
-                let result = await self.syncManifest(manifest)
+                let result = await self.syncCategories(manifest)
                 completion?(result)
             }
         }
@@ -87,13 +91,21 @@ extension TapwireClient {
             userInfo: userInfo)
     }
 
+    static func manifest(appVersion: String, _ categories: Set<UNNotificationCategory>) -> CategoryManifest {
+        CategoryManifest(appVersion: appVersion, categories: categories.map(registered))
+    }
+
+    /// Every option is read on every platform whose headers declare it, so one app version posts
+    /// one manifest from all its devices.
     static func registered(_ category: UNNotificationCategory) -> RegisteredCategory {
         var options: [String] = []
         if category.options.contains(.customDismissAction) { options.append("customDismissAction") }
-        #if os(iOS)
+        // API_UNAVAILABLE(macos) in UNNotificationCategory.h.
+        #if !os(macOS)
         if category.options.contains(.allowInCarPlay) { options.append("allowInCarPlay") }
         #endif
-        #if os(iOS) || os(macOS)
+        // API_UNAVAILABLE(watchos, tvos) in UNNotificationCategory.h.
+        #if !os(watchOS)
         if category.options.contains(.hiddenPreviewsShowTitle) { options.append("hiddenPreviewsShowTitle") }
         if category.options.contains(.hiddenPreviewsShowSubtitle) { options.append("hiddenPreviewsShowSubtitle") }
         if !category.hiddenPreviewsBodyPlaceholder.isEmpty { options.append("hiddenPreviewsBodyPlaceholder") }
@@ -108,6 +120,7 @@ extension TapwireClient {
         })
     }
 }
+#endif
 
 extension DeviceInfo {
     /// appVersion and build from the main bundle, the platform and OS version from the system.

@@ -120,6 +120,8 @@ public final class TapwireClient: Sendable {
     public let configuration: TapwireConfiguration
     let recorder: Locked<Recorder>
     let uploader: Uploader
+    /// Read by every `record…`, so recording never asks the system; see `RegisteredCategoryCache`.
+    let categories: Locked<RegisteredCategoryCache>
     private let builder: EventBuilder
     private let clock: @Sendable () -> Date
     private let automatic = Locked<Task<Void, Never>?>(nil)
@@ -144,27 +146,32 @@ public final class TapwireClient: Sendable {
         }
         let recorder = Locked(Recorder(queue: queue))
         self.recorder = recorder
+        let persisted = try? Data(contentsOf: configuration.queueDirectory.appendingPathComponent(RegisteredCategoryCache.fileName))
+        self.categories = Locked(RegisteredCategoryCache(appVersion: configuration.device.appVersion, persisted: persisted.map { [UInt8]($0) }))
         self.uploader = Uploader(configuration: configuration, transport: transport, recorder: recorder, clock: clock)
     }
 
     // MARK: Recording
 
     /// Records a delivery (Service Extension, or `willPresent`). Pass the final content, after
-    /// attachments were added, so `hasMedia` says what the user saw.
+    /// attachments were added, so `hasMedia` says what the user saw. `registeredCategories`: nil
+    /// uses the set the client keeps (`self.registeredCategories`).
     @discardableResult
     public func recordDelivery(_ content: NotificationContentValues, notificationId: String? = nil,
                                registeredCategories: Set<String>? = nil) throws(TapwireClientError) -> TelemetryEventID {
-        try append { id, time in
-            builder.delivered(content, notificationId: notificationId, id: id, at: time, registeredCategories: registeredCategories)
+        let registered = registeredCategories ?? self.registeredCategories
+        return try append { id, time in
+            builder.delivered(content, notificationId: notificationId, id: id, at: time, registeredCategories: registered)
         }
     }
 
-    /// Records a response (`didReceive`).
+    /// Records a response (`didReceive`). `registeredCategories` as for `recordDelivery`.
     @discardableResult
     public func recordResponse(_ response: NotificationResponseValues,
                                registeredCategories: Set<String>? = nil) throws(TapwireClientError) -> TelemetryEventID {
-        try append { id, time in
-            builder.response(response, id: id, at: time, registeredCategories: registeredCategories)
+        let registered = registeredCategories ?? self.registeredCategories
+        return try append { id, time in
+            builder.response(response, id: id, at: time, registeredCategories: registered)
         }
     }
 
@@ -224,6 +231,40 @@ public final class TapwireClient: Sendable {
     @discardableResult
     public func syncManifest(_ manifest: CategoryManifest) async -> ManifestSyncResult {
         await uploader.syncManifest(manifest)
+    }
+
+    // MARK: Registered categories
+
+    /// The identifiers of the categories registered on this device as last read (persisted across
+    /// launches of this app version); nil while unknown.
+    public var registeredCategories: Set<String>? { categories.withLock { $0.identifiers } }
+
+    /// Keeps a fresh reading of the registered categories for `record…` and persists it in the
+    /// queue directory when it changed. The Apple adapter calls this with what
+    /// `getNotificationCategories` answered. A failed write goes to `configuration.onError`; the
+    /// set is still used by this process.
+    public func refreshRegisteredCategories(_ manifest: CategoryManifest) {
+        let file = configuration.queueDirectory.appendingPathComponent(RegisteredCategoryCache.fileName)
+        // Written under the lock so two refreshes cannot persist out of order; a record waits at
+        // most for this small write, never for the system.
+        let failure: String? = categories.withLock { cache in
+            guard let bytes = cache.refresh(manifest) else { return nil }
+            do {
+                try Data(bytes).write(to: file, options: .atomic)
+                return nil
+            } catch {
+                return "cannot write \(file.path): \(error)"
+            }
+        }
+        if let failure { configuration.onError?(TapwireClientError(.queueIO, failure)) }
+    }
+
+    /// A fresh reading of the registered categories: kept for `record…` (`refreshRegisteredCategories`)
+    /// and posted to the collector if its content changed (`syncManifest`).
+    @discardableResult
+    public func syncCategories(_ manifest: CategoryManifest) async -> ManifestSyncResult {
+        refreshRegisteredCategories(manifest)
+        return await syncManifest(manifest)
     }
 
     /// Checks every `interval` seconds whether a batch is due (`BatchPolicy`) and flushes it.
