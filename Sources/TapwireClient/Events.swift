@@ -16,7 +16,8 @@ public enum AttachmentKind: String, Sendable, CaseIterable, Hashable, Comparable
     }
 
     /// Classifies an attachment by its uniform type identifier (`UNNotificationAttachment.type`),
-    /// falling back to the file extension; Apple's supported formats are listed in DOMAIN.md.
+    /// falling back to the file extension; Apple's supported formats are listed in docs/domain.md,
+    /// "Attachments and rich notifications".
     public init(typeIdentifier: String?, fileExtension: String?) {
         let uti = (typeIdentifier ?? "").lowercased()
         switch uti {
@@ -79,7 +80,7 @@ public struct TelemetryEvent: Sendable, Equatable {
         self.deliveredAtMicros = deliveredAtMicros
     }
 
-    /// The event's object in `POST /v1/batch` (DESIGN.md); absent values are left out.
+    /// The event's object in `POST /v1/batch` (README.md, "`POST /v1/batch`"); absent values are left out.
     public var json: JSONOutput {
         var members: [(String, JSONOutput)] = [
             ("eventId", .string(eventId.description)),

@@ -156,7 +156,8 @@ final class ChallengeRecorder: NSObject, URLSessionTaskDelegate, Sendable {
     func take(_ id: Int) -> TransportResponse? { refused.withLock { $0.removeValue(forKey: id) } }
 }
 
-/// Reading the collector's JSON answers (DESIGN.md): acknowledgements, errors, manifest results.
+/// Reading the collector's JSON answers (README.md, "HTTP API"; docs/openapi.json): acknowledgements,
+/// errors, manifest results.
 enum CollectorAnswer {
     private struct Ack: Decodable {
         var accepted: Int

@@ -1,4 +1,5 @@
-/// Every size and count the collector enforces, in one place (DESIGN.md, "Limits").
+/// Every size and count the collector enforces, in one place (docs/architecture.md, "Limits", says
+/// where each is enforced).
 public struct IngestLimits: Sendable, Equatable {
     /// Content-Length (compressed) above this gets 413 before the body is read.
     public var maxBodyBytes = 1 << 20

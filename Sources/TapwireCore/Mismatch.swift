@@ -1,6 +1,6 @@
 // Category mismatch detection: the notifications iOS silently showed without buttons because the
-// payload named a category the app never registered (DOMAIN.md, "How a response comes to exist
-// on a device", step 3), plus the smaller manifest inconsistencies around it. Pure rules over
+// payload named a category the app never registered (docs/domain.md, "Registration and the silent
+// drop"), plus the smaller manifest inconsistencies around it. Pure rules over
 // usage tallies and manifests; the store supplies both.
 
 /// What kind of problem a finding is. Raw values are the stable names in every output.
@@ -160,7 +160,7 @@ public struct MismatchFinding: Sendable, Equatable {
 }
 
 /// A platform behaviour that makes some buttons or fields absent there. Data, not a constant in
-/// the rules, because the sources disagree (DOMAIN.md, "Platforms").
+/// the rules, because the sources disagree (docs/domain.md, "Platforms").
 public struct PlatformCaveat: Sendable, Equatable {
     public enum Scope: Sendable, Equatable {
         /// Each text-input action of a category: the platform shows the buttons but no text field.

@@ -43,7 +43,7 @@ public enum APIErrorCode: String, Sendable, CaseIterable {
     /// What the client should do, as the README's error table says it.
     public var advice: String {
         switch self {
-        case .badRequest: return "Fix the query parameters."
+        case .badRequest: return "Fix the query parameters, or send one Content-Length (or Transfer-Encoding: chunked alone)."
         case .malformedJSON, .invalidUTF8, .jsonTooDeep, .invalidBatch, .invalidManifest: return "Fix the body; retrying the same body fails again."
         case .invalidCompression: return "The gzip/deflate stream is corrupt or truncated; compress the body again."
         case .unauthorized: return "Send the app's key as the Basic auth username."

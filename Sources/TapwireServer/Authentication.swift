@@ -54,7 +54,7 @@ final class KeyCache: Sendable {
     }
 }
 
-/// Per-key token buckets (DESIGN.md: TAPWIRE_RATE_LIMIT events a second, burst twice that).
+/// Per-key token buckets: TAPWIRE_RATE_LIMIT events a second, burst twice that (docs/architecture.md, "Limits").
 public final class RateLimiter: Sendable {
     private let buckets = Mutex<[String: TokenBucket]>([:])
     public let eventsPerSecond: Double

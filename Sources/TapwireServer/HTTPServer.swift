@@ -408,10 +408,13 @@ private func tapwireAccessHandler(
             }
             if refused { return .NO }
         }
+        let headers = collectValues(connection, kind: .HEADER_KIND, lowercaseKeys: true, keepingEvery: RequestFraming.fieldNames)
         let head = RequestHead(method: url.flatMap { _ in method.map { String(cString: $0) } } ?? "GET",
                                path: url.map { String(cString: $0) } ?? "/",
-                               query: collectValues(connection, kind: .GET_ARGUMENT_KIND, lowercaseKeys: false),
-                               headers: collectValues(connection, kind: .HEADER_KIND, lowercaseKeys: true))
+                               query: collectValues(connection, kind: .GET_ARGUMENT_KIND, lowercaseKeys: false).values,
+                               headers: headers.values,
+                               framing: RequestFraming(contentLength: headers.every["content-length"] ?? [],
+                                                       transferEncoding: headers.every["transfer-encoding"] ?? []))
         let context = RequestContext(head: head, connection: connection, now: monotonicNanoseconds())
         let headBytes = UInt64(tapwire_mhd_request_header_size(connection))
         context.state.withLock { s in
@@ -457,6 +460,14 @@ func wireEnd(start: UInt64?, headBytes: UInt64, head: RequestHead) -> UInt64? {
 /// The headers are in: admit or refuse before reading any of the body.
 private func begin(_ context: RequestContext, server: HTTPServer, connection: OpaquePointer) -> MHD_Result {
     let head = context.head
+    // Ambiguous framing first, whatever the route: where this request's body ends, and so where
+    // the next request starts, is unknowable, so the connection is closed after the answer
+    // (RFC 9112 §6.3).
+    if let problem = head.framing.problem {
+        var response = HTTPResponse.error(APIError(.badRequest, problem))
+        response.headers.append(("Connection", "close"))
+        return respondNow(context, response, connection: connection)
+    }
     switch server.handler.admit(head) {
     case .reject(let response):
         return respondNow(context, response, connection: connection)
@@ -597,27 +608,38 @@ private func tapwireRequestCompleted(
                              nanoseconds: monotonicNanoseconds() &- context.startedAt)
 }
 
-/// Collects one kind of connection values (headers, query arguments) into a dictionary.
+/// Collects one kind of connection values (headers, query arguments) into a dictionary, and
+/// every value, in arrival order, of the names in `watched` (a repeated header is one entry per
+/// field in libmicrohttpd's list; the dictionary keeps the last).
 private final class ValueCollector {
     var values: [String: String] = [:]
+    var every: [String: [String]] = [:]
     let lowercaseKeys: Bool
-    init(lowercaseKeys: Bool) { self.lowercaseKeys = lowercaseKeys }
+    let watched: Set<String>
+    init(lowercaseKeys: Bool, watched: Set<String>) {
+        self.lowercaseKeys = lowercaseKeys
+        self.watched = watched
+    }
 }
 
-private func collectValues(_ connection: OpaquePointer, kind: MHD_ValueKind, lowercaseKeys: Bool) -> [String: String] {
-    let collector = ValueCollector(lowercaseKeys: lowercaseKeys)
+private func collectValues(_ connection: OpaquePointer, kind: MHD_ValueKind, lowercaseKeys: Bool,
+                           keepingEvery watched: Set<String> = []) -> (values: [String: String], every: [String: [String]]) {
+    let collector = ValueCollector(lowercaseKeys: lowercaseKeys, watched: watched)
     let unmanaged = Unmanaged.passRetained(collector)
     defer { unmanaged.release() }
     _ = MHD_get_connection_values(connection, kind, tapwireCollectValue, unmanaged.toOpaque())
-    return collector.values
+    return (collector.values, collector.every)
 }
 
 private func tapwireCollectValue(cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind, key: UnsafePointer<CChar>?,
                                  value: UnsafePointer<CChar>?) -> MHD_Result {
     guard let cls, let key else { return .YES }
     let collector = Unmanaged<ValueCollector>.fromOpaque(cls).takeUnretainedValue()
-    let name = String(cString: key)
-    collector.values[collector.lowercaseKeys ? name.lowercased() : name] = value.map { String(cString: $0) } ?? ""
+    let raw = String(cString: key)
+    let name = collector.lowercaseKeys ? raw.lowercased() : raw
+    let text = value.map { String(cString: $0) } ?? ""
+    collector.values[name] = text
+    if collector.watched.contains(name) { collector.every[name, default: []].append(text) }
     return .YES
 }
 

@@ -4,7 +4,7 @@ import TapwireStore
 /// The ingestion API: batches, manifests, health and metrics.
 enum IngestRoutes {
     static func all(limits: IngestLimits) -> [Route] {
-        // DESIGN.md limits: 1 MiB on the wire, 8 MiB decompressed, by default.
+        // 1 MiB on the wire, 8 MiB decompressed, by default (docs/architecture.md, "Limits").
         let ingestBody = BodyPolicy(maxWireBytes: limits.maxBodyBytes, maxDecodedBytes: limits.maxDecompressedBytes)
         return [
             Route("POST", "/v1/batch", access: .write, body: ingestBody, handle: postBatch),

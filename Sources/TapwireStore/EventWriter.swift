@@ -22,8 +22,9 @@ public final class PartitionDays: Sendable {
     public func forget() { known.withLock { $0.removeAll() } }
 }
 
-/// Writes groups of batches in one transaction: binary COPY into a session staging table, then
-/// one statement (sql/queries/commit_staged.sql) that dedups and stores. Owns its connection.
+/// Writes groups of batches in one transaction: binary COPY into a session staging table, the
+/// dedup claim, a COPY of the new rows into events and the sql/fresh/ aggregates (steps in
+/// `commit`; docs/architecture.md, "One event's path", step 4). Owns its connection.
 public final class EventWriter {
     public let connection: PostgresConnection
     let partitions: PartitionDays

@@ -296,6 +296,68 @@ import TapwireTestSupport
         #expect(try post(server, app.writeKey.text, Self.batch([Self.event()])).status == 200)
     }
 
+    // MARK: framing: Content-Length twice, with Transfer-Encoding, an unknown Transfer-Encoding
+
+    /// Sends `head` and `rest` raw and reads until the server closes: the status, the JSON error
+    /// code (nil for a body that is not our JSON), and whether the close came well before `timeout`.
+    func exchange(_ port: Int, _ head: String, _ rest: String, timeout: Double = 10) throws -> (status: Int, code: String?, closed: Bool) {
+        let socket = try SourceBoundSocket(from: "127.0.0.1", toPort: port, timeout: timeout)
+        defer { socket.close() }
+        socket.send(Array((head + rest).utf8))
+        let started = Date()
+        let bytes = socket.readAll()
+        let closed = Date().timeIntervalSince(started) < timeout / 2
+        let text = String(decoding: bytes, as: UTF8.self)
+        let status = text.hasPrefix("HTTP/1.1 ") ? Int(text.dropFirst(9).prefix(3)) ?? 0 : 0
+        let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
+        let code = (try? JSONParser().parse(Array(body.utf8)))?["error"]?["code"]?.stringValue
+        return (status, code, closed)
+    }
+
+    @Test func ambiguousFramingIs400AndTheConnectionIsClosed() throws {
+        let server = try TestCollector.start()
+        let app = try server.database.createApp()
+        let start = "POST /v1/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: \(HTTPTestClient.basic(app.writeKey.text))\r\n"
+        let body = Self.batch([Self.event()])
+        let n = body.utf8.count
+        let chunked = Self.chunked(body)
+        let cases: [(fields: String, rest: String)] = [
+            // The case: libmicrohttpd framed the body by the first value, and the batch was stored.
+            ("Content-Length: \(n)\r\nContent-Length: 2\r\n", body),
+            ("Content-Length: 2\r\nContent-Length: \(n)\r\n", body),
+            ("Content-Length: \(n)\r\nContent-Length: \(n)\r\n", body),
+            ("content-length: \(n)\r\nCONTENT-LENGTH: 0\r\n", body),
+            // libmicrohttpd let Transfer-Encoding win, in either order, and stored the batch.
+            ("Content-Length: 3\r\nTransfer-Encoding: chunked\r\n", chunked),
+            ("Transfer-Encoding: chunked\r\nContent-Length: \(n)\r\n", chunked),
+            ("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n", chunked),
+            // A coding other than chunked held the connection, unanswered, until the idle timeout.
+            ("Transfer-Encoding: gzip\r\n", body),
+            ("Transfer-Encoding: gzip, chunked\r\n", chunked),
+        ]
+        for (fields, rest) in cases {
+            let answer = try exchange(server.port, start + fields + "\r\n", rest)
+            #expect(answer.status == 400 && answer.code == "bad_request", "\(fields.debugDescription): \(answer)")
+            #expect(answer.closed, "\(fields.debugDescription): the connection stayed open")
+        }
+        // Any route, before authentication: the framing is wrong whoever sends it.
+        let health = try exchange(server.port, "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 4\r\n\r\n", "ping")
+        #expect(health.status == 400 && health.code == "bad_request" && health.closed, "\(health)")
+        // The same value twice in one field is refused by libmicrohttpd itself (its own HTML 400).
+        let list = try exchange(server.port, start + "Content-Length: \(n), \(n)\r\n\r\n", body)
+        #expect(list.status == 400 && list.closed, "\(list)")
+        #expect(try server.database.query("SELECT count(*) FROM events").scalar == "0")
+        // One Content-Length, or chunked alone, is stored as before.
+        let single = try exchange(server.port, start + "Content-Length: \(n)\r\nConnection: close\r\n\r\n", body)
+        #expect(single.status == 200, "\(single)")
+        let chunkedAlone = try exchange(server.port, start + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+                                        Self.chunked(Self.batch([Self.event()])))
+        #expect(chunkedAlone.status == 200, "\(chunkedAlone)")
+        #expect(try server.database.query("SELECT count(*) FROM events").scalar == "2")
+    }
+
+    static func chunked(_ body: String) -> String { String(body.utf8.count, radix: 16) + "\r\n" + body + "\r\n0\r\n\r\n" }
+
     // MARK: Content-Encoding
 
     @Test func hostileContentEncodingHeaders() throws {

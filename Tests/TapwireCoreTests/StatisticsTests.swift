@@ -127,7 +127,7 @@ struct ZTestTests {
     }
 
     @Test func relativeLift() {
-        // VWO's published rich-push figures (DOMAIN.md): 9.2% vs 6.9% CTR is a lift of 0.333….
+        // VWO's published rich-push figures (docs/domain.md, "Published rich-push figures"): 9.2% vs 6.9% CTR is a lift of 0.333….
         #expect(close(ProportionStatistics.relativeLift(x1: 92, n1: 1000, x2: 69, n2: 1000), 23.0 / 69.0, 1e-12))
         #expect(ProportionStatistics.relativeLift(x1: 5, n1: 10, x2: 0, n2: 10) == nil)
         #expect(ProportionStatistics.relativeLift(x1: 5, n1: 0, x2: 1, n2: 10) == nil)

@@ -2,7 +2,8 @@
 -- rich/text-only, at grain 0 (every dimension) and 1 (app version only). staging_events holds
 -- exactly the rows this group commit newly stored, so each event is counted once, in the same
 -- transaction as its insert. Ordered by key so concurrent commits lock rows in the same order.
--- sql/queries/rollups_rebuild_insert.sql computes the same groups from events.
+-- `tapwire rollups rebuild` recomputes them with this same statement, over a day's events staged
+-- by sql/queries/rollups_rebuild_stage.sql.
 INSERT INTO rollup_counts AS t (app_id, grain, hour, category, app_version, platform, campaign, variant,
     has_media, delivered, sent, media_requested, opens, dismissals, actions, replies)
 SELECT app_id, CASE GROUPING(app_version, platform, campaign, variant) WHEN 0 THEN 0 ELSE 1 END::smallint,
