@@ -1,0 +1,36 @@
+-- The strata of the adjusted rich vs text-only difference for app $1 over the whole UTC hours
+-- inside [$2, $3): delivered and engaged (opens + registered actions) by --by group, category,
+-- app version, platform, campaign and rich/text-only. Like report_actions.sql, the sums need no
+-- local days, only exact edges: $4 = 4 reads the daily rows (grain 4) of the whole UTC days
+-- inside the range and the hourly rows (grain 0) of the hours around them; $4 = 0 (a variant
+-- filter or --by variant, which grain 4 does not keep) reads grain 0 for every hour. The
+-- partial hours at the edges come from report_raw_strata.sql.
+-- $5-$8 filters (app version, platform, campaign, variant; NULL = any); $9 the --by dimension.
+WITH edges AS (
+    -- first_day: the first UTC midnight at or after $2; last_day: the last at or before $3.
+    SELECT tapwire_utc_day($2::timestamptz + interval '1 day' - interval '1 microsecond') AS first_day,
+           tapwire_utc_day($3::timestamptz) AS last_day
+), parts AS (
+    -- every whole hour from grain 0 ($4 = 0), or only those outside the whole UTC days ($4 = 4)
+    SELECT r.*
+    FROM rollup_counts r, edges
+    WHERE r.app_id = $1::bigint AND r.grain = 0 AND r.hour >= $2::timestamptz AND r.hour + interval '1 hour' <= $3::timestamptz
+      AND ($4::smallint = 0 OR r.hour < least(edges.first_day, $3::timestamptz)
+           OR r.hour >= greatest(edges.last_day, edges.first_day, $2::timestamptz))
+      AND ($5::text IS NULL OR r.app_version = $5::text) AND ($6::text IS NULL OR r.platform = $6::text)
+      AND ($7::text IS NULL OR r.campaign = $7::text) AND ($8::text IS NULL OR r.variant = $8::text)
+    UNION ALL
+    -- the whole UTC days, one row per day and stratum
+    SELECT r.*
+    FROM rollup_counts r, edges
+    WHERE r.app_id = $1::bigint AND $4::smallint = 4 AND r.grain = 4 AND r.hour >= edges.first_day
+      AND r.hour + interval '1 day' <= $3::timestamptz
+      AND ($5::text IS NULL OR r.app_version = $5::text) AND ($6::text IS NULL OR r.platform = $6::text)
+      AND ($7::text IS NULL OR r.campaign = $7::text)
+)
+SELECT CASE $9::text WHEN 'appVersion' THEN app_version WHEN 'platform' THEN platform
+                     WHEN 'campaign' THEN campaign WHEN 'variant' THEN variant ELSE '' END,
+    category, app_version, platform, campaign, has_media, sum(delivered)::bigint, sum(opens + actions)::bigint
+FROM parts
+GROUP BY 1, 2, 3, 4, 5, 6
+ORDER BY 1, 2, 3, 4, 5, 6
