@@ -59,9 +59,12 @@ public struct ReportScope: Sendable, Equatable {
     public var filters: ReportFilters
     public var groupBy: ReportDimension?
     public var source: ReportSource
+    /// Whether to read the strata of the adjusted difference. Off only for the benchmark's
+    /// measure of what they cost.
+    public var strata: Bool
 
     public init(appId: Int64, from: Timestamp, to: Timestamp, timeZone: String = "UTC", filters: ReportFilters = ReportFilters(),
-                groupBy: ReportDimension? = nil, source: ReportSource = .rollups) {
+                groupBy: ReportDimension? = nil, source: ReportSource = .rollups, strata: Bool = true) {
         self.appId = appId
         self.from = from
         self.to = to
@@ -69,6 +72,7 @@ public struct ReportScope: Sendable, Equatable {
         self.filters = filters
         self.groupBy = groupBy
         self.source = source
+        self.strata = strata
     }
 
     /// The rollup grain of rollup_counts that holds every dimension this scope needs
@@ -297,7 +301,9 @@ public struct ReportStore: Sendable {
                 actions = try connection.query(EmbeddedSQL.reportActions, detailParameters(grain: scope.detailGrain)).rows.map(actionRow)
                 histograms = try connection.query(EmbeddedSQL.reportHistograms, detailParameters(grain: scope.detailGrain)).rows
                     .compactMap(histogramRow)
-                strata = try connection.query(EmbeddedSQL.reportStrata, detailParameters(grain: scope.strataGrain)).rows.map(stratumRow)
+                if scope.strata {
+                    strata = try connection.query(EmbeddedSQL.reportStrata, detailParameters(grain: scope.strataGrain)).rows.map(stratumRow)
+                }
             }
             // …and the rest from events: the builder adds rows with the same key.
             // Counts are by local day, so hours cut by a local midnight come from events too;
@@ -315,7 +321,9 @@ public struct ReportStore: Sendable {
             for range in try ranges(zone: "UTC") {
                 actions += try connection.query(EmbeddedSQL.reportRawActions, rawParameters(range, zone: false)).rows.map(actionRow)
                 histograms += try connection.query(EmbeddedSQL.reportRawHistograms, rawParameters(range, zone: false)).rows.compactMap(histogramRow)
-                strata += try connection.query(EmbeddedSQL.reportRawStrata, rawParameters(range, zone: false)).rows.map(stratumRow)
+                if scope.strata {
+                    strata += try connection.query(EmbeddedSQL.reportRawStrata, rawParameters(range, zone: false)).rows.map(stratumRow)
+                }
             }
             try connection.query("COMMIT")
             return ReportData(days: days, counts: counts, actions: actions, histograms: histograms, strata: strata)

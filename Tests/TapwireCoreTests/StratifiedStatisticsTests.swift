@@ -40,20 +40,8 @@ private func relativelyClose(_ a: Double?, _ b: Double??, _ tolerance: Double = 
     return abs(a - b) <= tolerance * max(1, abs(b))
 }
 
-/// A deterministic generator, so the random strata are the same in every run.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 private func randomStrata(count: Int, maxTrials: Int, seed: UInt64, oneSided: Int = 0) -> [StratumCounts] {
-    var rng = SplitMix(state: seed)
+    var rng = SeededGenerator(seed: seed)
     var strata = (0..<count).map { _ -> StratumCounts in
         let n1 = Int.random(in: 1...maxTrials, using: &rng), n2 = Int.random(in: 1...maxTrials, using: &rng)
         return StratumCounts(x1: Int.random(in: 0...n1, using: &rng), n1: n1, x2: Int.random(in: 0...n2, using: &rng), n2: n2)

@@ -249,6 +249,25 @@ struct AdjustedUpliftTests {
         #expect(close(detection?["daysToDetect"]?.numberValue?.double, (days * 10).rounded() / 10, 1e-9))
     }
 
+    /// Migration 0040 fills grain 4 from grain 0 for data stored before it: run again on an app
+    /// whose grain 4 was removed, it restores exactly what the group commits wrote.
+    @Test func migrationFillsTheStrataGrainFromGrain0() throws {
+        let sample = try StrataApp(Self.simpson)
+        defer { sample.collector.stop() }
+        let connection = try sample.collector.database.connect()
+        defer { connection.close() }
+        let grain4 = "SELECT hour, category, app_version, platform, campaign, variant, has_media, delivered, sent, media_requested, opens, "
+            + "dismissals, actions, replies FROM rollup_counts WHERE app_id = $1::bigint AND grain = 4 ORDER BY 1, 2, 3, 4, 5, 6, 7"
+        let written = try connection.query(grain4, [String(sample.app.appId)]).rows
+        #expect(written.count == 4 * 2, "4 sides × 2 UTC days")
+        try connection.query("DELETE FROM rollup_counts WHERE app_id = $1::bigint AND grain = 4", [String(sample.app.appId)])
+        let migration = try #require(EmbeddedSQL.migrations.first { $0.version == 40 })
+        try connection.query("BEGIN")
+        try connection.executeScript(migration.sql)
+        try connection.query("COMMIT")
+        #expect(try connection.query(grain4, [String(sample.app.appId)]).rows == written)
+    }
+
     /// Responses without their deliveries: engaged exceeds delivered. No format shows a rate,
     /// let alone one over 100%, and none computes an interval.
     @Test func engagementNeverExceedsItsBase() throws {
