@@ -8,23 +8,43 @@
 -- $5-$8 filters (app version, platform, campaign, variant; NULL = any); $9 the --by dimension.
 WITH edges AS (
     -- first_day: the first UTC midnight at or after $2; last_day: the last at or before $3.
+    -- Read as scalar subqueries below, so they bound the primary key's range on hour (a join
+    -- with this row would make PostgreSQL scan every hour of grain 0).
     SELECT tapwire_utc_day($2::timestamptz + interval '1 day' - interval '1 microsecond') AS first_day,
            tapwire_utc_day($3::timestamptz) AS last_day
 ), parts AS (
-    -- every whole hour from grain 0 ($4 = 0), or only those outside the whole UTC days ($4 = 4)
-    SELECT r.*
-    FROM rollup_counts r, edges
-    WHERE r.app_id = $1::bigint AND r.grain = 0 AND r.hour >= $2::timestamptz AND r.hour + interval '1 hour' <= $3::timestamptz
-      AND ($4::smallint = 0 OR r.hour < least(edges.first_day, $3::timestamptz)
-           OR r.hour >= greatest(edges.last_day, edges.first_day, $2::timestamptz))
+    -- a variant filter or --by variant: every whole hour from grain 0
+    SELECT r.app_version, r.platform, r.campaign, r.variant, r.category, r.has_media, r.delivered, r.opens, r.actions
+    FROM rollup_counts r
+    WHERE r.app_id = $1::bigint AND $4::smallint = 0 AND r.grain = 0
+      AND r.hour >= $2::timestamptz AND r.hour + interval '1 hour' <= $3::timestamptz
       AND ($5::text IS NULL OR r.app_version = $5::text) AND ($6::text IS NULL OR r.platform = $6::text)
       AND ($7::text IS NULL OR r.campaign = $7::text) AND ($8::text IS NULL OR r.variant = $8::text)
     UNION ALL
-    -- the whole UTC days, one row per day and stratum
-    SELECT r.*
-    FROM rollup_counts r, edges
-    WHERE r.app_id = $1::bigint AND $4::smallint = 4 AND r.grain = 4 AND r.hour >= edges.first_day
-      AND r.hour + interval '1 day' <= $3::timestamptz
+    -- otherwise: the whole hours before the first whole UTC day, from grain 0
+    SELECT r.app_version, r.platform, r.campaign, r.variant, r.category, r.has_media, r.delivered, r.opens, r.actions
+    FROM rollup_counts r
+    WHERE r.app_id = $1::bigint AND $4::smallint = 4 AND r.grain = 0
+      AND r.hour >= $2::timestamptz AND r.hour < least((SELECT first_day FROM edges), $3::timestamptz)
+      AND r.hour + interval '1 hour' <= $3::timestamptz
+      AND ($5::text IS NULL OR r.app_version = $5::text) AND ($6::text IS NULL OR r.platform = $6::text)
+      AND ($7::text IS NULL OR r.campaign = $7::text)
+    UNION ALL
+    -- the whole UTC days, one row per day and stratum (grain 4)
+    SELECT r.app_version, r.platform, r.campaign, r.variant, r.category, r.has_media, r.delivered, r.opens, r.actions
+    FROM rollup_counts r
+    WHERE r.app_id = $1::bigint AND $4::smallint = 4 AND r.grain = 4
+      AND r.hour >= (SELECT first_day FROM edges)
+      AND r.hour < $3::timestamptz AND r.hour + interval '1 day' <= $3::timestamptz
+      AND ($5::text IS NULL OR r.app_version = $5::text) AND ($6::text IS NULL OR r.platform = $6::text)
+      AND ($7::text IS NULL OR r.campaign = $7::text)
+    UNION ALL
+    -- the whole hours after the last whole UTC day, from grain 0
+    SELECT r.app_version, r.platform, r.campaign, r.variant, r.category, r.has_media, r.delivered, r.opens, r.actions
+    FROM rollup_counts r
+    WHERE r.app_id = $1::bigint AND $4::smallint = 4 AND r.grain = 0
+      AND r.hour >= greatest((SELECT last_day FROM edges), (SELECT first_day FROM edges), $2::timestamptz)
+      AND r.hour < $3::timestamptz AND r.hour + interval '1 hour' <= $3::timestamptz
       AND ($5::text IS NULL OR r.app_version = $5::text) AND ($6::text IS NULL OR r.platform = $6::text)
       AND ($7::text IS NULL OR r.campaign = $7::text)
 )
