@@ -134,6 +134,7 @@ struct AdjustedUpliftTests {
         let column = try #require(CSVReportRenderer.header.firstIndex(of: "confounded"))
         #expect(csv[1][column] == "true")
         #expect(MarkdownReportRenderer().render(report).contains("yes ⚠"))
+        try SchemaCheck.validate(JSONReportRenderer().render(report))
     }
 
     @Test func strataWithOneSideOnlyAreExcluded() throws {

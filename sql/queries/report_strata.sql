@@ -18,8 +18,6 @@ WITH edges AS (
     FROM rollup_counts r
     WHERE r.app_id = $1::bigint AND $4::smallint = 0 AND r.grain = 0
       AND r.hour >= $2::timestamptz AND r.hour + interval '1 hour' <= $3::timestamptz
-      AND ($5::text IS NULL OR r.app_version = $5::text) AND ($6::text IS NULL OR r.platform = $6::text)
-      AND ($7::text IS NULL OR r.campaign = $7::text) AND ($8::text IS NULL OR r.variant = $8::text)
     UNION ALL
     -- otherwise: the whole hours before the first whole UTC day, from grain 0
     SELECT r.app_version, r.platform, r.campaign, r.variant, r.category, r.has_media, r.delivered, r.opens, r.actions
@@ -27,8 +25,6 @@ WITH edges AS (
     WHERE r.app_id = $1::bigint AND $4::smallint = 4 AND r.grain = 0
       AND r.hour >= $2::timestamptz AND r.hour < least((SELECT first_day FROM edges), $3::timestamptz)
       AND r.hour + interval '1 hour' <= $3::timestamptz
-      AND ($5::text IS NULL OR r.app_version = $5::text) AND ($6::text IS NULL OR r.platform = $6::text)
-      AND ($7::text IS NULL OR r.campaign = $7::text)
     UNION ALL
     -- the whole UTC days, one row per day and stratum (grain 4)
     SELECT r.app_version, r.platform, r.campaign, r.variant, r.category, r.has_media, r.delivered, r.opens, r.actions
@@ -36,8 +32,6 @@ WITH edges AS (
     WHERE r.app_id = $1::bigint AND $4::smallint = 4 AND r.grain = 4
       AND r.hour >= (SELECT first_day FROM edges)
       AND r.hour < $3::timestamptz AND r.hour + interval '1 day' <= $3::timestamptz
-      AND ($5::text IS NULL OR r.app_version = $5::text) AND ($6::text IS NULL OR r.platform = $6::text)
-      AND ($7::text IS NULL OR r.campaign = $7::text)
     UNION ALL
     -- the whole hours after the last whole UTC day, from grain 0
     SELECT r.app_version, r.platform, r.campaign, r.variant, r.category, r.has_media, r.delivered, r.opens, r.actions
@@ -45,12 +39,13 @@ WITH edges AS (
     WHERE r.app_id = $1::bigint AND $4::smallint = 4 AND r.grain = 0
       AND r.hour >= greatest((SELECT last_day FROM edges), (SELECT first_day FROM edges), $2::timestamptz)
       AND r.hour < $3::timestamptz AND r.hour + interval '1 hour' <= $3::timestamptz
-      AND ($5::text IS NULL OR r.app_version = $5::text) AND ($6::text IS NULL OR r.platform = $6::text)
-      AND ($7::text IS NULL OR r.campaign = $7::text)
 )
 SELECT CASE $9::text WHEN 'appVersion' THEN app_version WHEN 'platform' THEN platform
                      WHEN 'campaign' THEN campaign WHEN 'variant' THEN variant ELSE '' END,
     category, app_version, platform, campaign, has_media, sum(delivered)::bigint, sum(opens + actions)::bigint
 FROM parts
+-- The filters, once for every branch (PostgreSQL pushes them into each).
+WHERE ($5::text IS NULL OR app_version = $5::text) AND ($6::text IS NULL OR platform = $6::text)
+  AND ($7::text IS NULL OR campaign = $7::text) AND ($8::text IS NULL OR variant = $8::text)
 GROUP BY 1, 2, 3, 4, 5, 6
 ORDER BY 1, 2, 3, 4, 5, 6
