@@ -18,6 +18,13 @@ public enum ProportionStatistics {
     /// The 0.975 quantile of the standard normal distribution (two-sided 95%).
     public static let z95 = 1.959963984540054
 
+    /// x / n as a share, or nil when it is not one: n is 0, or x lies outside 0…n (more answers
+    /// than notifications, which no rate may hide by going over 100%).
+    public static func share(_ x: Int, of n: Int) -> Double? {
+        guard n > 0, (0...n).contains(x) else { return nil }
+        return Double(x) / Double(n)
+    }
+
     /// Wilson (1927) score interval for x successes in n trials, without continuity correction
     /// (method 3 of Newcombe 1998a). Nil when n = 0: there is no proportion to bound.
     public static func wilson(successes x: Int, trials n: Int, z: Double = z95) -> ConfidenceInterval? {

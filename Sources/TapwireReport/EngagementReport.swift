@@ -32,7 +32,7 @@ public struct SideEngagement: Sendable, Equatable {
         self.engaged = engaged
         notMeaningful = engagementNotMeaningful(engaged: engaged, base: delivered)
         guard notMeaningful == nil else { return }
-        rate = delivered > 0 ? Double(engaged) / Double(delivered) : nil
+        rate = ProportionStatistics.share(engaged, of: delivered)
         ci95 = ProportionStatistics.wilson(successes: engaged, trials: delivered)
     }
 }
@@ -331,7 +331,7 @@ public struct EngagementReportBuilder: Sendable {
         } else {
             let count = measured.reduce(0) { $0 + ($1.dismiss.count ?? 0) }
             let base = measured.reduce(0) { $0 + ($1.dismiss.base ?? 0) }
-            overallDismiss = DismissStats(measurable: true, count: count, rate: base > 0 ? Double(count) / Double(base) : nil, base: base)
+            overallDismiss = DismissStats(measurable: true, count: count, rate: ProportionStatistics.share(count, of: base), base: base)
         }
         let overall = engagement(category: nil, title: nil, counts: counts, actions: actions, histograms: histograms,
                                  strata: Self.tables(strata, byCategory: true), days: days, rangeDays: rangeDays,
@@ -395,7 +395,7 @@ public struct EngagementReportBuilder: Sendable {
         var perAction: [String: Int] = [:]
         for row in actions { perAction[row.action, default: 0] += row.count }
         let actionList = perAction.map { ActionCount(identifier: $0.key, count: $0.value,
-                                                     rate: baseCount > 0 ? Double($0.value) / Double(baseCount) : nil) }
+                                                     rate: ProportionStatistics.share($0.value, of: baseCount)) }
             .sorted { ($0.count, $1.identifier) > ($1.count, $0.identifier) }
         var replyLengths = BinnedHistogram(), latencies = BinnedHistogram()
         for row in histograms {
@@ -410,7 +410,7 @@ public struct EngagementReportBuilder: Sendable {
                                      p50Length: replyLengths.percentileBin(0.5).map { Int(ReplyLengthBins.value(ofBin: $0)) },
                                      p90Length: replyLengths.percentileBin(0.9).map { Int(ReplyLengthBins.value(ofBin: $0)) }),
             dismiss: dismiss, engaged: engaged, base: base,
-            engagementRate: baseCount > 0 && notMeaningful == nil ? Double(engaged) / Double(baseCount) : nil,
+            engagementRate: ProportionStatistics.share(engaged, of: baseCount),
             engagementCI95: notMeaningful == nil ? ProportionStatistics.wilson(successes: engaged, trials: baseCount) : nil,
             engagementNotMeaningful: notMeaningful,
             uplift: RichUplift(rich: SideEngagement(delivered: richDelivered, engaged: richEngaged),
@@ -434,7 +434,7 @@ public struct EngagementReportBuilder: Sendable {
         let measured = rows.filter { measurableVersions.contains($0.appVersion) }
         let count = measured.reduce(0) { $0 + $1.dismissals }
         let base = measured.reduce(0) { $0 + $1.delivered }
-        return DismissStats(measurable: true, count: count, rate: base > 0 ? Double(count) / Double(base) : nil, base: base)
+        return DismissStats(measurable: true, count: count, rate: ProportionStatistics.share(count, of: base), base: base)
     }
 
     func title(of category: String, manifests: [String: Manifest]) -> String? {

@@ -166,7 +166,8 @@ public struct HTMLReportRenderer: Sendable {
                           label: "Daily delivered notifications and engagement rate")
         guard !points.isEmpty else { return svg + text(x: left, y: top + 20, anchor: "start", "no days in range") + "</svg>\n" }
         let maxDelivered = Double(max(1, points.map(\.delivered).max() ?? 1))
-        let rates = points.map { $0.delivered > 0 ? Double($0.engaged) / Double($0.delivered) : nil }
+        // A day with more engaged than delivered has no rate (never a point over 100%).
+        let rates = points.map { ProportionStatistics.share($0.engaged, of: $0.delivered) }
         let maxRate = niceMax(rates.compactMap { $0 })
         let step = plotW / Double(points.count)
         svg += "<line class=\"axis\" x1=\"\(f(left))\" y1=\"\(f(top + plotH))\" x2=\"\(f(left + plotW))\" y2=\"\(f(top + plotH))\"/>\n"

@@ -299,5 +299,28 @@ struct AdjustedUpliftTests {
         let w = try ReportFixtures.category(try worse.report(), "orphaned")
         #expect(w.engagementRate == nil && w.engagementCI95 == nil && w.engagementNotMeaningful?.contains("exceeds delivered") == true)
         #expect(TableReportRenderer().render(try worse.report()).contains("invalid"))
+        #expect(Self.percentages("x 280.0% (+150%) 12.5% [0.0, 100.0]") == [280, 12.5], "the scan itself finds a rate over 100%")
+        for report in [report, try worse.report()] {
+            for text in [TableReportRenderer().render(report), MarkdownReportRenderer().render(report), HTMLReportRenderer().render(report)] {
+                let over = Self.percentages(text).filter { $0 > 100 }
+                #expect(over.isEmpty, "rates over 100% shown: \(over)")
+            }
+        }
+    }
+
+    /// Every "12.5%" in a text, as numbers (the lift is relative and has a sign: "+150%" is skipped).
+    static func percentages(_ text: String) -> [Double] {
+        var found: [Double] = []
+        let characters = Array(text)
+        var i = 0
+        while i < characters.count {
+            guard characters[i].isNumber, i == 0 || !(characters[i - 1].isNumber || characters[i - 1] == "." || characters[i - 1] == "+"
+                                                      || characters[i - 1] == "-") else { i += 1; continue }
+            var j = i
+            while j < characters.count, characters[j].isNumber || characters[j] == "." { j += 1 }
+            if j < characters.count, characters[j] == "%", let value = Double(String(characters[i..<j])) { found.append(value) }
+            i = j
+        }
+        return found
     }
 }
