@@ -18,6 +18,13 @@ public enum ProportionStatistics {
     /// The 0.975 quantile of the standard normal distribution (two-sided 95%).
     public static let z95 = 1.959963984540054
 
+    /// x / n as a share, or nil when it is not one: n is 0, or x lies outside 0…n (more answers
+    /// than notifications, which no rate may hide by going over 100%).
+    public static func share(_ x: Int, of n: Int) -> Double? {
+        guard n > 0, (0...n).contains(x) else { return nil }
+        return Double(x) / Double(n)
+    }
+
     /// Wilson (1927) score interval for x successes in n trials, without continuity correction
     /// (method 3 of Newcombe 1998a). Nil when n = 0: there is no proportion to bound.
     public static func wilson(successes x: Int, trials n: Int, z: Double = z95) -> ConfidenceInterval? {
@@ -141,5 +148,16 @@ public struct ProportionComparison: Sendable, Equatable {
         differenceCI = ProportionStatistics.newcombeDifference(x1: x1, n1: n1, x2: x2, n2: n2)
         relativeLift = ProportionStatistics.relativeLift(x1: x1, n1: n1, x2: x2, n2: n2)
         pValue = ProportionStatistics.twoProportionPValue(x1: x1, n1: n1, x2: x2, n2: n2)
+    }
+}
+
+extension ProportionComparison {
+    /// A comparison whose numbers are withheld for `reason` (the counts cannot be proportions).
+    public init(withheld reason: String, x1: Int, n1: Int, x2: Int, n2: Int) {
+        self.x1 = x1
+        self.n1 = n1
+        self.x2 = x2
+        self.n2 = n2
+        insufficientReason = reason
     }
 }

@@ -8,40 +8,155 @@ public enum EngagementBase: String, Sendable {
     case sent
 }
 
-/// One side of the rich vs text-only comparison: its engagement rate with a Wilson 95% interval.
+/// Why an engagement rate over `base` is not meaningful, or nil when it is. Engaged can exceed
+/// delivered when responses arrive without their deliveries, or when one notification gets
+/// several engaging responses (an open, then a button); a share over 100% would be a lie.
+public func engagementNotMeaningful(engaged: Int, base: Int, baseName: String = "delivered") -> String? {
+    guard engaged > base else { return nil }
+    return "engaged (\(Fmt.count(engaged))) exceeds \(baseName) (\(Fmt.count(base))): responses without their deliveries, "
+        + "or several engaging responses to one notification; the rate is not meaningful"
+}
+
+/// One side of the rich vs text-only comparison: its engagement rate with a Wilson 95% interval,
+/// or neither (and why) when more were engaged than delivered.
 public struct SideEngagement: Sendable, Equatable {
     public var delivered: Int
     public var engaged: Int
     public var rate: Double?
     public var ci95: ConfidenceInterval?
+    /// Set when engaged exceeds delivered: the rate and its interval are withheld.
+    public var notMeaningful: String?
 
     init(delivered: Int, engaged: Int) {
         self.delivered = delivered
         self.engaged = engaged
-        rate = delivered > 0 ? Double(engaged) / Double(delivered) : nil
-        // A notification can be answered twice (open, then a button); the interval bounds the
-        // share of notifications, so engaged is capped at delivered for it.
-        ci95 = ProportionStatistics.wilson(successes: min(engaged, delivered), trials: delivered)
+        notMeaningful = engagementNotMeaningful(engaged: engaged, base: delivered)
+        guard notMeaningful == nil else { return }
+        rate = ProportionStatistics.share(engaged, of: delivered)
+        ci95 = ProportionStatistics.wilson(successes: engaged, trials: delivered)
     }
 }
 
-/// Rich (media present when the user saw it) against text-only, with the difference in
-/// percentage points, Newcombe's interval, the relative lift and a z-test p-value, or
-/// "insufficient data" below the minimum sample.
+/// The rich vs text-only difference adjusted for campaign × app version × platform (and for
+/// category in "All categories"): Mantel–Haenszel over the strata, Sato's interval, the CMH
+/// test. Withheld (with the reason) below the minimum sample, like the pooled one.
+public struct AdjustedUplift: Sendable, Equatable {
+    public static let method = "mantel-haenszel"
+
+    /// Nil when no stratum has both sides, or a stratum's engagement is not meaningful.
+    public var estimate: MantelHaenszelRiskDifference?
+    /// Strata with both sides present.
+    public var strata: Int
+    /// Delivered in strata with only one side: they say nothing about the difference.
+    public var excludedDelivered: Int
+    /// Why the figures are withheld, nil when they are shown.
+    public var reason: String?
+
+    public var sufficient: Bool { reason == nil }
+    public var difference: Double? { sufficient ? estimate?.difference : nil }
+    public var ci95: ConfidenceInterval? { sufficient ? estimate?.ci95 : nil }
+    public var pValue: Double? { sufficient ? estimate?.pValue : nil }
+
+    init(strata: [StratumCounts], minimum: MinimumSample) {
+        let used = strata.filter(\.contributes)
+        excludedDelivered = strata.filter { !$0.contributes }.reduce(0) { $0 + $1.n1 + $1.n2 }
+        self.strata = used.count
+        if let bad = used.first(where: { $0.x1 > $0.n1 || $0.x2 > $0.n2 }) {
+            let side = bad.x1 > bad.n1 ? (bad.x1, bad.n1) : (bad.x2, bad.n2)
+            reason = "in a stratum, " + (engagementNotMeaningful(engaged: side.0, base: side.1) ?? "engagement is not meaningful")
+            return
+        }
+        estimate = MantelHaenszelRiskDifference.estimate(strata)
+        guard estimate != nil else {
+            reason = "no campaign × app version × platform stratum has both rich and text-only deliveries"
+            return
+        }
+        reason = minimum.insufficiency(x1: used.reduce(0) { $0 + $1.x1 }, n1: used.reduce(0) { $0 + $1.n1 },
+                                       x2: used.reduce(0) { $0 + $1.x2 }, n2: used.reduce(0) { $0 + $1.n2 })
+            .map { "in strata with both sides, " + $0 }
+    }
+}
+
+/// How long until the difference is known: the smallest difference detectable now (80% power,
+/// two-sided α = 0.05, the adjusted test) and the days until the target one is.
+public struct UpliftDetection: Sendable, Equatable {
+    public enum TargetSource: String, Sendable {
+        /// `--target-difference`.
+        case given
+        /// The adjusted difference observed, significant at 0.05.
+        case observed
+        /// 2 pp: the adjusted difference is not significant (or not known).
+        case `default`
+    }
+    public static let defaultTarget = 0.02
+
+    /// A fraction; nil without an adjusted estimate.
+    public var minimumDetectableDifference: Double?
+    /// A fraction (with the observed sign when observed).
+    public var target: Double
+    public var targetSource: TargetSource
+    /// 0 when already detectable; nil when there is not enough data to say.
+    public var daysToDetect: Double?
+
+    public var alreadyDetectable: Bool { daysToDetect == 0 }
+}
+
+/// Rich (media present when the user saw it) against text-only: the pooled difference with
+/// Newcombe's interval, the relative lift and a z-test p-value; the difference adjusted for the
+/// strata; whether pooling misleads (confounded); and how long until it is known.
 public struct RichUplift: Sendable, Equatable {
     public var rich: SideEngagement
     public var textOnly: SideEngagement
+    /// Pooled over every stratum: what the two groups saw, mix and all.
     public var comparison: ProportionComparison
+    public var adjusted: AdjustedUplift
+    /// The pooled and adjusted differences disagree in sign, or the pooled one lies outside the
+    /// adjusted 95% interval: the mix of campaigns, versions or platforms moves the pooled figure.
+    public var confounded: Bool
+    public var detection: UpliftDetection
 
-    init(rich: SideEngagement, textOnly: SideEngagement, minimum: MinimumSample) {
+    /// `samplesPerDay`: delivered per day in the strata with both sides (the current volume).
+    init(rich: SideEngagement, textOnly: SideEngagement, strata: [StratumCounts], minimum: MinimumSample,
+         target: Double?, samplesPerDay: Double) {
         self.rich = rich
         self.textOnly = textOnly
-        comparison = ProportionComparison(x1: min(rich.engaged, rich.delivered), n1: rich.delivered,
-                                          x2: min(textOnly.engaged, textOnly.delivered), n2: textOnly.delivered, minimum: minimum)
+        if let reason = rich.notMeaningful.map({ "rich: " + $0 }) ?? textOnly.notMeaningful.map({ "text-only: " + $0 }) {
+            comparison = ProportionComparison(withheld: reason, x1: rich.engaged, n1: rich.delivered,
+                                              x2: textOnly.engaged, n2: textOnly.delivered)
+        } else {
+            comparison = ProportionComparison(x1: rich.engaged, n1: rich.delivered, x2: textOnly.engaged, n2: textOnly.delivered,
+                                              minimum: minimum)
+        }
+        adjusted = AdjustedUplift(strata: strata, minimum: minimum)
+        confounded = Self.confounded(pooled: comparison.difference, adjusted: adjusted)
+        detection = Self.detection(adjusted: adjusted, target: target, samplesPerDay: samplesPerDay,
+                                   samples: strata.filter(\.contributes).reduce(0) { $0 + $1.n1 + $1.n2 })
+    }
+
+    static func confounded(pooled: Double?, adjusted: AdjustedUplift) -> Bool {
+        guard let pooled, let difference = adjusted.difference, let ci = adjusted.ci95 else { return false }
+        return pooled * difference < 0 || !ci.contains(pooled)
+    }
+
+    /// The target is the one given, else the adjusted difference when significant at 0.05, else
+    /// 2 pp. Days assume the deliveries to come keep the current mix of strata and sides.
+    static func detection(adjusted: AdjustedUplift, target: Double?, samplesPerDay: Double, samples: Int) -> UpliftDetection {
+        let chosen: (value: Double, source: UpliftDetection.TargetSource)
+        if let target {
+            chosen = (target, .given)
+        } else if let difference = adjusted.difference, let p = adjusted.pValue, p < 0.05, difference != 0 {
+            chosen = (difference, .observed)
+        } else {
+            chosen = (UpliftDetection.defaultTarget, .default)
+        }
+        let mdd = adjusted.estimate.flatMap { DetectionPower.minimumDetectableDifference(nullVariance: $0.nullVariance) }
+        return UpliftDetection(minimumDetectableDifference: mdd, target: chosen.value, targetSource: chosen.source,
+                               daysToDetect: DetectionPower.daysToDetect(target: chosen.value, mdd: mdd, samples: samples,
+                                                                         samplesPerDay: samplesPerDay))
     }
 
     public var sufficient: Bool { comparison.sufficient }
-    /// rich − text-only in percentage points.
+    /// Pooled rich − text-only in percentage points.
     public var differencePoints: Double? { comparison.difference.map { $0 * 100 } }
     public var differenceCIPoints: ConfidenceInterval? {
         comparison.differenceCI.map { ConfidenceInterval(lower: $0.lower * 100, upper: $0.upper * 100) }
@@ -112,6 +227,8 @@ public struct CategoryEngagement: Sendable, Equatable {
     public var base: EngagementBase
     public var engagementRate: Double?
     public var engagementCI95: ConfidenceInterval?
+    /// Set when engaged exceeds the base: rate and interval are then withheld.
+    public var engagementNotMeaningful: String?
     public var uplift: RichUplift
     public var media: MediaFailure
     public var timeToResponse: TimeToResponse
@@ -134,7 +251,9 @@ public struct ReportGroup: Sendable, Equatable {
 
 /// The engagement report for one app and range: the single model every renderer draws.
 public struct EngagementReport: Sendable, Equatable {
-    public static let schemaVersion = 1
+    /// 2: uplift differences are fractions (they were percentage points), with the adjusted
+    /// difference, `confounded`, the minimum detectable difference and days to detect.
+    public static let schemaVersion = 2
 
     public var app: String
     public var from: Timestamp
@@ -145,6 +264,8 @@ public struct EngagementReport: Sendable, Equatable {
     public var source: ReportSource
     public var generatedAt: Timestamp
     public var minimumSample: MinimumSample
+    /// `--target-difference` as a fraction; nil: per category, the observed or 2 pp.
+    public var targetDifference: Double?
     public var days: [String]
     public var categories: [CategoryEngagement]
     public var overall: CategoryEngagement
@@ -157,38 +278,50 @@ public struct EngagementReport: Sendable, Equatable {
 /// Turns the rows of one scope into the report model. Pure, so every rule is unit-testable.
 public struct EngagementReportBuilder: Sendable {
     public var minimumSample: MinimumSample
+    /// A fraction; nil picks one per category (UpliftDetection).
+    public var targetDifference: Double?
 
-    public init(minimumSample: MinimumSample = .default) { self.minimumSample = minimumSample }
+    public init(minimumSample: MinimumSample = .default, targetDifference: Double? = nil) {
+        self.minimumSample = minimumSample
+        self.targetDifference = targetDifference
+    }
 
     /// `manifests`: the manifest in force per app version (ManifestStore.currentManifests).
     public func build(app: String, scope: ReportScope, data: ReportData, manifests: [String: Manifest],
                       generatedAt: Timestamp) -> EngagementReport {
+        // The current volume is the range's: deliveries per day over its length.
+        let rangeDays = Double(scope.to.microseconds - scope.from.microseconds) / 86_400_000_000
         let (categories, overall) = section(counts: data.counts, actions: data.actions, histograms: data.histograms,
-                                            days: data.days, manifests: manifests)
+                                            strata: data.strata, days: data.days, rangeDays: rangeDays, manifests: manifests)
         var groups: [ReportGroup] = []
         if let dimension = scope.groupBy {
             let values = Set(data.counts.map(\.group)).union(data.actions.map(\.group)).sorted()
             for value in values {
                 let (groupCategories, groupOverall) = section(
                     counts: data.counts.filter { $0.group == value }, actions: data.actions.filter { $0.group == value },
-                    histograms: data.histograms.filter { $0.group == value }, days: data.days, manifests: manifests)
+                    histograms: data.histograms.filter { $0.group == value }, strata: data.strata.filter { $0.group == value },
+                    days: data.days, rangeDays: rangeDays, manifests: manifests)
                 groups.append(ReportGroup(dimension: dimension, value: value, categories: groupCategories, overall: groupOverall))
             }
         }
         return EngagementReport(app: app, from: scope.from, to: scope.to, timeZone: scope.timeZone, filters: scope.filters,
                                 groupBy: scope.groupBy, source: scope.source, generatedAt: generatedAt,
-                                minimumSample: minimumSample, days: data.days, categories: categories, overall: overall,
+                                minimumSample: minimumSample, targetDifference: targetDifference, days: data.days, categories: categories, overall: overall,
                                 groups: groups)
     }
 
-    func section(counts: [ReportCountRow], actions: [ReportActionRow], histograms: [ReportHistogramRow], days: [String],
+    func section(counts: [ReportCountRow], actions: [ReportActionRow], histograms: [ReportHistogramRow],
+                 strata: [ReportStratumRow], days: [String], rangeDays: Double,
                  manifests: [String: Manifest]) -> ([CategoryEngagement], CategoryEngagement) {
         let names = Set(counts.map(\.category)).union(actions.map(\.category))
+        let strataByCategory = Dictionary(grouping: strata, by: \.category)
         var categories: [CategoryEngagement] = names.map { name in
             let dismiss = dismissStats(category: name, rows: counts.filter { $0.category == name }, manifests: manifests)
             return engagement(category: name, title: title(of: name, manifests: manifests),
                               counts: counts.filter { $0.category == name }, actions: actions.filter { $0.category == name },
-                              histograms: histograms.filter { $0.category == name }, days: days, dismiss: dismiss)
+                              histograms: histograms.filter { $0.category == name },
+                              strata: Self.tables(strataByCategory[name] ?? [], byCategory: false), days: days, rangeDays: rangeDays,
+                              dismiss: dismiss)
         }
         categories.sort { ($0.baseCount, $1.displayName) > ($1.baseCount, $0.displayName) }
         let measured = categories.filter(\.dismiss.measurable)
@@ -198,15 +331,40 @@ public struct EngagementReportBuilder: Sendable {
         } else {
             let count = measured.reduce(0) { $0 + ($1.dismiss.count ?? 0) }
             let base = measured.reduce(0) { $0 + ($1.dismiss.base ?? 0) }
-            overallDismiss = DismissStats(measurable: true, count: count, rate: base > 0 ? Double(count) / Double(base) : nil, base: base)
+            overallDismiss = DismissStats(measurable: true, count: count, rate: ProportionStatistics.share(count, of: base), base: base)
         }
-        let overall = engagement(category: nil, title: nil, counts: counts, actions: actions, histograms: histograms, days: days,
+        let overall = engagement(category: nil, title: nil, counts: counts, actions: actions, histograms: histograms,
+                                 strata: Self.tables(strata, byCategory: true), days: days, rangeDays: rangeDays,
                                  dismiss: overallDismiss)
         return (categories, overall)
     }
 
+    /// The 2×2 table of each stratum: campaign × app version × platform, and category too for
+    /// "All categories". Rows with the same key (rollup and raw parts) are added.
+    static func tables(_ rows: [ReportStratumRow], byCategory: Bool) -> [StratumCounts] {
+        struct Key: Hashable { var category, campaign, appVersion, platform: String }
+        var tables: [Key: StratumCounts] = [:]
+        for row in rows {
+            let key = Key(category: byCategory ? row.category : "", campaign: row.campaign, appVersion: row.appVersion,
+                          platform: row.platform)
+            var table = tables[key] ?? StratumCounts(x1: 0, n1: 0, x2: 0, n2: 0)
+            if row.hasMedia {
+                table.x1 += row.engaged
+                table.n1 += row.delivered
+            } else {
+                table.x2 += row.engaged
+                table.n2 += row.delivered
+            }
+            tables[key] = table
+        }
+        // A stable order, so the floating-point sums (and the report) never depend on hashing.
+        return tables.sorted { ($0.key.category, $0.key.campaign, $0.key.appVersion, $0.key.platform)
+            < ($1.key.category, $1.key.campaign, $1.key.appVersion, $1.key.platform) }.map(\.value)
+    }
+
     func engagement(category: String?, title: String?, counts: [ReportCountRow], actions: [ReportActionRow],
-                    histograms: [ReportHistogramRow], days: [String], dismiss: DismissStats) -> CategoryEngagement {
+                    histograms: [ReportHistogramRow], strata: [StratumCounts], days: [String], rangeDays: Double,
+                    dismiss: DismissStats) -> CategoryEngagement {
         var delivered = 0, sent = 0, opens = 0, customActions = 0, replies = 0, requested = 0, notShown = 0
         var richDelivered = 0, richEngaged = 0, textDelivered = 0, textEngaged = 0
         var daily: [String: (delivered: Int, engaged: Int)] = [:]
@@ -232,10 +390,12 @@ public struct EngagementReportBuilder: Sendable {
         let engaged = opens + customActions
         let base: EngagementBase = delivered == 0 && sent > 0 ? .sent : .delivered
         let baseCount = base == .delivered ? delivered : sent
+        let notMeaningful = engagementNotMeaningful(engaged: engaged, base: baseCount, baseName: base.rawValue)
+        let contributing = strata.filter(\.contributes).reduce(0) { $0 + $1.n1 + $1.n2 }
         var perAction: [String: Int] = [:]
         for row in actions { perAction[row.action, default: 0] += row.count }
         let actionList = perAction.map { ActionCount(identifier: $0.key, count: $0.value,
-                                                     rate: baseCount > 0 ? Double($0.value) / Double(baseCount) : nil) }
+                                                     rate: ProportionStatistics.share($0.value, of: baseCount)) }
             .sorted { ($0.count, $1.identifier) > ($1.count, $0.identifier) }
         var replyLengths = BinnedHistogram(), latencies = BinnedHistogram()
         for row in histograms {
@@ -250,10 +410,13 @@ public struct EngagementReportBuilder: Sendable {
                                      p50Length: replyLengths.percentileBin(0.5).map { Int(ReplyLengthBins.value(ofBin: $0)) },
                                      p90Length: replyLengths.percentileBin(0.9).map { Int(ReplyLengthBins.value(ofBin: $0)) }),
             dismiss: dismiss, engaged: engaged, base: base,
-            engagementRate: baseCount > 0 ? Double(engaged) / Double(baseCount) : nil,
-            engagementCI95: ProportionStatistics.wilson(successes: min(engaged, baseCount), trials: baseCount),
+            engagementRate: ProportionStatistics.share(engaged, of: baseCount),
+            engagementCI95: notMeaningful == nil ? ProportionStatistics.wilson(successes: engaged, trials: baseCount) : nil,
+            engagementNotMeaningful: notMeaningful,
             uplift: RichUplift(rich: SideEngagement(delivered: richDelivered, engaged: richEngaged),
-                               textOnly: SideEngagement(delivered: textDelivered, engaged: textEngaged), minimum: minimumSample),
+                               textOnly: SideEngagement(delivered: textDelivered, engaged: textEngaged), strata: strata,
+                               minimum: minimumSample, target: targetDifference,
+                               samplesPerDay: rangeDays > 0 ? Double(contributing) / rangeDays : 0),
             media: MediaFailure(requested: requested, notShown: notShown),
             timeToResponse: TimeToResponse(samples: latencies.total,
                                            p50Seconds: latencies.percentileBin(0.5).map(LatencyBins.value(ofBin:)),
@@ -271,7 +434,7 @@ public struct EngagementReportBuilder: Sendable {
         let measured = rows.filter { measurableVersions.contains($0.appVersion) }
         let count = measured.reduce(0) { $0 + $1.dismissals }
         let base = measured.reduce(0) { $0 + $1.delivered }
-        return DismissStats(measurable: true, count: count, rate: base > 0 ? Double(count) / Double(base) : nil, base: base)
+        return DismissStats(measurable: true, count: count, rate: ProportionStatistics.share(count, of: base), base: base)
     }
 
     func title(of category: String, manifests: [String: Manifest]) -> String? {

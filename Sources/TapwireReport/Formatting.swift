@@ -40,6 +40,51 @@ enum Fmt {
         return (value >= 0 ? "+" : "") + fixed(value, 1) + " pp"
     }
 
+    /// What a rate cell shows when engaged exceeds its base (never a share over 100%).
+    static let notMeaningful = "invalid"
+    static let confoundedMarker = "yes ⚠"
+
+    static func sideRate(_ side: SideEngagement) -> String {
+        side.notMeaningful != nil ? notMeaningful : percent(side.rate)
+    }
+
+    static func target(_ d: UpliftDetection) -> String {
+        points(d.target * 100) + (d.targetSource == .given ? "" : d.targetSource == .observed ? " obs" : " dflt")
+    }
+
+    /// "already detectable", "≈ N more days at current volume", or why it cannot be said.
+    static func whenKnown(_ d: UpliftDetection) -> String {
+        guard let days = d.daysToDetect else {
+            return d.minimumDetectableDifference == nil ? "not enough data to say" : "no deliveries in the range to project"
+        }
+        if days == 0 { return "already detectable" }
+        let whole = days.rounded(.up)
+        return whole > 36_500 ? "over 100 years at current volume" : "≈ \(count(Int(whole))) more day\(whole == 1 ? "" : "s") at current volume"
+    }
+
+    /// One line of explanation for a confounded comparison.
+    static func confoundedExplanation(_ u: RichUplift) -> String {
+        let pooled = points(u.differencePoints), adjusted = points(u.adjusted.difference.map { $0 * 100 })
+        let how = (u.comparison.difference ?? 0) * (u.adjusted.difference ?? 0) < 0
+            ? "points the other way from" : "lies outside the 95% interval of"
+        return "pooled \(pooled) \(how) the adjusted \(adjusted): rich and text-only went out in different campaigns, app versions or platforms; act on the adjusted figure"
+    }
+
+    /// The lines under the adjusted table: each confounded row and each rate that is not meaningful.
+    static func rowNotes(_ rows: [CategoryEngagement]) -> [String] {
+        var lines: [String] = []
+        for row in rows where row.uplift.confounded {
+            lines.append("⚠ \(row.displayName): " + confoundedExplanation(row.uplift))
+        }
+        for row in rows {
+            for (label, reason) in [("engagement", row.engagementNotMeaningful), ("rich", row.uplift.rich.notMeaningful),
+                                    ("text-only", row.uplift.textOnly.notMeaningful)] {
+                if let reason { lines.append("\(notMeaningful): \(row.displayName), \(label): \(reason)") }
+            }
+        }
+        return lines
+    }
+
     static func lift(_ value: Double?) -> String {
         guard let value else { return dash }
         return (value >= 0 ? "+" : "") + fixed(value * 100, 0) + "%"
@@ -89,8 +134,11 @@ enum Fmt {
         "Reply: p50/p90 reply length in characters. TTR: median/p90 time from delivery to an engaged response.",
         "Engaged = opens + registered actions (text replies included), over delivered; an asterisk (*) marks a category with no delivered events, whose base is sent.",
         "Dismiss \"n/m\": not measurable. iOS reports dismissals only for categories registered with customDismissAction; it is not zero.",
-        "Rich vs text-only is classified by the media present when the user saw the notification; intervals are Wilson 95% per side and Newcombe 95% for the difference.",
-        "\"All categories\" mixes categories with different media shares and base rates, so its rich vs text-only difference can differ from every category's (Simpson's paradox): judge the uplift per category.",
+        "Rich vs text-only is classified by the media present when the user saw the notification; intervals are Wilson 95% per side and Newcombe 95% for the pooled difference.",
+        "Pooled: all of a category's rich against all its text-only notifications. Adjusted: compared inside each campaign × app version × platform stratum (and category, for All categories), then combined (Mantel–Haenszel, Sato 95% interval, Cochran–Mantel–Haenszel p); strata with one side only are excluded. Pooled figures mix strata with different base rates (Simpson's paradox): act on the adjusted one.",
+        "Confounded (⚠): pooled and adjusted differ in sign, or pooled lies outside the adjusted 95% interval.",
+        "Detectable: the smallest difference the adjusted test finds with 80% power at α = 0.05 with the deliveries so far. Target: --target-difference, else the adjusted difference when significant (obs), else 2 pp (dflt); days at the range's delivered per day, same mix.",
+        "\"invalid\": more engaged than delivered (responses without their deliveries, or several engaging responses to one notification), so no rate is shown.",
     ]
 
     static func sampleNote(_ report: EngagementReport) -> String {

@@ -47,30 +47,57 @@ public struct HTMLReportRenderer: Sendable {
         html += "<h2>Engagement by category</h2>\n" + engagementChart(categories + [overall])
         html += "<h2>Rich vs text-only</h2>\n" + upliftChart(categories + [overall])
         html += "<h2>Daily trend</h2>\n" + dailyChart(overall.daily)
-        for (heading, columns) in [("Engagement", ReportColumns.engagement), ("Rich vs text-only", ReportColumns.uplift),
+        let rows = categories + [overall]
+        for (heading, columns) in [("Engagement", ReportColumns.engagement), ("Rich vs text-only (pooled)", ReportColumns.uplift),
+                                   ("Rich vs text-only adjusted for campaign × app version × platform", ReportColumns.adjusted),
+                                   ("How long until the difference is known", ReportColumns.detection),
                                    ("Sample sizes, media failures, actions", ReportColumns.detail)] {
-            html += "<h3>\(esc(heading))</h3>\n" + table(columns, categories + [overall])
+            html += "<h3>\(esc(heading))</h3>\n" + table(columns, rows)
+            if heading.hasPrefix("Rich vs text-only adjusted") {
+                html += confoundedNotes(rows)
+            }
         }
         return html + "</section>\n"
     }
 
+    /// A badge and a one-line explanation for each confounded row, and a line for each rate that
+    /// is not meaningful.
+    func confoundedNotes(_ rows: [CategoryEngagement]) -> String {
+        var html = ""
+        for row in rows where row.uplift.confounded {
+            html += "<p class=\"confounded\"><span class=\"badge\">confounded</span> <b>\(esc(row.displayName))</b>: \(esc(Fmt.confoundedExplanation(row.uplift)))</p>\n"
+        }
+        for line in Fmt.rowNotes(rows) where !line.hasPrefix("⚠") {
+            html += "<p class=\"not-meaningful\">\(esc(line))</p>\n"
+        }
+        return html
+    }
+
+    /// The headline: the adjusted overall difference, the pooled one beside it.
     func summary(_ overall: CategoryEngagement) -> String {
         let u = overall.uplift
-        let verdict: String
-        if u.sufficient {
-            verdict = "All categories pooled: rich \(Fmt.percent(u.rich.rate)) vs text-only \(Fmt.percent(u.textOnly.rate)): \(Fmt.points(u.differencePoints)) \(Fmt.interval(u.differenceCIPoints, scale: 1, signed: true)), lift \(Fmt.lift(u.relativeLift)), p \(Fmt.pValue(u.pValue))"
+        var verdict: String
+        if u.adjusted.sufficient {
+            verdict = "Rich vs text-only, all categories, adjusted for category × campaign × app version × platform: \(Fmt.points(u.adjusted.difference.map { $0 * 100 })) \(Fmt.interval(u.adjusted.ci95, signed: true)), p \(Fmt.pValue(u.adjusted.pValue))"
         } else {
-            verdict = "Rich vs text-only: insufficient data (\(u.comparison.insufficientReason ?? ""))"
+            verdict = "Rich vs text-only, adjusted: insufficient data (\(u.adjusted.reason ?? ""))"
         }
+        if u.sufficient {
+            verdict += " · pooled: \(Fmt.points(u.differencePoints)) \(Fmt.interval(u.differenceCIPoints, scale: 1, signed: true)) (rich \(Fmt.percent(u.rich.rate)) vs text-only \(Fmt.percent(u.textOnly.rate)))"
+        } else {
+            verdict += " · pooled: insufficient data (\(u.comparison.insufficientReason ?? ""))"
+        }
+        let badge = u.confounded
+            ? "<p class=\"confounded\"><span class=\"badge\">confounded</span> \(esc(Fmt.confoundedExplanation(u)))</p>\n" : "" 
         return """
         <div class="cards">
         <div class="card"><span class="k">Delivered</span><span class="v">\(Fmt.count(overall.delivered))</span></div>
-        <div class="card"><span class="k">Engagement</span><span class="v">\(Fmt.percent(overall.engagementRate))</span><span class="s">\(esc(Fmt.interval(overall.engagementCI95)))</span></div>
+        <div class="card"><span class="k">Engagement</span><span class="v">\(overall.engagementNotMeaningful == nil ? Fmt.percent(overall.engagementRate) : "not meaningful")</span><span class="s">\(esc(overall.engagementNotMeaningful == nil ? Fmt.interval(overall.engagementCI95) : "more engaged than delivered"))</span></div>
         <div class="card"><span class="k">Dismiss</span><span class="v">\(overall.dismiss.measurable ? Fmt.percent(overall.dismiss.rate) : "not measurable")</span></div>
         <div class="card"><span class="k">Median time to response</span><span class="v">\(Fmt.seconds(overall.timeToResponse.p50Seconds))</span></div>
         </div>
         <p class="verdict">\(esc(verdict))</p>
-        <p class="muted">Pooling mixes categories with different media shares and base rates; the per-category comparisons below are the ones to act on.</p>
+        \(badge)<p class="muted">Pooling mixes categories, campaigns, versions and platforms with different media shares and base rates; the adjusted figures compare like with like.</p>
 
         """
     }
@@ -122,10 +149,11 @@ public struct HTMLReportRenderer: Sendable {
                 svg += "<rect class=\"bar\" x=\"\(f(label))\" y=\"\(f(barY))\" width=\"\(f(w))\" height=\"14\" fill=\"\(colour)\"><title>\(j == 0 ? "rich" : "text-only"): \(Fmt.percent(rate)) of \(Fmt.count(side.delivered))</title></rect>\n"
                 if let ci = side.ci95 { svg += whisker(ci, x0: label, plot: plot, maxValue: maxValue, y: barY + 7) }
             }
-            let verdict = row.uplift.sufficient
-                ? "\(Fmt.points(row.uplift.differencePoints)) \(Fmt.interval(row.uplift.differenceCIPoints, scale: 1, signed: true))"
+            let adjusted = row.uplift.adjusted
+            let verdict = adjusted.sufficient
+                ? "adj. \(Fmt.points(adjusted.difference.map { $0 * 100 })) \(Fmt.interval(adjusted.ci95, signed: true))\(row.uplift.confounded ? " ⚠" : "")"
                 : "insufficient data"
-            svg += text(x: label + plot + 10, y: y + groupHeight / 2 + 4, anchor: "start", verdict, className: row.uplift.sufficient ? "diff" : "muted")
+            svg += text(x: label + plot + 10, y: y + groupHeight / 2 + 4, anchor: "start", verdict, className: adjusted.sufficient ? "diff" : "muted")
         }
         return svg + "</svg>\n"
     }
@@ -138,7 +166,8 @@ public struct HTMLReportRenderer: Sendable {
                           label: "Daily delivered notifications and engagement rate")
         guard !points.isEmpty else { return svg + text(x: left, y: top + 20, anchor: "start", "no days in range") + "</svg>\n" }
         let maxDelivered = Double(max(1, points.map(\.delivered).max() ?? 1))
-        let rates = points.map { $0.delivered > 0 ? Double($0.engaged) / Double($0.delivered) : nil }
+        // A day with more engaged than delivered has no rate (never a point over 100%).
+        let rates = points.map { ProportionStatistics.share($0.engaged, of: $0.delivered) }
         let maxRate = niceMax(rates.compactMap { $0 })
         let step = plotW / Double(points.count)
         svg += "<line class=\"axis\" x1=\"\(f(left))\" y1=\"\(f(top + plotH))\" x2=\"\(f(left + plotW))\" y2=\"\(f(top + plotH))\"/>\n"
@@ -246,5 +275,7 @@ public struct HTMLReportRenderer: Sendable {
     th,td{padding:4px 8px;border-bottom:1px solid #e5e7eb;text-align:left;white-space:nowrap}
     th.num,td.num{text-align:right;font-variant-numeric:tabular-nums}tr.total td{font-weight:600;border-top:2px solid #d1d5db}
     .notes li{color:#374151}
+    .badge{display:inline-block;background:#b45309;color:#fff;border-radius:4px;padding:0 6px;font-size:12px;font-weight:600}
+    p.confounded{margin:4px 0;color:#78350f}p.not-meaningful{margin:4px 0;color:#b00020}
     """
 }

@@ -1,8 +1,8 @@
 import TapwireCore
 import TapwireStore
 
-/// The report as JSON, in the shape of schemas/engagement-report.v1.json. Keys keep this order;
-/// rates are fractions (0.125 = 12.5%), the uplift difference is in percentage points.
+/// The report as JSON, in the shape of schemas/engagement-report.v2.json. Keys keep this order;
+/// every rate and difference is a fraction (0.125 = 12.5%, a difference of 0.0829 = 8.29 pp).
 public struct JSONReportRenderer: Sendable {
     public init() {}
 
@@ -27,6 +27,7 @@ public struct JSONReportRenderer: Sendable {
                 ("perSide", .int(report.minimumSample.perSide)),
                 ("expectedCount", .double(report.minimumSample.expectedCount)),
             ])),
+            ("targetDifference", number(report.targetDifference)),
             ("resolution", .object([
                 ("replyLength", .string(EngagementReport.replyLengthResolution)),
                 ("timeToResponse", .string(EngagementReport.timeToResponseResolution)),
@@ -70,17 +71,11 @@ public struct JSONReportRenderer: Sendable {
             ("engaged", .int(c.engaged)),
             ("engagementRate", number(c.engagementRate)),
             ("engagementCI95", interval(c.engagementCI95)),
+            ("engagementNotMeaningful", .optional(c.engagementNotMeaningful)),
             ("base", .string(c.base.rawValue)),
             ("rich", side(c.uplift.rich)),
             ("textOnly", side(c.uplift.textOnly)),
-            ("uplift", .object([
-                ("difference", number(c.uplift.differencePoints)),
-                ("ci95", interval(c.uplift.differenceCIPoints)),
-                ("relativeLift", number(c.uplift.relativeLift)),
-                ("pValue", number(c.uplift.pValue, digits: 12)),
-                ("sufficient", .bool(c.uplift.sufficient)),
-                ("reason", .optional(c.uplift.comparison.insufficientReason)),
-            ])),
+            ("uplift", uplift(c.uplift)),
             ("media", .object([
                 ("requested", .int(c.media.requested)),
                 ("notShown", .int(c.media.notShown)),
@@ -98,7 +93,38 @@ public struct JSONReportRenderer: Sendable {
     }
 
     func side(_ s: SideEngagement) -> JSONValue {
-        .object([("delivered", .int(s.delivered)), ("engaged", .int(s.engaged)), ("rate", number(s.rate)), ("ci95", interval(s.ci95))])
+        .object([("delivered", .int(s.delivered)), ("engaged", .int(s.engaged)), ("rate", number(s.rate)), ("ci95", interval(s.ci95)),
+                 ("notMeaningful", .optional(s.notMeaningful))])
+    }
+
+    /// The pooled difference (as before, now a fraction), the adjusted one, and how long until
+    /// the difference is known.
+    func uplift(_ u: RichUplift) -> JSONValue {
+        let adjusted = u.adjusted
+        return .object([
+            ("method", .string("pooled")),
+            ("difference", number(u.comparison.difference)),
+            ("ci95", interval(u.comparison.differenceCI)),
+            ("relativeLift", number(u.relativeLift)),
+            ("pValue", number(u.pValue, digits: 12)),
+            ("sufficient", .bool(u.sufficient)),
+            ("reason", .optional(u.comparison.insufficientReason)),
+            ("adjusted", .object([
+                ("difference", number(adjusted.difference)),
+                ("ci95", interval(adjusted.ci95)),
+                ("pValue", number(adjusted.pValue, digits: 12)),
+                ("method", .string(AdjustedUplift.method)),
+                ("strata", .int(adjusted.strata)),
+                ("excludedDelivered", .int(adjusted.excludedDelivered)),
+                ("sufficient", .bool(adjusted.sufficient)),
+                ("reason", .optional(adjusted.reason)),
+            ])),
+            ("confounded", .bool(u.confounded)),
+            ("minimumDetectableDifference", number(u.detection.minimumDetectableDifference)),
+            ("targetDifference", number(u.detection.target)),
+            ("targetSource", .string(u.detection.targetSource.rawValue)),
+            ("daysToDetect", number(u.detection.daysToDetect, digits: 1)),
+        ])
     }
 
     func interval(_ ci: ConfidenceInterval?) -> JSONValue {

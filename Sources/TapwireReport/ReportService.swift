@@ -85,9 +85,13 @@ public struct ReportRequest: Sendable, Equatable {
     public var groupBy: ReportDimension?
     public var minimumSample: MinimumSample
     public var source: ReportSource
+    /// The difference whose days-to-detect the report gives, a fraction (the option is in
+    /// percentage points). Nil: the adjusted difference observed, or 2 pp when not significant.
+    public var targetDifference: Double?
 
     /// The option names, shared by `tapwire report --NAME` and `?NAME=` on the HTTP endpoints.
-    public static let optionNames = ["from", "to", "since", "tz", "version", "platform", "campaign", "variant", "by", "min-sample"]
+    public static let optionNames = ["from", "to", "since", "tz", "version", "platform", "campaign", "variant", "by", "min-sample",
+                                     "target-difference"]
 
     public init(from: String? = nil, to: String? = nil, since: String? = nil, timeZone: String = "UTC",
                 filters: ReportFilters = ReportFilters(), groupBy: ReportDimension? = nil,
@@ -133,6 +137,8 @@ public struct ReportRequest: Sendable, Equatable {
                     throw ReportError(.invalidParameter, "min-sample must be a whole number of delivered notifications per side, such as 100")
                 }
                 minimumSample.perSide = n
+            case "target-difference", "targetDifference":
+                targetDifference = try Self.targetDifference(value)
             default:
                 throw ReportError(.invalidParameter, "unknown report option \"\(name.prefix(40))\"; known: \(Self.optionNames.joined(separator: ", "))")
             }
@@ -140,6 +146,17 @@ public struct ReportRequest: Sendable, Equatable {
         if since != nil, from != nil {
             throw ReportError(.invalidParameter, "give either since or from, not both")
         }
+    }
+
+    /// Percentage points, as the human formats show differences: "2", "0.5", "-1.5", "2pp".
+    static func targetDifference(_ value: String) throws(ReportError) -> Double {
+        var text = Substring(value)
+        if text.lowercased().hasSuffix("pp") { text = text.dropLast(2) }
+        guard text.count <= 20, let points = Double(text), points.isFinite, points != 0, abs(points) <= 100 else {
+            throw ReportError(.invalidParameter,
+                              "target-difference must be a difference in percentage points, not 0, at most 100, such as 2 or 0.5 (got \"\(value.prefix(40))\")")
+        }
+        return points / 100
     }
 
     static func time(_ value: String, _ name: String) throws(ReportError) -> String {
@@ -207,10 +224,11 @@ public struct EngagementReportService: Sendable {
     public func report(appId: Int64, appName: String, request: ReportRequest, on connection: PostgresConnection,
                        now: Timestamp = .now) throws -> EngagementReport {
         let scope = try scope(appId: appId, request: request, on: connection)
-        return try report(appName: appName, scope: scope, minimumSample: request.minimumSample, on: connection, now: now)
+        return try report(appName: appName, scope: scope, minimumSample: request.minimumSample,
+                          targetDifference: request.targetDifference, on: connection, now: now)
     }
 
-    public func report(appName: String, scope: ReportScope, minimumSample: MinimumSample = .default,
+    public func report(appName: String, scope: ReportScope, minimumSample: MinimumSample = .default, targetDifference: Double? = nil,
                        on connection: PostgresConnection, now: Timestamp = .now) throws -> EngagementReport {
         let data: ReportData
         do {
@@ -219,7 +237,7 @@ public struct EngagementReportService: Sendable {
             throw ReportError(error.code == .unknownTimeZone ? .unknownTimeZone : .invalidRange, error.message)
         }
         let manifests = try ManifestStore().currentManifests(appId: scope.appId, on: connection)
-        return EngagementReportBuilder(minimumSample: minimumSample)
+        return EngagementReportBuilder(minimumSample: minimumSample, targetDifference: targetDifference)
             .build(app: appName, scope: scope, data: data, manifests: manifests, generatedAt: now)
     }
 }

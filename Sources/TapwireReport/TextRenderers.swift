@@ -17,7 +17,9 @@ enum ReportColumns {
         Column(header: "Sent", width: 7, right: true) { $0.sent > 0 ? Fmt.count($0.sent) : Fmt.dash },
         Column(header: "Opens", width: 7, right: true) { Fmt.count($0.opens) },
         Column(header: "Actions", width: 7, right: true) { Fmt.count($0.engaged - $0.opens) },
-        Column(header: "Engaged", width: 7, right: true) { Fmt.percent($0.engagementRate) + ($0.base == .sent ? "*" : "") },
+        Column(header: "Engaged", width: 7, right: true) {
+            $0.engagementNotMeaningful != nil ? Fmt.notMeaningful : Fmt.percent($0.engagementRate) + ($0.base == .sent ? "*" : "")
+        },
         Column(header: "95% CI", width: 12, right: true) { Fmt.interval($0.engagementCI95) },
         Column(header: "Dismiss", width: 7, right: true) { Fmt.dismiss($0.dismiss) },
         Column(header: "Reply", width: 7, right: true) { Fmt.replyLengths($0.textReplies) },
@@ -28,16 +30,40 @@ enum ReportColumns {
 
     static let uplift: [Column] = [
         Column(header: "Category", width: 15, right: false) { Fmt.fit($0.displayName, 15) },
-        Column(header: "Rich", width: 6, right: true) { Fmt.percent($0.uplift.rich.rate) },
+        Column(header: "Rich", width: 7, right: true) { Fmt.sideRate($0.uplift.rich) },
         Column(header: "95% CI", width: 12, right: true) { Fmt.interval($0.uplift.rich.ci95) },
-        Column(header: "Text-only", width: 9, right: true) { Fmt.percent($0.uplift.textOnly.rate) },
+        Column(header: "Text-only", width: 9, right: true) { Fmt.sideRate($0.uplift.textOnly) },
         Column(header: "95% CI", width: 12, right: true) { Fmt.interval($0.uplift.textOnly.ci95) },
-        Column(header: "Difference", width: 12, right: true) {
+        Column(header: "Pooled diff", width: 12, right: true) {
             $0.uplift.sufficient ? Fmt.points($0.uplift.differencePoints) : "insufficient"
         },
         Column(header: "95% CI (pp)", width: 14, right: true) { Fmt.interval($0.uplift.differenceCIPoints, scale: 1, signed: true) },
-        Column(header: "Lift", width: 6, right: true) { Fmt.lift($0.uplift.relativeLift) },
+        Column(header: "Lift", width: 5, right: true) { Fmt.lift($0.uplift.relativeLift) },
         Column(header: "p", width: 6, right: true) { Fmt.pValue($0.uplift.pValue) },
+    ]
+
+    /// The difference adjusted for campaign × app version × platform, beside the pooled one.
+    static let adjusted: [Column] = [
+        Column(header: "Category", width: 15, right: false) { Fmt.fit($0.displayName, 15) },
+        Column(header: "Pooled", width: 10, right: true) { $0.uplift.sufficient ? Fmt.points($0.uplift.differencePoints) : Fmt.dash },
+        Column(header: "Adjusted", width: 12, right: true) {
+            $0.uplift.adjusted.sufficient ? Fmt.points($0.uplift.adjusted.difference.map { $0 * 100 }) : "insufficient"
+        },
+        Column(header: "95% CI (pp)", width: 14, right: true) { Fmt.interval($0.uplift.adjusted.ci95, signed: true) },
+        Column(header: "p", width: 6, right: true) { Fmt.pValue($0.uplift.adjusted.pValue) },
+        Column(header: "Strata", width: 6, right: true) { Fmt.count($0.uplift.adjusted.strata) },
+        Column(header: "Excluded", width: 9, right: true) { Fmt.count($0.uplift.adjusted.excludedDelivered) },
+        Column(header: "Confounded", width: 10, right: false) { $0.uplift.confounded ? Fmt.confoundedMarker : "" },
+    ]
+
+    /// How long until the difference is known.
+    static let detection: [Column] = [
+        Column(header: "Category", width: 15, right: false) { Fmt.fit($0.displayName, 15) },
+        Column(header: "Detectable", width: 10, right: true) {
+            $0.uplift.detection.minimumDetectableDifference.map { Fmt.fixed($0 * 100, 1) + " pp" } ?? Fmt.dash
+        },
+        Column(header: "Target", width: 12, right: true) { Fmt.target($0.uplift.detection) },
+        Column(header: "When known", width: 40, right: false) { Fmt.fit(Fmt.whenKnown($0.uplift.detection), 40) },
     ]
 
     static let detail: [Column] = [
@@ -84,6 +110,13 @@ public struct TableReportRenderer: Sendable {
         out.append("")
         out.append("Rich vs text-only (engagement rate)")
         table(&out, ReportColumns.uplift, rows)
+        out.append("")
+        out.append("Rich vs text-only adjusted for campaign × app version × platform (Mantel–Haenszel)")
+        table(&out, ReportColumns.adjusted, rows)
+        for line in Fmt.rowNotes(rows) { out.append(contentsOf: wrap(line, 100)) }
+        out.append("")
+        out.append("How long until the difference is known (80% power, α = 0.05)")
+        table(&out, ReportColumns.detection, rows)
         out.append("")
         out.append("Sample sizes, media failures, actions")
         table(&out, ReportColumns.detail, rows)
@@ -146,7 +179,9 @@ public struct MarkdownReportRenderer: Sendable {
     func section(_ out: inout [String], _ categories: [CategoryEngagement], _ overall: CategoryEngagement, level: String) {
         let rows = categories + [overall]
         for (title, columns) in [("Engagement by category", ReportColumns.engagement),
-                                 ("Rich vs text-only", ReportColumns.uplift),
+                                 ("Rich vs text-only (pooled)", ReportColumns.uplift),
+                                 ("Rich vs text-only adjusted for campaign × app version × platform", ReportColumns.adjusted),
+                                 ("How long until the difference is known", ReportColumns.detection),
                                  ("Sample sizes, media failures, actions", ReportColumns.detail)] {
             out.append("\(level) \(title)")
             out.append("")
@@ -158,6 +193,10 @@ public struct MarkdownReportRenderer: Sendable {
                 out.append("| " + cells.map { bold && !$0.isEmpty ? "**\($0)**" : $0 }.joined(separator: " | ") + " |")
             }
             out.append("")
+            if title.hasPrefix("Rich vs text-only adjusted") {
+                for line in Fmt.rowNotes(rows) { out.append("- " + escape(line)) }
+                if !Fmt.rowNotes(rows).isEmpty { out.append("") }
+            }
         }
     }
 
@@ -173,7 +212,7 @@ public struct MarkdownReportRenderer: Sendable {
 }
 
 /// One CSV row per category (and one for all categories, and per group with --by), RFC 4180
-/// quoting. Rates are fractions; difference columns are percentage points.
+/// quoting. Rates are fractions; difference columns (`_pp`) are percentage points.
 public struct CSVReportRenderer: Sendable {
     public init() {}
 
@@ -184,6 +223,9 @@ public struct CSVReportRenderer: Sendable {
         "rich_ci_high", "text_delivered", "text_engaged", "text_rate", "text_ci_low", "text_ci_high", "uplift_sufficient",
         "difference_pp", "difference_ci_low_pp", "difference_ci_high_pp", "relative_lift", "p_value", "media_requested",
         "media_not_shown", "media_failure_rate", "ttr_p50_seconds", "ttr_p90_seconds", "actions",
+        "adjusted_sufficient", "adjusted_difference_pp", "adjusted_ci_low_pp", "adjusted_ci_high_pp", "adjusted_p_value",
+        "adjusted_strata", "excluded_delivered", "confounded", "minimum_detectable_difference_pp", "target_difference_pp",
+        "days_to_detect", "engagement_not_meaningful", "rich_not_meaningful", "text_not_meaningful",
     ]
 
     public func render(_ report: EngagementReport) -> String {
@@ -211,6 +253,13 @@ public struct CSVReportRenderer: Sendable {
             String(c.media.requested), String(c.media.notShown), n(c.media.rate),
             n(c.timeToResponse.p50Seconds), n(c.timeToResponse.p90Seconds),
             c.actions.map { "\($0.identifier)=\($0.count)" }.joined(separator: ";"),
+            c.uplift.adjusted.sufficient ? "true" : "false", n(c.uplift.adjusted.difference.map { $0 * 100 }),
+            n(c.uplift.adjusted.ci95.map { $0.lower * 100 }), n(c.uplift.adjusted.ci95.map { $0.upper * 100 }),
+            c.uplift.adjusted.pValue.map { String($0) } ?? "", String(c.uplift.adjusted.strata),
+            String(c.uplift.adjusted.excludedDelivered), c.uplift.confounded ? "true" : "false",
+            n(c.uplift.detection.minimumDetectableDifference.map { $0 * 100 }), n(c.uplift.detection.target * 100),
+            c.uplift.detection.daysToDetect.map { String(Rounding.round($0, digits: 1)) } ?? "",
+            c.engagementNotMeaningful ?? "", c.uplift.rich.notMeaningful ?? "", c.uplift.textOnly.notMeaningful ?? "",
         ]
         return fields.map(quote).joined(separator: ",")
     }

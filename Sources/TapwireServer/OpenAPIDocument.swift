@@ -41,13 +41,14 @@ public enum OpenAPIDocument {
       {"name": "campaign", "in": "query", "schema": {"type": "string"}},
       {"name": "variant", "in": "query", "schema": {"type": "string"}},
       {"name": "by", "in": "query", "schema": {"type": "string", "enum": ["version", "platform", "campaign", "variant"]}},
-      {"name": "min-sample", "in": "query", "schema": {"type": "integer", "minimum": 0}, "description": "Delivered notifications per side below which the rich vs text-only comparison says insufficient data."}
+      {"name": "min-sample", "in": "query", "schema": {"type": "integer", "minimum": 0}, "description": "Delivered notifications per side below which the rich vs text-only comparison says insufficient data."},
+      {"name": "target-difference", "in": "query", "schema": {"type": "number", "minimum": -100, "maximum": 100, "not": {"enum": [0]}}, "description": "The rich vs text-only difference, in percentage points, whose days to detect the report gives (default: the adjusted difference observed, or 2 when it is not significant)."}
     ]
     """#
 
     static let reportContent = #"""
     {
-      "description": "The report in the asked format (JSON schema v1, CSV, HTML, Markdown or a text table).",
+      "description": "The report in the asked format (JSON schema v2, CSV, HTML, Markdown or a text table).",
       "content": {
         "application/json": {"schema": {"type": "object"}},
         "text/csv": {"schema": {"type": "string"}},

@@ -59,9 +59,12 @@ public struct ReportScope: Sendable, Equatable {
     public var filters: ReportFilters
     public var groupBy: ReportDimension?
     public var source: ReportSource
+    /// Whether to read the strata of the adjusted difference. Off only for the benchmark's
+    /// measure of what they cost.
+    public var strata: Bool
 
     public init(appId: Int64, from: Timestamp, to: Timestamp, timeZone: String = "UTC", filters: ReportFilters = ReportFilters(),
-                groupBy: ReportDimension? = nil, source: ReportSource = .rollups) {
+                groupBy: ReportDimension? = nil, source: ReportSource = .rollups, strata: Bool = true) {
         self.appId = appId
         self.from = from
         self.to = to
@@ -69,6 +72,7 @@ public struct ReportScope: Sendable, Equatable {
         self.filters = filters
         self.groupBy = groupBy
         self.source = source
+        self.strata = strata
     }
 
     /// The rollup grain of rollup_counts that holds every dimension this scope needs
@@ -82,6 +86,10 @@ public struct ReportScope: Sendable, Equatable {
     /// The grain of rollup_actions and rollup_histograms: 2 (no dimensions; daily rows, grain 3,
     /// are read with it) when unfiltered, else 0.
     var detailGrain: Int { filters.isEmpty && groupBy == nil ? 2 : 0 }
+
+    /// The grain of rollup_counts the strata are read from (report_strata.sql): 4 (daily, by
+    /// app version, platform and campaign) unless the variant matters, which only grain 0 keeps.
+    var strataGrain: Int { filters.variant == nil && groupBy != .variant ? 4 : 0 }
 }
 
 /// One row of report_counts.sql.
@@ -145,6 +153,32 @@ public struct ReportHistogramRow: Sendable, Equatable {
     }
 }
 
+/// One row of report_strata.sql: a side (rich or text-only) of one stratum of the adjusted
+/// difference, campaign × app version × platform, within a category (and --by group).
+public struct ReportStratumRow: Sendable, Equatable {
+    public var group: String
+    public var category: String
+    public var appVersion: String
+    public var platform: String
+    public var campaign: String
+    public var hasMedia: Bool
+    public var delivered: Int
+    /// Opens and registered actions (text replies included), as the engagement rate counts them.
+    public var engaged: Int
+
+    public init(group: String = "", category: String, appVersion: String = "", platform: String = "", campaign: String = "",
+                hasMedia: Bool, delivered: Int, engaged: Int) {
+        self.group = group
+        self.category = category
+        self.appVersion = appVersion
+        self.platform = platform
+        self.campaign = campaign
+        self.hasMedia = hasMedia
+        self.delivered = delivered
+        self.engaged = engaged
+    }
+}
+
 /// Everything the report engine needs from the database for one scope, read in one snapshot.
 public struct ReportData: Sendable, Equatable {
     /// Every local date of the range, in order (days without data included).
@@ -152,11 +186,16 @@ public struct ReportData: Sendable, Equatable {
     public var counts: [ReportCountRow]
     public var actions: [ReportActionRow]
     public var histograms: [ReportHistogramRow]
-    public init(days: [String], counts: [ReportCountRow], actions: [ReportActionRow], histograms: [ReportHistogramRow]) {
+    /// The sides of each stratum; several rows may share a key (rollup and raw parts), the
+    /// builder adds them.
+    public var strata: [ReportStratumRow]
+    public init(days: [String], counts: [ReportCountRow], actions: [ReportActionRow], histograms: [ReportHistogramRow],
+                strata: [ReportStratumRow] = []) {
         self.days = days
         self.counts = counts
         self.actions = actions
         self.histograms = histograms
+        self.strata = strata
     }
 }
 
@@ -238,6 +277,10 @@ public struct ReportStore: Sendable {
         func actionRow(_ row: [String?]) -> ReportActionRow {
             ReportActionRow(group: row[0] ?? "", category: row[1] ?? "", action: row[2] ?? "", count: Self.int(row[3]))
         }
+        func stratumRow(_ row: [String?]) -> ReportStratumRow {
+            ReportStratumRow(group: row[0] ?? "", category: row[1] ?? "", appVersion: row[2] ?? "", platform: row[3] ?? "",
+                             campaign: row[4] ?? "", hasMedia: row[5] == "t", delivered: Self.int(row[6]), engaged: Self.int(row[7]))
+        }
         func histogramRow(_ row: [String?]) -> ReportHistogramRow? {
             HistogramMetric(rawValue: Self.int(row[2])).map {
                 ReportHistogramRow(group: row[0] ?? "", category: row[1] ?? "", metric: $0, bin: Self.int(row[3]), count: Self.int(row[4]))
@@ -252,11 +295,15 @@ public struct ReportStore: Sendable {
             let days = try connection.query(EmbeddedSQL.reportDays, [from, to, scope.timeZone]).rows.compactMap { $0[0] }
             // Whole hours inside one local day from the rollups (none for the raw baseline)…
             var counts: [ReportCountRow] = [], actions: [ReportActionRow] = [], histograms: [ReportHistogramRow] = []
+            var strata: [ReportStratumRow] = []
             if !raw {
                 counts = try connection.query(EmbeddedSQL.reportCounts, rollupParameters(grain: scope.countsGrain)).rows.map(countRow)
                 actions = try connection.query(EmbeddedSQL.reportActions, detailParameters(grain: scope.detailGrain)).rows.map(actionRow)
                 histograms = try connection.query(EmbeddedSQL.reportHistograms, detailParameters(grain: scope.detailGrain)).rows
                     .compactMap(histogramRow)
+                if scope.strata {
+                    strata = try connection.query(EmbeddedSQL.reportStrata, detailParameters(grain: scope.strataGrain)).rows.map(stratumRow)
+                }
             }
             // …and the rest from events: the builder adds rows with the same key.
             // Counts are by local day, so hours cut by a local midnight come from events too;
@@ -274,9 +321,12 @@ public struct ReportStore: Sendable {
             for range in try ranges(zone: "UTC") {
                 actions += try connection.query(EmbeddedSQL.reportRawActions, rawParameters(range, zone: false)).rows.map(actionRow)
                 histograms += try connection.query(EmbeddedSQL.reportRawHistograms, rawParameters(range, zone: false)).rows.compactMap(histogramRow)
+                if scope.strata {
+                    strata += try connection.query(EmbeddedSQL.reportRawStrata, rawParameters(range, zone: false)).rows.map(stratumRow)
+                }
             }
             try connection.query("COMMIT")
-            return ReportData(days: days, counts: counts, actions: actions, histograms: histograms)
+            return ReportData(days: days, counts: counts, actions: actions, histograms: histograms, strata: strata)
         } catch {
             if connection.isUsable { _ = try? connection.query("ROLLBACK") }
             throw Self.translate(error, timeZone: scope.timeZone)

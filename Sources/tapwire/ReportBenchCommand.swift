@@ -43,12 +43,13 @@ enum ReportBenchCommand {
         say(String(format: "rollups rebuilt from events in %.1f s: \(rollupRows) rollup rows for \(events) events", seconds(t)))
 
         let service = EngagementReportService()
-        func time(_ source: ReportSource, runs: Int) throws -> (median: Double, report: EngagementReport) {
+        func time(_ source: ReportSource, runs: Int, strata: Bool = true) throws -> (median: Double, report: EngagementReport) {
             var samples: [Double] = []
             var last: EngagementReport?
             for _ in 0..<runs {
                 let began = monotonicNanoseconds()
-                last = try service.report(appName: app.name, scope: ReportScope(appId: app.appId, from: start, to: end, source: source),
+                last = try service.report(appName: app.name,
+                                          scope: ReportScope(appId: app.appId, from: start, to: end, source: source, strata: strata),
                                           on: connection, now: start)
                 samples.append(seconds(began))
             }
@@ -56,6 +57,8 @@ enum ReportBenchCommand {
         }
         _ = try time(.rollups, runs: 1) // warm the cache, as a dashboard that is open would
         let fast = try time(.rollups, runs: runs)
+        // What the adjusted difference costs: the same report without reading its strata.
+        let plain = try time(.rollups, runs: runs, strata: false)
         // The baseline gets PostgreSQL's defaults (JIT on), its best case for a long scan.
         try connection.query(EmbeddedSQL.benchSessionJit, ["on"])
         let slow = try time(.rawEvents, runs: max(1, min(3, runs)))
@@ -64,6 +67,8 @@ enum ReportBenchCommand {
         comparable.source = .rawEvents
         let same = comparable == slow.report
         say(String(format: "30-day report from rollups: %.1f ms (median of %d)", fast.median * 1000, runs))
+        say(String(format: "without the adjusted differences (no strata read): %.1f ms; with / without: %.2f",
+                   plain.median * 1000, fast.median / plain.median))
         say(String(format: "same report from raw events: %.1f ms (median of %d)", slow.median * 1000, max(1, min(3, runs))))
         say(String(format: "ratio raw / rollups: %.0fx; numbers identical: %@", slow.median / fast.median, same ? "yes" : "NO"))
         if !keep { try connection.query(EmbeddedSQL.benchDeleteAppEvents, [String(app.appId)]) }

@@ -17,6 +17,10 @@ enum ReportCommand {
       --by DIM           also break the report down by version, platform, campaign or variant
       --min-sample N     delivered per side below which rich vs text-only is "insufficient data"
                          (default \(MinimumSample.default.perSide))
+      --target-difference PP
+                         the rich vs text-only difference, in percentage points, whose days to
+                         detect the report gives (default: the adjusted difference observed, or 2
+                         when it is not significant)
       --format F         table (default), json, csv, md, html
       --out FILE         write to FILE instead of standard output
       --from-raw         compute from raw events instead of the rollups (slow; for checking)

@@ -120,17 +120,18 @@ struct RenderingTests {
             #expect(category.contains(name), "missing \(name)")
         }
         let uplift = try #require(json["categories"]?.arrayValue?.first?["uplift"]?.objectValue).members.map(\.key)
-        #expect(Array(uplift.prefix(5)) == ["difference", "ci95", "relativeLift", "pValue", "sufficient"])
+        #expect(Array(uplift.prefix(6)) == ["method", "difference", "ci95", "relativeLift", "pValue", "sufficient"])
+        for name in ["adjusted", "confounded", "minimumDetectableDifference", "daysToDetect"] { #expect(uplift.contains(name)) }
     }
 }
 
-/// Runs python3's jsonschema on a document against schemas/engagement-report.v1.json.
+/// Runs python3's jsonschema on a document against schemas/engagement-report.v2.json.
 enum SchemaCheck {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
     static var schemaPath: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("schemas/engagement-report.v1.json").path
+            .appendingPathComponent("schemas/engagement-report.v2.json").path
     }
 
     static func validate(_ document: String) throws {

@@ -78,7 +78,7 @@ struct ReportEndpointTests {
             #expect(foreign.status == 403)
         }
         let json = try #require(try client.get(Self.paths[0], key: sample.app.readKey.text).json)
-        #expect(json["schemaVersion"]?.numberValue?.integer == 1)
+        #expect(json["schemaVersion"]?.numberValue?.integer == 2)
         #expect(json["app"]?.stringValue == sample.app.name)
         let csv = try client.get(Self.paths[1], key: sample.app.readKey.text)
         #expect(csv.headers["content-type"]?.hasPrefix("text/csv") == true)
@@ -87,12 +87,30 @@ struct ReportEndpointTests {
         #expect(html.headers["content-type"]?.hasPrefix("text/html") == true)
     }
 
+    /// `target-difference` is in percentage points, as the CLI flag; the JSON says it as a fraction.
+    @Test func targetDifferenceParameter() throws {
+        let sample = try SampleApp()
+        defer { sample.collector.stop() }
+        let client = sample.collector.client()
+        let path = "/v1/reports/engagement?from=2026-11-02&to=2026-11-03&target-difference=3"
+        let json = try #require(try client.get(path, key: sample.app.readKey.text).json)
+        #expect(json["targetDifference"]?.numberValue?.double == 0.03)
+        for category in json["categories"]?.arrayValue ?? [] {
+            #expect(category["uplift"]?["targetDifference"]?.numberValue?.double == 0.03)
+            #expect(category["uplift"]?["targetSource"]?.stringValue == "given")
+        }
+        let table = try client.get(path.replacingOccurrences(of: "=3", with: "=2.5pp") + "&format=table", key: sample.app.readKey.text)
+        #expect(table.status == 200 && table.text.contains("+2.5 pp"))
+    }
+
     @Test func badParametersGetAClearError() throws {
         let sample = try SampleApp()
         defer { sample.collector.stop() }
         let client = sample.collector.client()
         for (query, fragment) in [("tz=Mars/Base", "time zone"), ("from=yesterday", "ISO 8601"), ("by=colour", "by must be"),
-                                  ("format=pdf", "format must"), ("from=2026-11-05&to=2026-11-01", "before"), ("since=7x", "since")] {
+                                  ("format=pdf", "format must"), ("from=2026-11-05&to=2026-11-01", "before"), ("since=7x", "since"),
+                                  ("target-difference=0", "target-difference"), ("target-difference=abc", "percentage points"),
+                                  ("targetDifference=101", "at most 100")] {
             let response = try client.get("/v1/reports/engagement?" + query, key: sample.app.readKey.text)
             #expect(response.status == 400, "\(query): \(response.status)")
             #expect(response.errorCode == "bad_request")
