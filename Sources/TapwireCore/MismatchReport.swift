@@ -145,37 +145,6 @@ extension MismatchFinding {
     }
 }
 
-/// CSV quoting, with the spreadsheet-formula guard: category names come from devices, and a cell
-/// starting with = + - @ would run as a formula when the file is opened.
-public enum CSVField {
-    public static func escape(_ value: String) -> String {
-        var v = value
-        if let first = v.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { v = "'" + v }
-        if v.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
-            return "\"" + v.flatMap { $0 == "\"" ? ["\"", "\""] : [$0] } + "\""
-        }
-        return v
-    }
-}
-
-public enum HTML {
-    public static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
-}
-
 /// Device-sent identifiers may hold control characters; a terminal must not execute them.
 public enum TextSafety {
     public static func printable(_ s: String) -> String {

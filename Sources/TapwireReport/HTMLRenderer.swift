@@ -19,12 +19,12 @@ public struct HTMLReportRenderer: Sendable {
         <meta charset="utf-8">
         <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>Engagement report: \(esc(report.app))</title>
+        <title>Engagement report: \(HTML.escape(report.app))</title>
         <style>\(Self.css)</style>
         </head>
         <body>
-        <header><h1>Engagement report: \(esc(report.app))</h1>
-        <p class="range">\(esc(Fmt.range(report)))\(Fmt.filters(report).map { " · filters: " + esc($0) } ?? "")</p></header>
+        <header><h1>Engagement report: \(HTML.escape(report.app))</h1>
+        <p class="range">\(HTML.escape(Fmt.range(report)))\(Fmt.filters(report).map { " · filters: " + HTML.escape($0) } ?? "")</p></header>
 
         """
         html += section(title: nil, categories: report.categories, overall: report.overall, days: report.days)
@@ -34,15 +34,15 @@ public struct HTMLReportRenderer: Sendable {
         }
         if let mismatches { html += mismatches.htmlSection }
         html += "<section class=\"notes\"><h2>Notes</h2><ul>\n"
-        for note in Fmt.notes + [Fmt.sampleNote(report), Fmt.resolutionNote()] { html += "<li>\(esc(note))</li>\n" }
-        html += "</ul><p class=\"meta\">Generated \(esc(report.generatedAt.iso8601(fractionDigits: 0))) from \(report.source.rawValue), schema version \(EngagementReport.schemaVersion).</p></section>\n"
+        for note in Fmt.notes + [Fmt.sampleNote(report), Fmt.resolutionNote()] { html += "<li>\(HTML.escape(note))</li>\n" }
+        html += "</ul><p class=\"meta\">Generated \(HTML.escape(report.generatedAt.iso8601(fractionDigits: 0))) from \(report.source.rawValue), schema version \(EngagementReport.schemaVersion).</p></section>\n"
         html += "</body>\n</html>\n"
         return html
     }
 
     func section(title: String?, categories: [CategoryEngagement], overall: CategoryEngagement, days: [String]) -> String {
         var html = "<section class=\"report\">\n"
-        if let title { html += "<h2 class=\"group\">\(esc(title))</h2>\n" }
+        if let title { html += "<h2 class=\"group\">\(HTML.escape(title))</h2>\n" }
         html += summary(overall)
         html += "<h2>Engagement by category</h2>\n" + engagementChart(categories + [overall])
         html += "<h2>Rich vs text-only</h2>\n" + upliftChart(categories + [overall])
@@ -52,7 +52,7 @@ public struct HTMLReportRenderer: Sendable {
                                    ("Rich vs text-only adjusted for campaign × app version × platform", ReportColumns.adjusted),
                                    ("How long until the difference is known", ReportColumns.detection),
                                    ("Sample sizes, media failures, actions", ReportColumns.detail)] {
-            html += "<h3>\(esc(heading))</h3>\n" + table(columns, rows)
+            html += "<h3>\(HTML.escape(heading))</h3>\n" + table(columns, rows)
             if heading.hasPrefix("Rich vs text-only adjusted") {
                 html += confoundedNotes(rows)
             }
@@ -65,10 +65,10 @@ public struct HTMLReportRenderer: Sendable {
     func confoundedNotes(_ rows: [CategoryEngagement]) -> String {
         var html = ""
         for row in rows where row.uplift.confounded {
-            html += "<p class=\"confounded\"><span class=\"badge\">confounded</span> <b>\(esc(row.displayName))</b>: \(esc(Fmt.confoundedExplanation(row.uplift)))</p>\n"
+            html += "<p class=\"confounded\"><span class=\"badge\">confounded</span> <b>\(HTML.escape(row.displayName))</b>: \(HTML.escape(Fmt.confoundedExplanation(row.uplift)))</p>\n"
         }
         for line in Fmt.rowNotes(rows) where !line.hasPrefix("⚠") {
-            html += "<p class=\"not-meaningful\">\(esc(line))</p>\n"
+            html += "<p class=\"not-meaningful\">\(HTML.escape(line))</p>\n"
         }
         return html
     }
@@ -88,15 +88,15 @@ public struct HTMLReportRenderer: Sendable {
             verdict += " · pooled: insufficient data (\(u.comparison.insufficientReason ?? ""))"
         }
         let badge = u.confounded
-            ? "<p class=\"confounded\"><span class=\"badge\">confounded</span> \(esc(Fmt.confoundedExplanation(u)))</p>\n" : "" 
+            ? "<p class=\"confounded\"><span class=\"badge\">confounded</span> \(HTML.escape(Fmt.confoundedExplanation(u)))</p>\n" : "" 
         return """
         <div class="cards">
         <div class="card"><span class="k">Delivered</span><span class="v">\(Fmt.count(overall.delivered))</span></div>
-        <div class="card"><span class="k">Engagement</span><span class="v">\(overall.engagementNotMeaningful == nil ? Fmt.percent(overall.engagementRate) : "not meaningful")</span><span class="s">\(esc(overall.engagementNotMeaningful == nil ? Fmt.interval(overall.engagementCI95) : "more engaged than delivered"))</span></div>
+        <div class="card"><span class="k">Engagement</span><span class="v">\(overall.engagementNotMeaningful == nil ? Fmt.percent(overall.engagementRate) : "not meaningful")</span><span class="s">\(HTML.escape(overall.engagementNotMeaningful == nil ? Fmt.interval(overall.engagementCI95) : "more engaged than delivered"))</span></div>
         <div class="card"><span class="k">Dismiss</span><span class="v">\(overall.dismiss.measurable ? Fmt.percent(overall.dismiss.rate) : "not measurable")</span></div>
         <div class="card"><span class="k">Median time to response</span><span class="v">\(Fmt.seconds(overall.timeToResponse.p50Seconds))</span></div>
         </div>
-        <p class="verdict">\(esc(verdict))</p>
+        <p class="verdict">\(HTML.escape(verdict))</p>
         \(badge)<p class="muted">Pooling mixes categories, campaigns, versions and platforms with different media shares and base rates; the adjusted figures compare like with like.</p>
 
         """
@@ -116,7 +116,7 @@ public struct HTMLReportRenderer: Sendable {
             svg += text(x: label - 8, y: y + rowHeight / 2 + 4, anchor: "end", Fmt.fit(row.displayName, 24), bold: row.category == nil)
             guard let rate = row.engagementRate else { continue }
             let w = min(rate, maxValue) / maxValue * plot
-            svg += "<rect class=\"bar\" x=\"\(f(label))\" y=\"\(f(y + 5))\" width=\"\(f(w))\" height=\"\(f(rowHeight - 10))\" fill=\"\(Self.barColour)\"><title>\(esc(row.displayName)): \(Fmt.percent(rate)) \(esc(Fmt.interval(row.engagementCI95)))</title></rect>\n"
+            svg += "<rect class=\"bar\" x=\"\(f(label))\" y=\"\(f(y + 5))\" width=\"\(f(w))\" height=\"\(f(rowHeight - 10))\" fill=\"\(Self.barColour)\"><title>\(HTML.escape(row.displayName)): \(Fmt.percent(rate)) \(HTML.escape(Fmt.interval(row.engagementCI95)))</title></rect>\n"
             if let ci = row.engagementCI95 { svg += whisker(ci, x0: label, plot: plot, maxValue: maxValue, y: y + rowHeight / 2) }
             svg += text(x: label + plot + 6, y: y + rowHeight / 2 + 4, anchor: "start", Fmt.percent(rate))
         }
@@ -196,10 +196,10 @@ public struct HTMLReportRenderer: Sendable {
     }
 
     func table(_ columns: [Column], _ rows: [CategoryEngagement]) -> String {
-        var html = "<table><thead><tr>" + columns.map { "<th class=\"\($0.right ? "num" : "")\">\(esc($0.header))</th>" }.joined() + "</tr></thead><tbody>\n"
+        var html = "<table><thead><tr>" + columns.map { "<th class=\"\($0.right ? "num" : "")\">\(HTML.escape($0.header))</th>" }.joined() + "</tr></thead><tbody>\n"
         for row in rows {
             html += "<tr\(row.category == nil ? " class=\"total\"" : "")>"
-            html += columns.map { "<td class=\"\($0.right ? "num" : "")\">\(esc($0.cell(row)))</td>" }.joined() + "</tr>\n"
+            html += columns.map { "<td class=\"\($0.right ? "num" : "")\">\(HTML.escape($0.cell(row)))</td>" }.joined() + "</tr>\n"
         }
         return html + "</tbody></table>\n"
     }
@@ -207,7 +207,7 @@ public struct HTMLReportRenderer: Sendable {
     // MARK: SVG pieces
 
     func svgOpen(width: Double, height: Double, className: String, label: String) -> String {
-        "<svg class=\"\(className)\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(f(width)) \(f(height))\" width=\"\(f(width))\" height=\"\(f(height))\" role=\"img\" aria-label=\"\(esc(label))\">\n"
+        "<svg class=\"\(className)\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(f(width)) \(f(height))\" width=\"\(f(width))\" height=\"\(f(height))\" role=\"img\" aria-label=\"\(HTML.escape(label))\">\n"
     }
 
     func axis(x: Double, y: Double, plot: Double, height: Double, maxValue: Double) -> String {
@@ -228,7 +228,7 @@ public struct HTMLReportRenderer: Sendable {
     }
 
     func text(x: Double, y: Double, anchor: String, _ content: String, bold: Bool = false, className: String = "") -> String {
-        "<text x=\"\(f(x))\" y=\"\(f(y))\" text-anchor=\"\(anchor)\"\(className.isEmpty ? "" : " class=\"\(className)\"")\(bold ? " font-weight=\"600\"" : "")>\(esc(content))</text>"
+        "<text x=\"\(f(x))\" y=\"\(f(y))\" text-anchor=\"\(anchor)\"\(className.isEmpty ? "" : " class=\"\(className)\"")\(bold ? " font-weight=\"600\"" : "")>\(HTML.escape(content))</text>"
     }
 
     /// A round upper bound for an axis of rates: the next 5% step above the largest value.
@@ -241,22 +241,6 @@ public struct HTMLReportRenderer: Sendable {
 
     func f(_ value: Double) -> String { String(format: "%.1f", value) }
 
-    /// Escapes text for HTML and SVG content and attributes. Category names come from apps.
-    func esc(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.count)
-        for c in text {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
 
     static let css = """
     body{font:14px/1.45 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#111827;margin:24px auto;max-width:1000px;padding:0 16px;background:#fff}

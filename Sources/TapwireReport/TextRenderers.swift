@@ -211,8 +211,8 @@ public struct MarkdownReportRenderer: Sendable {
     }
 }
 
-/// One CSV row per category (and one for all categories, and per group with --by), RFC 4180
-/// quoting. Rates are fractions; difference columns (`_pp`) are percentage points.
+/// One CSV row per category (and one for all categories, and per group with --by), quoted and
+/// formula-guarded by `CSVField.escape`. Rates are fractions; difference columns (`_pp`) are percentage points.
 public struct CSVReportRenderer: Sendable {
     public init() {}
 
@@ -261,15 +261,7 @@ public struct CSVReportRenderer: Sendable {
             c.uplift.detection.daysToDetect.map { String(Rounding.round($0, digits: 1)) } ?? "",
             c.engagementNotMeaningful ?? "", c.uplift.rich.notMeaningful ?? "", c.uplift.textOnly.notMeaningful ?? "",
         ]
-        return fields.map(quote).joined(separator: ",")
-    }
-
-    /// RFC 4180, plus a leading quote mark for cells a spreadsheet would run as a formula.
-    func quote(_ field: String) -> String {
-        var text = field
-        if let first = text.first, "=+-@".contains(first), Double(text) == nil { text = "'" + text }
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return fields.map(CSVField.escape).joined(separator: ",")
     }
 }
 

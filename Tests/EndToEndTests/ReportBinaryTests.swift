@@ -62,3 +62,21 @@ import TapwireTestSupport
         #expect(unknown.status == 2 && unknown.output.contains("apps list"))
     }
 }
+
+/// `tapwire report --format csv` writes hostile names as text, as the HTTP export does.
+extension ReportBinaryTests {
+    @Test func reportCommandCSVDefusesHostileNames() throws {
+        let server = try TestCollector.start { $0.rateLimitPerSecond = 0 }
+        defer { server.stop() }
+        let app = try server.database.createApp("hostile")
+        try FormulaInjection.postTraffic(server.client(), key: app.writeKey.text)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UInt32.random(in: 0...UInt32.max)).csv").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try TapwireBinary.run(["report", "--app", "hostile", "--format", "csv", "--by", "campaign", "--since", "1d",
+                                         "--out", path, "--database-url", server.database.url])
+        #expect(run.status == 0, "\(run.output.suffix(1000))")
+        let csv = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(FormulaInjection.liveCells(csv) == [])
+        #expect(FormulaInjection.neutralised(csv) == Set(FormulaInjection.names))
+    }
+}

@@ -377,3 +377,39 @@ private func only(_ findings: [MismatchFinding], _ kind: MismatchKind) -> [Misma
         #expect(backwards.until == backwards.hourStart)
     }
 }
+
+/// Spreadsheet formula injection: every cell a device can name is neutralised, and genuine
+/// negative numbers stay numbers.
+@Suite struct CSVFormulaInjectionTests {
+    /// Each hostile name and the cell that must be written for it.
+    static let hostile: [(String, String)] = [
+        ("=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\""), ("+1", "'+1"), ("-1+1", "'-1+1"), ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "'\tx"), ("\rx", "\"'\rx\""), ("-cmd", "'-cmd"), ("=1+1", "'=1+1"), ("-", "'-"), ("-1.", "'-1."),
+        ("-inf", "'-inf"), ("-0x1p3", "'-0x1p3"), ("- 1", "'- 1"),
+    ]
+
+    @Test func escapeGuardsEveryFormulaStart() {
+        for (name, cell) in Self.hostile { #expect(CSVField.escape(name) == cell, "\(name.debugDescription)") }
+    }
+
+    @Test func negativeNumbersStayNumbers() {
+        for number in ["-3.5", "-0.25", "-1", "-0.0", "-1e-05", "-2.5E+10", "3.5", "0"] {
+            #expect(CSVField.escape(number) == number)
+        }
+    }
+
+    @Test func mismatchCSVDefusesHostileCategoriesAndActions() {
+        let findings = Self.hostile.map { name, _ in
+            MismatchFinding(kind: .unregisteredAction, severity: .error, category: name, action: name, count: 1, appVersions: [name],
+                            platforms: [name], firstSeen: t0, lastSeen: t0, suggestion: name, message: name)
+        }
+        let csv = MismatchReport(app: "demo", since: t0, until: at(60), findings: findings).csv
+        let rows = Array(csv.components(separatedBy: "\r\n").dropFirst().dropLast())
+        #expect(rows.count == Self.hostile.count)
+        for ((name, cell), row) in zip(Self.hostile, rows) {
+            // category, action, appVersions, platforms, suggestion and message: all six guarded.
+            let expected = ["unregistered_action", "error", cell, cell, "1", cell, cell, t0.description, t0.description, cell, cell]
+            #expect(row == expected.joined(separator: ","), "\(name.debugDescription)")
+        }
+    }
+}

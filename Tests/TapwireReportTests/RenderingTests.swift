@@ -69,8 +69,30 @@ struct RenderingTests {
         #expect(csv.contains("\"<b>promo\"\"&\""))
         #expect(csv.contains("\"reply=210;=cmd,\"\"x\"\"=90\""))
         // A cell a spreadsheet would run as a formula starts with a quote mark instead.
-        #expect(CSVReportRenderer().quote("=HYPERLINK(\"x\")") == "\"'=HYPERLINK(\"\"x\"\")\"")
-        #expect(CSVReportRenderer().quote("-0.25") == "-0.25")
+        #expect(CSVField.escape("=HYPERLINK(\"x\")") == "\"'=HYPERLINK(\"\"x\"\")\"")
+        #expect(CSVField.escape("-0.25") == "-0.25")
+    }
+
+    /// Every device-named cell of the report CSV (group value, category, actions) is written as
+    /// text, while the numbers, negative differences included, stay numbers.
+    @Test func csvDefusesFormulaInjectionInEveryNamedCell() throws {
+        var counts: [ReportCountRow] = [], actions: [ReportActionRow] = []
+        for name in FormulaInjection.names {
+            counts.append(ReportCountRow(group: name, day: "2026-11-02", category: name, hasMedia: true, delivered: 400, opens: 40))
+            counts.append(ReportCountRow(group: name, day: "2026-11-02", category: name, hasMedia: false, delivered: 400, opens: 80))
+            actions.append(ReportActionRow(group: name, category: name, action: name, count: 5))
+        }
+        let scope = ReportScope(appId: 1, from: Timestamp(iso8601: "2026-11-02")!, to: Timestamp(iso8601: "2026-11-03")!, groupBy: .campaign)
+        let report = EngagementReportBuilder().build(app: "sample", scope: scope, data: ReportData(days: ["2026-11-02"], counts: counts,
+                                                     actions: actions, histograms: []), manifests: [:],
+                                                     generatedAt: Timestamp(iso8601: "2026-11-03T08:00:00Z")!)
+        let csv = CSVReportRenderer().render(report)
+        #expect(FormulaInjection.liveCells(csv) == [])
+        #expect(FormulaInjection.neutralised(csv) == Set(FormulaInjection.names))
+        // Rich loses by 10 pp in every category: the difference is a negative number, not text.
+        let rows = FormulaInjection.cells(csv)
+        let column = try #require(rows.first?.firstIndex(of: "difference_pp"))
+        #expect(rows.dropFirst().contains { $0[column] == "-10.0" })
     }
 
     @Test func markdownAndHTMLEscapeCategoryNames() {

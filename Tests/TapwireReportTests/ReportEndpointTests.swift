@@ -184,3 +184,14 @@ struct ReportMismatchSectionTests {
         #expect(later.text.contains("No category mismatches"))
     }
 }
+
+@Suite("Report CSV over HTTP: formula injection")
+struct ReportCSVFormulaInjectionTests {
+    /// Hostile category, action and campaign names come back as text in the CSV export.
+    @Test func engagementCSVDefusesHostileNames() throws {
+        let csv = try FormulaInjection.exportAfterTraffic("/v1/reports/engagement?since=1d&format=csv&by=campaign")
+        #expect(csv.status == 200, "\(csv.text.prefix(300))")
+        #expect(FormulaInjection.liveCells(csv.text) == [])
+        #expect(FormulaInjection.neutralised(csv.text) == Set(FormulaInjection.names))
+    }
+}

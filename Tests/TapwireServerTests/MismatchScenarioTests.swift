@@ -203,3 +203,13 @@ enum Promtool {
         return Result(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
     }
 }
+
+@Suite struct MismatchCSVFormulaInjectionTests {
+    /// Hostile category and action names come back as text in the mismatch CSV export.
+    @Test func mismatchCSVDefusesHostileNames() throws {
+        let csv = try FormulaInjection.exportAfterTraffic("/v1/reports/mismatches?since=1h&format=csv")
+        #expect(csv.status == 200, "\(csv.text.prefix(300))")
+        #expect(FormulaInjection.liveCells(csv.text) == [])
+        #expect(FormulaInjection.neutralised(csv.text) == Set(FormulaInjection.names))
+    }
+}
