@@ -8,24 +8,7 @@
 /// pay a transaction's fixed costs for a request or two: the free writer then waits for the
 /// group to fill to `minEventsWhenBusy`, or for the oldest request to have waited `linger`.
 public struct GroupCommitQueue<Item: Sendable>: Sendable {
-    public struct Policy: Sendable, Equatable {
-        /// One transaction takes at most this many events (it always takes at least one request).
-        public var maxEventsPerCommit: Int
-        /// Past this many queued events new requests get 503 with Retry-After.
-        public var maxQueuedEvents: Int
-        /// While another writer is busy, a group waits to reach this many events…
-        public var minEventsWhenBusy: Int
-        /// …or for its oldest request to have waited this long (nanoseconds).
-        public var lingerNanoseconds: UInt64
-
-        public init(maxEventsPerCommit: Int = 20_000, maxQueuedEvents: Int = 200_000, minEventsWhenBusy: Int = 4000,
-                    lingerNanoseconds: UInt64 = 5_000_000) {
-            self.maxEventsPerCommit = maxEventsPerCommit
-            self.maxQueuedEvents = maxQueuedEvents
-            self.minEventsWhenBusy = minEventsWhenBusy
-            self.lingerNanoseconds = lingerNanoseconds
-        }
-    }
+    public typealias Policy = GroupCommitPolicy
 
     /// What a free writer should do now.
     public enum Take: Sendable {
@@ -118,5 +101,26 @@ public struct GroupCommitQueue<Item: Sendable>: Sendable {
             pending.removeFirst(head)
             head = 0
         }
+    }
+}
+
+/// The limits of group commit, one value shared by the queue (`GroupCommitQueue.Policy`) and
+/// the writers that drive it (`GroupCommitter.Options.policy`), so neither copies the other.
+public struct GroupCommitPolicy: Sendable, Equatable {
+    /// One transaction takes at most this many events (it always takes at least one request).
+    public var maxEventsPerCommit: Int
+    /// Past this many queued events new requests get 503 with Retry-After.
+    public var maxQueuedEvents: Int
+    /// While another writer is busy, a group waits to reach this many events…
+    public var minEventsWhenBusy: Int
+    /// …or for its oldest request to have waited this long (nanoseconds).
+    public var lingerNanoseconds: UInt64
+
+    public init(maxEventsPerCommit: Int = 20_000, maxQueuedEvents: Int = 200_000, minEventsWhenBusy: Int = 4000,
+                lingerNanoseconds: UInt64 = 5_000_000) {
+        self.maxEventsPerCommit = maxEventsPerCommit
+        self.maxQueuedEvents = maxQueuedEvents
+        self.minEventsWhenBusy = minEventsWhenBusy
+        self.lingerNanoseconds = lingerNanoseconds
     }
 }

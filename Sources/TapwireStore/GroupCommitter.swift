@@ -36,9 +36,9 @@ public final class GroupCommitter: Sendable {
 
     public struct Options: Sendable {
         public var writers: Int
-        public var policy: GroupCommitQueue<Int>.Policy
+        public var policy: GroupCommitPolicy
         public var reconnectBackoff: Backoff
-        public init(writers: Int = 2, policy: GroupCommitQueue<Int>.Policy = .init(),
+        public init(writers: Int = 2, policy: GroupCommitPolicy = .init(),
                     reconnectBackoff: Backoff = Backoff(baseSeconds: 0.2, maxSeconds: 5)) {
             self.writers = writers
             self.policy = policy
@@ -63,11 +63,7 @@ public final class GroupCommitter: Sendable {
                 onDatabaseError: @escaping @Sendable (DatabaseError) -> Void = { _ in }) {
         self.databaseURL = databaseURL
         self.options = options
-        let policy = GroupCommitQueue<Request>.Policy(maxEventsPerCommit: options.policy.maxEventsPerCommit,
-                                                      maxQueuedEvents: options.policy.maxQueuedEvents,
-                                                      minEventsWhenBusy: options.policy.minEventsWhenBusy,
-                                                      lingerNanoseconds: options.policy.lingerNanoseconds)
-        self.queue = Mutex(GroupCommitQueue(policy: policy))
+        self.queue = Mutex(GroupCommitQueue(policy: options.policy))
         self.partitions = partitions
         self.logger = logger
         self.onCommit = onCommit
