@@ -171,14 +171,14 @@ public struct ReportRequest: Sendable, Equatable {
         return Timestamp(iso8601: value) != nil
     }
 
-    /// (days, hours): exactly one is set.
+    /// (days, hours): exactly one is set. Parsed by `DurationText` (units `d` or `h`, either case),
+    /// bounded to 10 years; days are calendar days in the report's time zone, not 24-hour spans.
     static func parseSince(_ value: String) -> (days: Int?, hours: Int?)? {
-        guard let unit = value.last, let n = Int(value.dropLast()), n > 0, n <= 3_650 * 24 else { return nil }
-        switch unit {
-        case "d", "D": return n <= 3_650 ? (n, nil) : nil
-        case "h", "H": return (nil, n)
-        default: return nil
-        }
+        guard let last = value.last, "dDhH".contains(last),
+              let (count, unit) = DurationText.parts(String(value.dropLast()) + last.lowercased()),
+              count > 0, count <= 3_650 * 24 else { return nil }
+        let n = Int(count)
+        return unit == .days ? (n <= 3_650 ? (n, nil) : nil) : (nil, n)
     }
 }
 

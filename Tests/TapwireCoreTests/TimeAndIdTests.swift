@@ -83,6 +83,12 @@ import Testing
         #expect(DurationText.seconds("0d") == 0)
     }
 
+    @Test func partsGiveTheCountAndUnit() {
+        #expect(DurationText.parts("7d").map { [$0.count, $0.unit.seconds] } == [7, 86_400])
+        #expect(DurationText.parts("12h")?.unit == .hours)
+        #expect(DurationText.parts("0") == nil && DurationText.parts("7D") == nil && DurationText.parts("-1d") == nil)
+    }
+
     @Test func notADuration() {
         for text in ["", "d", "7", "300", "-1d", "1.5h", "7y", "7 d", "yesterday", "2026-12-01"] {
             #expect(DurationText.seconds(text) == nil, "\(text)")

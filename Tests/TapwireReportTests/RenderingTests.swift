@@ -95,6 +95,17 @@ struct RenderingTests {
         #expect(rows.dropFirst().contains { $0[column] == "-10.0" })
     }
 
+    /// `since` counts calendar days (up to 10 years) or hours, in either case, through DurationText.
+    @Test func sinceTakesDaysOrHours() {
+        #expect(ReportRequest.parseSince("7d")?.days == 7 && ReportRequest.parseSince("7D")?.days == 7)
+        #expect(ReportRequest.parseSince("12H")?.hours == 12 && ReportRequest.parseSince("87600h")?.hours == 87_600)
+        #expect(ReportRequest.parseSince("3650d")?.days == 3_650)
+        for bad in ["0d", "3651d", "87601h", "30m", "2w", "0", "7", "d", "-1d", "1.5d", "7 d"] {
+            #expect(ReportRequest.parseSince(bad) == nil, "\(bad)")
+        }
+        #expect(throws: ReportError.self) { try ReportRequest(options: [("since", "2w")]) }
+    }
+
     @Test func markdownAndHTMLEscapeCategoryNames() {
         let report = SampleReport.make()
         let html = HTMLReportRenderer().render(report)
