@@ -59,16 +59,15 @@ public struct AppStore: Sendable {
         }
         let writeKey = APIKey.generate(kind: .write)
         let readKey = APIKey.generate(kind: .read)
-        try connection.query("BEGIN")
         do {
-            let row = try connection.query(EmbeddedSQL.appCreate, [name])
-            guard let appId = row.scalar.flatMap({ Int64($0) }) else { throw DatabaseError(.unexpectedResult, "no app_id returned") }
-            try insert(writeKey, appId: appId, expiresInSeconds: nil, on: connection)
-            try insert(readKey, appId: appId, expiresInSeconds: nil, on: connection)
-            try connection.query("COMMIT")
-            return CreatedApp(appId: appId, name: name, writeKey: writeKey, readKey: readKey)
+            return try connection.transaction { () throws(DatabaseError) -> CreatedApp in
+                let row = try connection.query(EmbeddedSQL.appCreate, [name])
+                guard let appId = row.scalar.flatMap({ Int64($0) }) else { throw DatabaseError(.unexpectedResult, "no app_id returned") }
+                try insert(writeKey, appId: appId, expiresInSeconds: nil, on: connection)
+                try insert(readKey, appId: appId, expiresInSeconds: nil, on: connection)
+                return CreatedApp(appId: appId, name: name, writeKey: writeKey, readKey: readKey)
+            }
         } catch let error as DatabaseError {
-            _ = try? connection.query("ROLLBACK")
             if error.sqlState == "23505" {
                 throw AppStoreError(code: .duplicateName, message: "an app named \(name) already exists")
             }
@@ -104,14 +103,9 @@ public struct AppStore: Sendable {
                           on connection: PostgresConnection) throws -> APIKey {
         let app = try app(named: name, on: connection)
         let key = APIKey.generate(kind: kind)
-        try connection.query("BEGIN")
-        do {
+        try connection.transaction { () throws(DatabaseError) in
             try connection.query(EmbeddedSQL.keyExpireOld, [String(app.appId), kind.rawValue, String(max(0, graceSeconds))])
             try insert(key, appId: app.appId, expiresInSeconds: nil, on: connection)
-            try connection.query("COMMIT")
-        } catch {
-            _ = try? connection.query("ROLLBACK")
-            throw error
         }
         return key
     }

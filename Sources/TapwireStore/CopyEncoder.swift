@@ -156,14 +156,8 @@ public enum BulkLoad {
                                   partitions: PartitionDays = PartitionDays()) throws(DatabaseError) -> Int {
         let writer = EventWriter(connection: connection, partitions: partitions)
         try writer.ensurePartitions(for: batches)
-        try connection.query("BEGIN")
-        do throws(DatabaseError) {
-            let rows = try connection.copyIn(EmbeddedSQL.copyEvents, data: EventCopyRows.encode(batches, withSeq: false))
-            try connection.query("COMMIT")
-            return rows
-        } catch {
-            if connection.isUsable { _ = try? connection.query("ROLLBACK") }
-            throw error
+        return try connection.transaction { () throws(DatabaseError) -> Int in
+            try connection.copyIn(EmbeddedSQL.copyEvents, data: EventCopyRows.encode(batches, withSeq: false))
         }
     }
 }

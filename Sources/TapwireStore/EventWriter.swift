@@ -94,8 +94,7 @@ public final class EventWriter {
     }
 
     private func commitOnce(_ batches: [StagedBatch], plan: StagingPlan, staged: [UInt8]) throws(DatabaseError) -> [BatchOutcome] {
-        do {
-            try connection.query("BEGIN")
+        try connection.transaction { () throws(DatabaseError) -> [BatchOutcome] in
             try connection.copyIn(EmbeddedSQL.copyStaging, data: staged)
             let claimed = try connection.query(EmbeddedSQL.claimEventIds).affectedRows
             var fresh = plan.order
@@ -108,11 +107,7 @@ public final class EventWriter {
                 try connection.copyIn(EmbeddedSQL.copyEvents, data: EventCopyRows.encode(batches, withSeq: false, order: fresh))
                 for statement in EmbeddedSQL.freshRowStatements { try connection.query(statement.sql) }
             }
-            try connection.query("COMMIT")
             return Self.outcomes(batches, storedSeqs: fresh)
-        } catch {
-            if connection.isUsable { _ = try? connection.query("ROLLBACK") }
-            throw error
         }
     }
 

@@ -13,8 +13,7 @@ public struct ManifestStore: Sendable {
 
     public func store(_ manifest: Manifest, appId: Int64, on connection: PostgresConnection) throws(DatabaseError) -> StoredManifest {
         let hash = PostgresValue.hex(manifest.contentHash)
-        try connection.query("BEGIN")
-        do throws(DatabaseError) {
+        return try connection.transaction { () throws(DatabaseError) -> StoredManifest in
             let result = try connection.query(EmbeddedSQL.manifestUpsert,
                                               [String(appId), manifest.appVersion, hash, manifest.canonicalJSON.serialized()])
             guard let row = result.rows.first, let id = row[0].flatMap({ Int64($0) }) else {
@@ -35,11 +34,7 @@ public struct ManifestStore: Sendable {
                     }
                 }
             }
-            try connection.query("COMMIT")
             return StoredManifest(manifestId: id, contentHash: hash, created: created)
-        } catch {
-            _ = try? connection.query("ROLLBACK")
-            throw error
         }
     }
 

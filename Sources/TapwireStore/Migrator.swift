@@ -38,12 +38,11 @@ public struct Migrator: Sendable {
                 continue
             }
             do {
-                try connection.query("BEGIN")
-                try connection.executeScript(migration.sql)
-                try connection.query(EmbeddedSQL.migrationsRecord, [String(migration.version), migration.name, checksum])
-                try connection.query("COMMIT")
+                try connection.transaction { () throws(DatabaseError) in
+                    try connection.executeScript(migration.sql)
+                    try connection.query(EmbeddedSQL.migrationsRecord, [String(migration.version), migration.name, checksum])
+                }
             } catch {
-                _ = try? connection.query("ROLLBACK")
                 throw DatabaseError(.migrationFailed, sqlState: error.sqlState, "migration \(migration.name) failed: \(error.message)")
             }
             logger?.info("migration applied", ["version": .of(migration.version), "name": .string(migration.name)])

@@ -155,12 +155,12 @@ public struct MismatchBenchmark: Sendable {
             let staged = EventCopyRows.encode([batch])
             let rows = EventCopyRows.encode([batch], withSeq: false)
             let begin = monotonicNanoseconds()
-            try connection.query("BEGIN")
-            try connection.copyIn(EmbeddedSQL.copyStaging, data: staged)
-            try connection.query(EmbeddedSQL.claimEventIds)
-            try connection.copyIn(EmbeddedSQL.copyEvents, data: rows)
-            for statement in group % 2 == 0 ? all : others { try connection.query(statement) }
-            try connection.query("COMMIT")
+            try connection.transaction { () throws(DatabaseError) in
+                try connection.copyIn(EmbeddedSQL.copyStaging, data: staged)
+                try connection.query(EmbeddedSQL.claimEventIds)
+                try connection.copyIn(EmbeddedSQL.copyEvents, data: rows)
+                for statement in group % 2 == 0 ? all : others { try connection.query(statement) }
+            }
             seconds[group % 2] += Double(monotonicNanoseconds() - begin) / 1e9
         }
         let total = Double(options.commitGroups * options.eventsPerGroup)

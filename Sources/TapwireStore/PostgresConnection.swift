@@ -108,6 +108,30 @@ public final class PostgresConnection {
         return try consume(result, connection: connection)
     }
 
+    /// How a transaction starts.
+    public enum TransactionStart: String, Sendable {
+        case readWrite = "BEGIN"
+        /// One snapshot for every read inside, and no writes (the report).
+        case readOnlySnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    }
+
+    /// Runs `body` as one transaction: BEGIN, then COMMIT when `body` returns. When `body` or the
+    /// COMMIT throws, the transaction is rolled back and the error rethrown as it was. The
+    /// ROLLBACK is only sent while the connection is usable (a lost connection has no transaction
+    /// left) and its own failure is ignored, so it never hides the error that caused it.
+    @discardableResult
+    public func transaction<T>(_ start: TransactionStart = .readWrite, _ body: () throws(DatabaseError) -> T) throws(DatabaseError) -> T {
+        try query(start.rawValue)
+        do {
+            let value = try body()
+            try query("COMMIT")
+            return value
+        } catch {
+            if isUsable { _ = try? query("ROLLBACK") }
+            throw error
+        }
+    }
+
     /// Runs a script of several statements with no parameters (migrations only).
     public func executeScript(_ sql: String) throws(DatabaseError) {
         let connection = try live()

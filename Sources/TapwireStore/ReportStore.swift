@@ -288,47 +288,46 @@ public struct ReportStore: Sendable {
         }
         // One snapshot for every read, so the parts of a report always add up.
         do throws(DatabaseError) {
-            try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            // A rollup read touches few rows: starting parallel workers costs more than it saves,
-            // and on a busy server a worker can take seconds to start.
-            if !raw { try connection.query("SET LOCAL max_parallel_workers_per_gather = 0") }
-            let days = try connection.query(EmbeddedSQL.reportDays, [from, to, scope.timeZone]).rows.compactMap { $0[0] }
-            // Whole hours inside one local day from the rollups (none for the raw baseline)…
-            var counts: [ReportCountRow] = [], actions: [ReportActionRow] = [], histograms: [ReportHistogramRow] = []
-            var strata: [ReportStratumRow] = []
-            if !raw {
-                counts = try connection.query(EmbeddedSQL.reportCounts, rollupParameters(grain: scope.countsGrain)).rows.map(countRow)
-                actions = try connection.query(EmbeddedSQL.reportActions, detailParameters(grain: scope.detailGrain)).rows.map(actionRow)
-                histograms = try connection.query(EmbeddedSQL.reportHistograms, detailParameters(grain: scope.detailGrain)).rows
-                    .compactMap(histogramRow)
-                if scope.strata {
-                    strata = try connection.query(EmbeddedSQL.reportStrata, detailParameters(grain: scope.strataGrain)).rows.map(stratumRow)
-                }
-            }
-            // …and the rest from events: the builder adds rows with the same key.
-            // Counts are by local day, so hours cut by a local midnight come from events too;
-            // action and histogram totals only need the range edges cut exactly.
-            func ranges(zone: String) throws(DatabaseError) -> [(String, String)] {
-                try connection.query(EmbeddedSQL.reportRawRanges, [from, to, zone, raw ? "true" : "false"]).rows
-                    .compactMap { row -> (String, String)? in
-                        guard let lo = row[0], let hi = row[1] else { return nil }
-                        return (lo, hi)
+            return try connection.transaction(.readOnlySnapshot) { () throws(DatabaseError) -> ReportData in
+                // A rollup read touches few rows: starting parallel workers costs more than it saves,
+                // and on a busy server a worker can take seconds to start.
+                if !raw { try connection.query("SET LOCAL max_parallel_workers_per_gather = 0") }
+                let days = try connection.query(EmbeddedSQL.reportDays, [from, to, scope.timeZone]).rows.compactMap { $0[0] }
+                // Whole hours inside one local day from the rollups (none for the raw baseline)…
+                var counts: [ReportCountRow] = [], actions: [ReportActionRow] = [], histograms: [ReportHistogramRow] = []
+                var strata: [ReportStratumRow] = []
+                if !raw {
+                    counts = try connection.query(EmbeddedSQL.reportCounts, rollupParameters(grain: scope.countsGrain)).rows.map(countRow)
+                    actions = try connection.query(EmbeddedSQL.reportActions, detailParameters(grain: scope.detailGrain)).rows.map(actionRow)
+                    histograms = try connection.query(EmbeddedSQL.reportHistograms, detailParameters(grain: scope.detailGrain)).rows
+                        .compactMap(histogramRow)
+                    if scope.strata {
+                        strata = try connection.query(EmbeddedSQL.reportStrata, detailParameters(grain: scope.strataGrain)).rows.map(stratumRow)
                     }
-            }
-            for range in try ranges(zone: scope.timeZone) {
-                counts += try connection.query(EmbeddedSQL.reportRawCounts, rawParameters(range, zone: true)).rows.map(countRow)
-            }
-            for range in try ranges(zone: "UTC") {
-                actions += try connection.query(EmbeddedSQL.reportRawActions, rawParameters(range, zone: false)).rows.map(actionRow)
-                histograms += try connection.query(EmbeddedSQL.reportRawHistograms, rawParameters(range, zone: false)).rows.compactMap(histogramRow)
-                if scope.strata {
-                    strata += try connection.query(EmbeddedSQL.reportRawStrata, rawParameters(range, zone: false)).rows.map(stratumRow)
                 }
+                // …and the rest from events: the builder adds rows with the same key.
+                // Counts are by local day, so hours cut by a local midnight come from events too;
+                // action and histogram totals only need the range edges cut exactly.
+                func ranges(zone: String) throws(DatabaseError) -> [(String, String)] {
+                    try connection.query(EmbeddedSQL.reportRawRanges, [from, to, zone, raw ? "true" : "false"]).rows
+                        .compactMap { row -> (String, String)? in
+                            guard let lo = row[0], let hi = row[1] else { return nil }
+                            return (lo, hi)
+                        }
+                }
+                for range in try ranges(zone: scope.timeZone) {
+                    counts += try connection.query(EmbeddedSQL.reportRawCounts, rawParameters(range, zone: true)).rows.map(countRow)
+                }
+                for range in try ranges(zone: "UTC") {
+                    actions += try connection.query(EmbeddedSQL.reportRawActions, rawParameters(range, zone: false)).rows.map(actionRow)
+                    histograms += try connection.query(EmbeddedSQL.reportRawHistograms, rawParameters(range, zone: false)).rows.compactMap(histogramRow)
+                    if scope.strata {
+                        strata += try connection.query(EmbeddedSQL.reportRawStrata, rawParameters(range, zone: false)).rows.map(stratumRow)
+                    }
+                }
+                return ReportData(days: days, counts: counts, actions: actions, histograms: histograms, strata: strata)
             }
-            try connection.query("COMMIT")
-            return ReportData(days: days, counts: counts, actions: actions, histograms: histograms, strata: strata)
         } catch {
-            if connection.isUsable { _ = try? connection.query("ROLLBACK") }
             throw Self.translate(error, timeZone: scope.timeZone)
         }
     }

@@ -46,21 +46,21 @@ public struct RollupStore: Sendable {
             while true {
                 do {
                     try connection.query(EmbeddedSQL.createStaging)
-                    try connection.query("BEGIN")
-                    try connection.query(EmbeddedSQL.rollupsRebuildLock)
-                    try connection.query(EmbeddedSQL.rollupsRebuildDelete, parameters)
-                    let staged = try connection.query(EmbeddedSQL.rollupsRebuildStage, parameters).affectedRows
-                    if staged > 0 {
-                        for statement in EmbeddedSQL.freshRowStatements { try connection.query(statement.sql) }
+                    let staged = try connection.transaction { () throws(DatabaseError) -> Int in
+                        try connection.query(EmbeddedSQL.rollupsRebuildLock)
+                        try connection.query(EmbeddedSQL.rollupsRebuildDelete, parameters)
+                        let staged = try connection.query(EmbeddedSQL.rollupsRebuildStage, parameters).affectedRows
+                        if staged > 0 {
+                            for statement in EmbeddedSQL.freshRowStatements { try connection.query(statement.sql) }
+                        }
+                        return staged
                     }
-                    try connection.query("COMMIT")
                     let written = staged
                     let step = Progress(from: Timestamp(microseconds: chunkStart), to: Timestamp(microseconds: chunkEnd), eventsRecomputed: written)
                     done.append(step)
                     progress(step)
                     break
                 } catch {
-                    if connection.isUsable { _ = try? connection.query("ROLLBACK") }
                     attempt += 1
                     if error.isTransientConflict, attempt < 4 { continue }
                     throw error

@@ -15,6 +15,69 @@ import TapwireTestSupport
     }
 }
 
+/// `PostgresConnection.transaction`: COMMIT on return, ROLLBACK on any error, the error unchanged.
+@Suite struct TransactionTests {
+    @Test func commitsOnReturnAndRollsBackOnError() throws {
+        let db = try TestDatabase.create()
+        let connection = try db.connect(), observer = try db.connect()
+        defer { connection.close(); observer.close() }
+        try connection.query("CREATE TABLE tx_probe (n int)")
+        func seen() throws -> [String?] { try observer.query("SELECT n FROM tx_probe ORDER BY n").rows.map { $0[0] } }
+
+        let value = try connection.transaction { () throws(DatabaseError) -> Int in
+            try connection.query("INSERT INTO tx_probe VALUES (1)")
+            return 7
+        }
+        #expect(value == 7)
+        #expect(try seen() == ["1"])
+
+        // An error thrown by the body: rolled back, and the same error comes out.
+        #expect(throws: DatabaseError.self) {
+            try connection.transaction { () throws(DatabaseError) in
+                try connection.query("INSERT INTO tx_probe VALUES (2)")
+                throw DatabaseError(.unexpectedResult, "the body gave up")
+            }
+        }
+        do {
+            try connection.transaction { () throws(DatabaseError) in throw DatabaseError(.unexpectedResult, "again") }
+        } catch {
+            #expect(error.code == .unexpectedResult && error.message == "again")
+        }
+        // A failing statement: its SQLSTATE is kept, and the connection is left outside any transaction.
+        do {
+            try connection.transaction { () throws(DatabaseError) in
+                try connection.query("INSERT INTO tx_probe VALUES (3)")
+                try connection.query("SELECT 1 / 0")
+            }
+            Issue.record("division by zero did not throw")
+        } catch {
+            #expect(error.sqlState == "22012")
+        }
+        // Outside any transaction now: a plain insert is visible to another session at once.
+        try connection.query("INSERT INTO tx_probe VALUES (4)")
+        #expect(try seen() == ["1", "4"])
+    }
+
+    /// A connection lost inside the transaction: the loss is reported, nothing is committed, no trap.
+    @Test func aLostConnectionIsReportedNotHidden() throws {
+        let db = try TestDatabase.create()
+        let connection = try db.connect(), observer = try db.connect()
+        defer { connection.close(); observer.close() }
+        try connection.query("CREATE TABLE tx_probe (n int)")
+        do {
+            try connection.transaction { () throws(DatabaseError) in
+                try connection.query("INSERT INTO tx_probe VALUES (1)")
+                connection.close()
+            }
+            Issue.record("COMMIT on a closed connection did not throw")
+        } catch {
+            #expect(error.code == .connectionLost)
+        }
+        #expect(!connection.isUsable)
+        #expect(try observer.query("SELECT count(*) FROM tx_probe").scalar == "0")
+    }
+}
+
 @Suite struct MigrationTests {
     @Test func migratingTwiceIsANoOp() throws {
         let db = try TestDatabase.create()
