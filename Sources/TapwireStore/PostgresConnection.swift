@@ -19,6 +19,26 @@ public struct QueryResult: Sendable {
 
     public func column(_ name: String) -> Int? { columns.firstIndex(of: name) }
 
+    /// The rows, each read by column name (the names libpq gave, PQfname): a reader no longer
+    /// depends on the order of the SELECT list.
+    public var namedRows: [Row] {
+        let index = Dictionary(columns.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        return rows.map { Row(values: $0, index: index) }
+    }
+
+    /// One row of a result, read by column name.
+    public struct Row: Sendable {
+        public let values: [String?]
+        let index: [String: Int]
+
+        /// The value of column `name` as text, nil for SQL NULL. A name the query does not return
+        /// is a mistake in the code, like an index past the end.
+        public subscript(_ name: String) -> String? {
+            guard let position = index[name] else { preconditionFailure("the result has no column \(name)") }
+            return values[position]
+        }
+    }
+
     /// The single value of a one-row, one-column result.
     public var scalar: String? { rows.first?.first ?? nil }
 }

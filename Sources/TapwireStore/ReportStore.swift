@@ -268,22 +268,25 @@ public struct ReportStore: Sendable {
         func rawParameters(_ range: (String, String), zone: Bool) -> [String?] {
             [String(scope.appId), range.0, range.1] + (zone ? [scope.timeZone] : []) + filters + [group]
         }
-        func countRow(_ row: [String?]) -> ReportCountRow {
-            ReportCountRow(group: row[0] ?? "", appVersion: row[1] ?? "", day: row[2] ?? "", category: row[3] ?? "",
-                           hasMedia: row[4] == "t", delivered: Self.int(row[5]), sent: Self.int(row[6]),
-                           mediaRequested: Self.int(row[7]), opens: Self.int(row[8]), dismissals: Self.int(row[9]),
-                           actions: Self.int(row[10]), replies: Self.int(row[11]))
+        func countRow(_ row: QueryResult.Row) -> ReportCountRow {
+            ReportCountRow(group: row["group_value"] ?? "", appVersion: row["app_version"] ?? "", day: row["day"] ?? "",
+                           category: row["category"] ?? "", hasMedia: row["has_media"] == "t", delivered: Self.int(row["delivered"]),
+                           sent: Self.int(row["sent"]), mediaRequested: Self.int(row["media_requested"]), opens: Self.int(row["opens"]),
+                           dismissals: Self.int(row["dismissals"]), actions: Self.int(row["actions"]), replies: Self.int(row["replies"]))
         }
-        func actionRow(_ row: [String?]) -> ReportActionRow {
-            ReportActionRow(group: row[0] ?? "", category: row[1] ?? "", action: row[2] ?? "", count: Self.int(row[3]))
+        func actionRow(_ row: QueryResult.Row) -> ReportActionRow {
+            ReportActionRow(group: row["group_value"] ?? "", category: row["category"] ?? "", action: row["action"] ?? "",
+                            count: Self.int(row["count"]))
         }
-        func stratumRow(_ row: [String?]) -> ReportStratumRow {
-            ReportStratumRow(group: row[0] ?? "", category: row[1] ?? "", appVersion: row[2] ?? "", platform: row[3] ?? "",
-                             campaign: row[4] ?? "", hasMedia: row[5] == "t", delivered: Self.int(row[6]), engaged: Self.int(row[7]))
+        func stratumRow(_ row: QueryResult.Row) -> ReportStratumRow {
+            ReportStratumRow(group: row["group_value"] ?? "", category: row["category"] ?? "", appVersion: row["app_version"] ?? "",
+                             platform: row["platform"] ?? "", campaign: row["campaign"] ?? "", hasMedia: row["has_media"] == "t",
+                             delivered: Self.int(row["delivered"]), engaged: Self.int(row["engaged"]))
         }
-        func histogramRow(_ row: [String?]) -> ReportHistogramRow? {
-            HistogramMetric(rawValue: Self.int(row[2])).map {
-                ReportHistogramRow(group: row[0] ?? "", category: row[1] ?? "", metric: $0, bin: Self.int(row[3]), count: Self.int(row[4]))
+        func histogramRow(_ row: QueryResult.Row) -> ReportHistogramRow? {
+            HistogramMetric(rawValue: Self.int(row["metric"])).map {
+                ReportHistogramRow(group: row["group_value"] ?? "", category: row["category"] ?? "", metric: $0,
+                                   bin: Self.int(row["bin"]), count: Self.int(row["count"]))
             }
         }
         // One snapshot for every read, so the parts of a report always add up.
@@ -292,37 +295,37 @@ public struct ReportStore: Sendable {
                 // A rollup read touches few rows: starting parallel workers costs more than it saves,
                 // and on a busy server a worker can take seconds to start.
                 if !raw { try connection.query("SET LOCAL max_parallel_workers_per_gather = 0") }
-                let days = try connection.query(EmbeddedSQL.reportDays, [from, to, scope.timeZone]).rows.compactMap { $0[0] }
+                let days = try connection.query(EmbeddedSQL.reportDays, [from, to, scope.timeZone]).namedRows.compactMap { $0["day"] }
                 // Whole hours inside one local day from the rollups (none for the raw baseline)…
                 var counts: [ReportCountRow] = [], actions: [ReportActionRow] = [], histograms: [ReportHistogramRow] = []
                 var strata: [ReportStratumRow] = []
                 if !raw {
-                    counts = try connection.query(EmbeddedSQL.reportCounts, rollupParameters(grain: scope.countsGrain)).rows.map(countRow)
-                    actions = try connection.query(EmbeddedSQL.reportActions, detailParameters(grain: scope.detailGrain)).rows.map(actionRow)
-                    histograms = try connection.query(EmbeddedSQL.reportHistograms, detailParameters(grain: scope.detailGrain)).rows
+                    counts = try connection.query(EmbeddedSQL.reportCounts, rollupParameters(grain: scope.countsGrain)).namedRows.map(countRow)
+                    actions = try connection.query(EmbeddedSQL.reportActions, detailParameters(grain: scope.detailGrain)).namedRows.map(actionRow)
+                    histograms = try connection.query(EmbeddedSQL.reportHistograms, detailParameters(grain: scope.detailGrain)).namedRows
                         .compactMap(histogramRow)
                     if scope.strata {
-                        strata = try connection.query(EmbeddedSQL.reportStrata, detailParameters(grain: scope.strataGrain)).rows.map(stratumRow)
+                        strata = try connection.query(EmbeddedSQL.reportStrata, detailParameters(grain: scope.strataGrain)).namedRows.map(stratumRow)
                     }
                 }
                 // …and the rest from events: the builder adds rows with the same key.
                 // Counts are by local day, so hours cut by a local midnight come from events too;
                 // action and histogram totals only need the range edges cut exactly.
                 func ranges(zone: String) throws(DatabaseError) -> [(String, String)] {
-                    try connection.query(EmbeddedSQL.reportRawRanges, [from, to, zone, raw ? "true" : "false"]).rows
+                    try connection.query(EmbeddedSQL.reportRawRanges, [from, to, zone, raw ? "true" : "false"]).namedRows
                         .compactMap { row -> (String, String)? in
-                            guard let lo = row[0], let hi = row[1] else { return nil }
+                            guard let lo = row["lo"], let hi = row["hi"] else { return nil }
                             return (lo, hi)
                         }
                 }
                 for range in try ranges(zone: scope.timeZone) {
-                    counts += try connection.query(EmbeddedSQL.reportRawCounts, rawParameters(range, zone: true)).rows.map(countRow)
+                    counts += try connection.query(EmbeddedSQL.reportRawCounts, rawParameters(range, zone: true)).namedRows.map(countRow)
                 }
                 for range in try ranges(zone: "UTC") {
-                    actions += try connection.query(EmbeddedSQL.reportRawActions, rawParameters(range, zone: false)).rows.map(actionRow)
-                    histograms += try connection.query(EmbeddedSQL.reportRawHistograms, rawParameters(range, zone: false)).rows.compactMap(histogramRow)
+                    actions += try connection.query(EmbeddedSQL.reportRawActions, rawParameters(range, zone: false)).namedRows.map(actionRow)
+                    histograms += try connection.query(EmbeddedSQL.reportRawHistograms, rawParameters(range, zone: false)).namedRows.compactMap(histogramRow)
                     if scope.strata {
-                        strata += try connection.query(EmbeddedSQL.reportRawStrata, rawParameters(range, zone: false)).rows.map(stratumRow)
+                        strata += try connection.query(EmbeddedSQL.reportRawStrata, rawParameters(range, zone: false)).namedRows.map(stratumRow)
                     }
                 }
                 return ReportData(days: days, counts: counts, actions: actions, histograms: histograms, strata: strata)

@@ -15,6 +15,19 @@ import TapwireTestSupport
     }
 }
 
+@Suite struct NamedRowTests {
+    /// Columns are read by the names the SELECT list gives them, whatever their position.
+    @Test func rowsAreReadByColumnName() throws {
+        let db = try TestDatabase.create()
+        let connection = try db.connect()
+        defer { connection.close() }
+        let result = try connection.query("SELECT 'x' AS text_value, NULL::int AS missing, n AS count FROM generate_series(1, 2) n")
+        #expect(result.namedRows.map { $0["count"] } == ["1", "2"])
+        #expect(result.namedRows.allSatisfy { $0["text_value"] == "x" && $0["missing"] == nil })
+        #expect(result.namedRows.first?.values == ["x", nil, "1"])
+    }
+}
+
 /// `PostgresConnection.transaction`: COMMIT on return, ROLLBACK on any error, the error unchanged.
 @Suite struct TransactionTests {
     @Test func commitsOnReturnAndRollsBackOnError() throws {

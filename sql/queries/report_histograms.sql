@@ -41,7 +41,7 @@ WITH edges AS (
           AND ($5::text IS NULL OR r.app_version = $5::text) AND ($6::text IS NULL OR r.platform = $6::text)
           AND ($7::text IS NULL OR r.campaign = $7::text) AND ($8::text IS NULL OR r.variant = $8::text)
 )
-SELECT group_value, category, metric, bin, sum(n)::bigint
+SELECT group_value, category, metric, bin, sum(n)::bigint AS count
 FROM parts
 GROUP BY 1, 2, 3, 4
 ORDER BY 1, 2, 3, 4

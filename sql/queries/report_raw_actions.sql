@@ -2,8 +2,8 @@
 -- the rollups cannot answer exactly (see report_raw_ranges.sql), or every hour for the
 -- benchmark's baseline. $4-$7 filters (NULL = any); $8 the --by dimension.
 SELECT CASE $8::text WHEN 'appVersion' THEN e.app_version WHEN 'platform' THEN e.platform
-                      WHEN 'campaign' THEN coalesce(e.campaign, '') WHEN 'variant' THEN coalesce(e.variant, '') ELSE '' END,
-    e.category, e.action_identifier, count(*)
+                      WHEN 'campaign' THEN coalesce(e.campaign, '') WHEN 'variant' THEN coalesce(e.variant, '') ELSE '' END AS group_value,
+    e.category, e.action_identifier AS action, count(*) AS count
 FROM events e
 WHERE e.app_id = $1::bigint AND e.event_time >= $2::timestamptz AND e.event_time < $3::timestamptz
   AND e.type = 'response' AND e.action_identifier NOT IN

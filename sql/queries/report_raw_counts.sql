@@ -2,17 +2,17 @@
 -- the rollups cannot answer exactly (see report_raw_ranges.sql), or every hour for the
 -- benchmark's baseline. $4 time zone; $5-$8 filters (NULL = any); $9 the --by dimension.
 SELECT CASE $9::text WHEN 'appVersion' THEN e.app_version WHEN 'platform' THEN e.platform
-                      WHEN 'campaign' THEN coalesce(e.campaign, '') WHEN 'variant' THEN coalesce(e.variant, '') ELSE '' END,
-    e.app_version, ((e.event_time AT TIME ZONE $4::text)::date)::text, e.category, e.has_media,
-    count(*) FILTER (WHERE e.type = 'delivered'),
-    count(*) FILTER (WHERE e.type = 'sent'),
-    count(*) FILTER (WHERE e.type = 'delivered' AND e.media_requested),
-    count(*) FILTER (WHERE e.type = 'response' AND e.action_identifier = 'com.apple.UNNotificationDefaultActionIdentifier'),
-    count(*) FILTER (WHERE e.type = 'response' AND e.action_identifier = 'com.apple.UNNotificationDismissActionIdentifier'),
+                      WHEN 'campaign' THEN coalesce(e.campaign, '') WHEN 'variant' THEN coalesce(e.variant, '') ELSE '' END AS group_value,
+    e.app_version, ((e.event_time AT TIME ZONE $4::text)::date)::text AS day, e.category, e.has_media,
+    count(*) FILTER (WHERE e.type = 'delivered') AS delivered,
+    count(*) FILTER (WHERE e.type = 'sent') AS sent,
+    count(*) FILTER (WHERE e.type = 'delivered' AND e.media_requested) AS media_requested,
+    count(*) FILTER (WHERE e.type = 'response' AND e.action_identifier = 'com.apple.UNNotificationDefaultActionIdentifier') AS opens,
+    count(*) FILTER (WHERE e.type = 'response' AND e.action_identifier = 'com.apple.UNNotificationDismissActionIdentifier') AS dismissals,
     count(*) FILTER (WHERE e.type = 'response' AND e.action_identifier NOT IN
-        ('com.apple.UNNotificationDefaultActionIdentifier', 'com.apple.UNNotificationDismissActionIdentifier')),
+        ('com.apple.UNNotificationDefaultActionIdentifier', 'com.apple.UNNotificationDismissActionIdentifier')) AS actions,
     count(*) FILTER (WHERE e.type = 'response' AND e.user_text_length IS NOT NULL AND e.action_identifier NOT IN
-        ('com.apple.UNNotificationDefaultActionIdentifier', 'com.apple.UNNotificationDismissActionIdentifier'))
+        ('com.apple.UNNotificationDefaultActionIdentifier', 'com.apple.UNNotificationDismissActionIdentifier')) AS replies
 FROM events e
 WHERE e.app_id = $1::bigint AND e.event_time >= $2::timestamptz AND e.event_time < $3::timestamptz
   AND ($5::text IS NULL OR e.app_version = $5::text) AND ($6::text IS NULL OR e.platform = $6::text)

@@ -2,8 +2,8 @@
 -- the rollups cannot answer exactly (see report_raw_ranges.sql), or every hour for the
 -- benchmark's baseline. $4-$7 filters (NULL = any); $8 the --by dimension.
 SELECT CASE $8::text WHEN 'appVersion' THEN e.app_version WHEN 'platform' THEN e.platform
-                      WHEN 'campaign' THEN coalesce(e.campaign, '') WHEN 'variant' THEN coalesce(e.variant, '') ELSE '' END,
-    e.category, m.metric, m.bin, count(*)
+                      WHEN 'campaign' THEN coalesce(e.campaign, '') WHEN 'variant' THEN coalesce(e.variant, '') ELSE '' END AS group_value,
+    e.category, m.metric, m.bin, count(*) AS count
 FROM events e
 CROSS JOIN LATERAL (VALUES
     (1::smallint, CASE WHEN e.user_text_length IS NOT NULL THEN tapwire_reply_bin(e.user_text_length) END),

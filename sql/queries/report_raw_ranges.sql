@@ -8,7 +8,7 @@ WITH hours AS (
 ), islands AS (
     SELECT h, h - (row_number() OVER (ORDER BY h)) * interval '1 hour' AS island FROM hours
 )
-SELECT greatest(min(h), $1::timestamptz), least(max(h) + interval '1 hour', $2::timestamptz)
+SELECT greatest(min(h), $1::timestamptz) AS lo, least(max(h) + interval '1 hour', $2::timestamptz) AS hi
 FROM islands
 GROUP BY island
 ORDER BY 1

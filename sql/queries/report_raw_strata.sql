@@ -2,11 +2,11 @@
 -- at the range edges, or every hour for the raw baseline (--from-raw). $4-$7 filters (NULL =
 -- any); $8 the --by dimension.
 SELECT CASE $8::text WHEN 'appVersion' THEN e.app_version WHEN 'platform' THEN e.platform
-                     WHEN 'campaign' THEN coalesce(e.campaign, '') WHEN 'variant' THEN coalesce(e.variant, '') ELSE '' END,
-    e.category, e.app_version, e.platform, coalesce(e.campaign, ''), e.has_media,
-    count(*) FILTER (WHERE e.type = 'delivered'),
+                     WHEN 'campaign' THEN coalesce(e.campaign, '') WHEN 'variant' THEN coalesce(e.variant, '') ELSE '' END AS group_value,
+    e.category, e.app_version, e.platform, coalesce(e.campaign, '') AS campaign, e.has_media,
+    count(*) FILTER (WHERE e.type = 'delivered') AS delivered,
     count(*) FILTER (WHERE e.type = 'response'
-        AND e.action_identifier <> 'com.apple.UNNotificationDismissActionIdentifier')
+        AND e.action_identifier <> 'com.apple.UNNotificationDismissActionIdentifier') AS engaged
 FROM events e
 WHERE e.app_id = $1::bigint AND e.event_time >= $2::timestamptz AND e.event_time < $3::timestamptz
   AND ($4::text IS NULL OR e.app_version = $4::text) AND ($5::text IS NULL OR e.platform = $5::text)

@@ -41,8 +41,8 @@ WITH edges AS (
       AND r.hour < $3::timestamptz AND r.hour + interval '1 hour' <= $3::timestamptz
 )
 SELECT CASE $9::text WHEN 'appVersion' THEN app_version WHEN 'platform' THEN platform
-                     WHEN 'campaign' THEN campaign WHEN 'variant' THEN variant ELSE '' END,
-    category, app_version, platform, campaign, has_media, sum(delivered)::bigint, sum(opens + actions)::bigint
+                     WHEN 'campaign' THEN campaign WHEN 'variant' THEN variant ELSE '' END AS group_value,
+    category, app_version, platform, campaign, has_media, sum(delivered)::bigint AS delivered, sum(opens + actions)::bigint AS engaged
 FROM parts
 -- The filters, once for every branch (PostgreSQL pushes them into each).
 WHERE ($5::text IS NULL OR app_version = $5::text) AND ($6::text IS NULL OR platform = $6::text)
