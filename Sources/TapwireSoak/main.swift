@@ -332,6 +332,19 @@ struct Fault {
 }
 
 var faultLog: [String] = []
+/// Faults of the schedule that could not be put in place: the run did not test what it says, so
+/// it fails rather than passing on a shorter schedule.
+var faultsNotInjected: [String] = []
+
+/// A connection for a fault, retried: a loaded machine can take longer than one connect timeout
+/// to fork a backend.
+func connectForFault(attempts: Int = 4) -> PostgresConnection? {
+    for attempt in 1...attempts {
+        if let connection = try? connect() { return connection }
+        if attempt < attempts { Thread.sleep(forTimeInterval: 0.5) }
+    }
+    return nil
+}
 func writerBackends() -> [Int32] {
     guard let c = try? connect() else { return [] }
     defer { c.close() }
@@ -342,8 +355,14 @@ let T = options.seconds
 var faults: [Fault] = [
     Fault(at: 0.10 * T, name: "slow database (pg_sleep(0.25) before every id claim)") {
         let window = max(3, 0.08 * T)
-        guard let c = try? connect() else { return "could not connect" }
-        do { try c.executeScript(EmbeddedSQL.soakSlowInstall) } catch { return "install failed: \(error)" }
+        guard let c = connectForFault() else {
+            faultsNotInjected.append("slow database: could not connect to PostgreSQL to install it")
+            return "NOT INJECTED: could not connect"
+        }
+        do { try c.executeScript(EmbeddedSQL.soakSlowInstall) } catch {
+            faultsNotInjected.append("slow database: the install failed (\(error))")
+            return "NOT INJECTED: install failed: \(error)"
+        }
         Thread.sleep(forTimeInterval: window)
         _ = try? c.executeScript(EmbeddedSQL.soakSlowRemove)
         c.close()
@@ -506,6 +525,7 @@ if !rollupsOK { problems.append("the rollups differ from a rebuild from raw even
 if !usageOK { problems.append("the mismatch usage rollups differ from the raw events (\(usageDiff))") }
 if peakMiB > Double(options.maxRSSMiB) { problems.append(String(format: "collector peak RSS %.0f MiB is over the %d MiB cap", peakMiB, options.maxRSSMiB)) }
 problems += drainFailures
+problems += faultsNotInjected.map { "a fault of the schedule was not injected: \($0)" }
 
 print("")
 print("== soak figures (\(String(format: "%.0f", Date().timeIntervalSince(launched))) s in all)")
