@@ -40,8 +40,8 @@ final class UploadWatchdog: Sendable {
     private let running = Atomic<Bool>(false)
     private static let sweepInterval: UInt64 = 250_000_000
     private let clock = Mutex(WatchdogClock(interval: sweepInterval, tolerance: 8 * sweepInterval))
-    let stalledNanoseconds: UInt64
-    let deadlineNanoseconds: UInt64
+    private let stalledNanoseconds: UInt64
+    private let deadlineNanoseconds: UInt64
     private let headerDeadlineNanoseconds: UInt64
     private let stopped = DispatchSemaphore(value: 0)
 
