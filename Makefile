@@ -53,7 +53,7 @@ fuzz-build:
 	$(SWIFT) build --product tapwire-fuzz
 	TAPWIRE_LIBFUZZER=1 $(SWIFT) build --product tapwire-fuzz --scratch-path .build/libfuzzer
 
-## make bench: ingestion end to end vs plain COPY (and the report/mismatch benchmarks).
+## make bench: ingestion end to end vs plain COPY (and the report/mismatch benchmarks), by tapwire-bench.
 bench: release
 	TAPWIRE_PG_DURABLE=1 scripts/with-postgres.sh scripts/bench.sh
 
@@ -64,7 +64,7 @@ demo: release
 clean:
 	rm -rf .build
 
-## make soak: the collector and SOAK_CLIENTS SDK client processes at 70% of the peak `tapwire bench`
+## make soak: the collector and SOAK_CLIENTS SDK client processes at 70% of the peak `tapwire-bench ingest`
 ## measures (run first, on the soak's own PostgreSQL), for SOAK_SECONDS, with PostgreSQL crashed and
 ## restarted, the collector and clients kill -9'd, a slow database, paused writer backends and a
 ## client queue filled past its cap; then every recorded id is checked against the database.

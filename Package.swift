@@ -44,9 +44,15 @@ let package = Package(
                           swiftSettings: strict + fuzzDriver, linkerSettings: fuzzLink),
         // make soak: the collector, client processes and faults on a schedule; checks nothing acknowledged is lost.
         .executableTarget(name: "tapwire-soak", dependencies: ["TapwireCore", "TapwireStore"], path: "Sources/TapwireSoak", swiftSettings: strict),
+        // Argument reading, subcommand dispatch and the database location, for tapwire and tapwire-bench.
+        .target(name: "TapwireCommandLine", dependencies: ["TapwireCore", "TapwireStore"], swiftSettings: strict),
         .executableTarget(name: "tapwire",
-                          dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireClient"],
+                          dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireClient", "TapwireCommandLine"],
                           swiftSettings: strict),
+        // make bench: ingestion (against a `tapwire serve` child process), report and mismatch benchmarks.
+        .executableTarget(name: "tapwire-bench",
+                          dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireCommandLine"],
+                          path: "Sources/TapwireBench", swiftSettings: strict),
 
         // Shared helpers for tests: a private PostgreSQL per suite, a raw loopback HTTP client.
         .target(name: "TapwireTestSupport", dependencies: ["TapwireCore", "TapwireStore", "TapwireServer"],

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${TAPWIRE_TEST_DATABASE_URL:?run under scripts/with-postgres.sh (or set TAPWIRE_TEST_DATABASE_URL to a superuser URL)}"
-binary="${TAPWIRE_BINARY:-.build/release/tapwire}"
+binary="${TAPWIRE_BENCH_BINARY:-.build/release/tapwire-bench}"
 events="${TAPWIRE_BENCH_MISMATCH_EVENTS:-10000000}"
 db="bench_mismatch_$$"
 base="${TAPWIRE_TEST_DATABASE_URL%%\?*}"
@@ -14,4 +14,4 @@ query=""
 url="${base%/*}/$db$query"
 psql "$TAPWIRE_TEST_DATABASE_URL" -qc "CREATE DATABASE $db"
 trap 'psql "$TAPWIRE_TEST_DATABASE_URL" -qc "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true' EXIT
-"$binary" bench-mismatches --events "$events" --days 30 --database-url "$url"
+"$binary" mismatches --events "$events" --days 30 --database-url "$url"

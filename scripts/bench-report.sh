@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 url="${TAPWIRE_DATABASE_URL:-${TAPWIRE_TEST_DATABASE_URL:?run under scripts/with-postgres.sh or set TAPWIRE_DATABASE_URL}}"
-.build/release/tapwire bench-report --database-url "$url" --events "${REPORT_BENCH_EVENTS:-10000000}" "$@"
+.build/release/tapwire-bench report --database-url "$url" --events "${REPORT_BENCH_EVENTS:-10000000}" "$@"

@@ -3,10 +3,10 @@
 # TAPWIRE_PG_DURABLE=1 keeps fsync and synchronous_commit on, as in production).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=.build/release/tapwire
+bin=.build/release/tapwire-bench
 url="${TAPWIRE_TEST_DATABASE_URL:?run me through scripts/with-postgres.sh}"
 echo "== ingestion: end to end vs plain COPY"
-"$bin" bench --database-url "$url" "$@"
+"$bin" ingest --database-url "$url" --tapwire .build/release/tapwire "$@"
 echo "== report: the 30-day engagement report from rollups vs from raw events"
 scripts/bench-report.sh
 echo "== mismatch detection: 30 days of 10M events, rollups vs raw scan"

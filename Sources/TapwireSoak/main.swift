@@ -38,8 +38,9 @@ struct SoakOptions {
     usage: tapwire-soak [--seconds 300] [--clients 4] [--rate EVENTS_PER_S | --bench-json FILE [--fraction 0.7]]
                         [--bin DIR] [--work DIR] [--max-rss-mib 512] [--client-kills 3]
       --rate         the total recording rate; otherwise --fraction of endToEndEventsPerSecond in the
-                     JSON `tapwire bench --json FILE` wrote (make soak runs the bench first)
-      --bin          where tapwire and tapwire-client-harness are (default: next to this program)
+                     JSON `tapwire-bench ingest --json FILE` wrote (make soak runs the bench first)
+      --bin          where tapwire, tapwire-client-harness and tapwire-bench are (default: next to
+                     this program)
       --work         scratch directory (default: a new one under /tmp, removed when the soak passes)
       --max-rss-mib  the collector's documented memory cap; the soak fails if its peak RSS passes it
     Prints the figures and exits 1 if any of them is off.
@@ -83,6 +84,7 @@ struct SoakOptions {
 let options = SoakOptions.parse(Array(CommandLine.arguments.dropFirst()))
 let tapwire = options.binDirectory + "/tapwire"
 let harness = options.binDirectory + "/tapwire-client-harness"
+let bench = options.binDirectory + "/tapwire-bench"
 for path in [tapwire, harness] where !FileManager.default.isExecutableFile(atPath: path) {
     fail("\(path) is not built (swift build builds it; --bin says where it is)")
 }
@@ -137,13 +139,17 @@ var peakRate: Double?
 if options.rate == nil {
     let file = options.benchJSON ?? work + "/bench.json"
     if !FileManager.default.fileExists(atPath: file) {
-        say("no bench figures; running `tapwire bench` (200 batches × 500) for the peak throughput")
-        let bench = try? Subprocess.run(tapwire, ["bench", "--database-url", postgres.url(), "--batches", "200", "--json", file])
-        if bench?.status != 0 { fail("the bench failed: \(bench?.output.suffix(500) ?? "")") }
+        guard FileManager.default.isExecutableFile(atPath: bench) else {
+            fail("\(bench) is not built (swift build builds it; --bin says where it is; --rate skips the bench)")
+        }
+        say("no bench figures; running `tapwire-bench ingest` (200 batches × 500) for the peak throughput")
+        let run = try? Subprocess.run(bench, ["ingest", "--database-url", postgres.url(), "--batches", "200", "--json", file,
+                                              "--tapwire", tapwire])
+        if run?.status != 0 { fail("the bench failed: \(run?.output.suffix(500) ?? "")") }
     }
     guard let data = FileManager.default.contents(atPath: file), let json = try? JSONParser().parse([UInt8](data)),
           let peak = json["endToEndEventsPerSecond"]?.numberValue?.double, peak > 0 else {
-        fail("\(file) has no endToEndEventsPerSecond (write it with `tapwire bench --json FILE`)")
+        fail("\(file) has no endToEndEventsPerSecond (write it with `tapwire-bench ingest --json FILE`)")
     }
     peakRate = peak
 }

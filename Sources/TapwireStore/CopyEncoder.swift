@@ -98,12 +98,12 @@ public struct StagedBatch: Sendable {
     }
 }
 
-enum EventCopyRows {
+package enum EventCopyRows {
     /// Encodes rows in the column order of `sql/queries/copy_staging.sql`, each with its `seq`
     /// (its position across the batches, which the commit maps back to requests). Without
     /// `seq`, the order is that of `sql/queries/copy_events.sql` (straight into events).
     /// `order`: the seqs to encode, in that order (nil: every row, in order).
-    static func encode(_ batches: [StagedBatch], withSeq: Bool = true, order: [Int]? = nil) -> [UInt8] {
+    package static func encode(_ batches: [StagedBatch], withSeq: Bool = true, order: [Int]? = nil) -> [UInt8] {
         var locations: [(batch: Int, index: Int)] = []
         locations.reserveCapacity(batches.reduce(0) { $0 + $1.events.count })
         for (b, batch) in batches.enumerated() {

@@ -18,7 +18,7 @@ public struct MismatchStore: Sendable {
     }
 
     /// Rows of (version, platform, type, category, action, registered, count, first µs, last µs).
-    static func parseUsage(_ rows: [[String?]]) throws(DatabaseError) -> [CategoryUsage] {
+    package static func parseUsage(_ rows: [[String?]]) throws(DatabaseError) -> [CategoryUsage] {
         var out: [CategoryUsage] = []
         out.reserveCapacity(rows.count)
         for row in rows {

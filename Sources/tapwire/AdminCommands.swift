@@ -1,4 +1,5 @@
 import Foundation
+import TapwireCommandLine
 import TapwireCore
 import TapwireStore
 

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TapwireCommandLine
 import TapwireCore
 import TapwireReport
 import TapwireServer

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TapwireCommandLine
 import TapwireCore
 import TapwireServer
 import TapwireStore

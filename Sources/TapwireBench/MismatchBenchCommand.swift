@@ -1,12 +1,13 @@
 import Foundation
+import TapwireCommandLine
 import TapwireCore
 import TapwireStore
 
-/// `tapwire bench-mismatches`: mismatch detection over 30 days of 10M events (rollups vs a raw
+/// `tapwire-bench mismatches`: mismatch detection over 30 days of 10M events (rollups vs a raw
 /// scan of the same events), and what the rollup statement costs group commit. Part of `make bench`.
 enum MismatchBenchCommand {
     static let usage = """
-    tapwire bench-mismatches [--events 10000000] [--days 30] [--format text|json] [--database-url URL]
+    tapwire-bench mismatches [--events 10000000] [--days 30] [--format text|json] [--database-url URL]
       Loads synthetic events into the database (use a scratch one: it adds an app and its
       events), then times detection from the rollups against the same detection from the raw
       events, and group commit with and without the mismatch rollup statement.

@@ -1,24 +1,27 @@
-/// A command-line error: printed as "tapwire: <message>" with exit code 2.
-struct CLIError: Error, CustomStringConvertible {
-    var message: String
-    init(_ message: String) { self.message = message }
-    var description: String { message }
+/// A command-line error: printed as "<program>: <message>" (e.g. "tapwire: …") with exit code 2.
+package struct CLIError: Error, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }
 
 /// Minimal argument reading in the spirit of swift-argument-parser (which cannot be fetched
 /// here): `--name value`, `--name=value`, flags, positionals; unknown options are errors.
-struct Arguments {
+package struct Arguments {
     private var items: [String]
-    let command: String
+    package let command: String
+    /// The executable, for error messages: `tapwire`, `tapwire-bench`.
+    package let program: String
 
-    init(_ items: [String], command: String) {
+    package init(_ items: [String], command: String, program: String = "tapwire") {
         self.items = items
         self.command = command
+        self.program = program
     }
 
-    var isEmpty: Bool { items.isEmpty }
+    package var isEmpty: Bool { items.isEmpty }
 
-    mutating func option(_ name: String) throws(CLIError) -> String? {
+    package mutating func option(_ name: String) throws(CLIError) -> String? {
         var found: String?
         var index = 0
         while index < items.count {
@@ -39,33 +42,33 @@ struct Arguments {
         return found
     }
 
-    mutating func flag(_ name: String) -> Bool {
+    package mutating func flag(_ name: String) -> Bool {
         let before = items.count
         items.removeAll { $0 == "--\(name)" }
         return items.count != before
     }
 
-    mutating func positional() -> String? {
+    package mutating func positional() -> String? {
         guard let index = items.firstIndex(where: { !$0.hasPrefix("--") || $0 == "--" }) else { return nil }
         return items.remove(at: index)
     }
 
     /// Call after reading everything: anything left over is a mistake worth saying.
-    func finish() throws(CLIError) {
+    package func finish() throws(CLIError) {
         if let extra = items.first {
             throw CLIError(extra.hasPrefix("--")
-                ? "unknown option \(extra) for `tapwire \(command)`; see `tapwire \(command) --help`"
-                : "unexpected argument \(extra) for `tapwire \(command)`")
+                ? "unknown option \(extra) for `\(program) \(command)`; see `\(program) \(command) --help`"
+                : "unexpected argument \(extra) for `\(program) \(command)`")
         }
     }
 
-    mutating func int(_ name: String) throws(CLIError) -> Int? {
+    package mutating func int(_ name: String) throws(CLIError) -> Int? {
         guard let text = try option(name) else { return nil }
         guard let value = Int(text) else { throw CLIError("--\(name) must be a whole number, got \(text)") }
         return value
     }
 
-    mutating func double(_ name: String) throws(CLIError) -> Double? {
+    package mutating func double(_ name: String) throws(CLIError) -> Double? {
         guard let text = try option(name) else { return nil }
         guard let value = Double(text) else { throw CLIError("--\(name) must be a number, got \(text)") }
         return value

@@ -1,14 +1,15 @@
 import Foundation
+import TapwireCommandLine
 import TapwireCore
 import TapwireReport
 import TapwireStore
 
-/// `tapwire bench-report`: the report benchmark of `make bench`. Loads synthetic events
+/// `tapwire-bench report`: the report benchmark of `make bench`. Loads synthetic events
 /// straight into the events table, rebuilds the rollups, then times the 30-day engagement report
 /// from rollups against the same numbers computed from raw events, in the same run.
 enum ReportBenchCommand {
     static let usage = """
-    tapwire bench-report [--events N] [--runs N] [--database-url URL]
+    tapwire-bench report [--events N] [--runs N] [--database-url URL]
       Loads N events (default 10,000,000) for a new app over 30 days, straight into the events
       table, rebuilds the rollups, then times the 30-day report from the rollups (median of
       --runs, default 7) and from raw events. Exits 1 if the rollup report takes 200 ms or more.

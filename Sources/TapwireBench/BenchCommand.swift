@@ -1,18 +1,22 @@
 import Foundation
 import Synchronization
+import TapwireCommandLine
 import TapwireCore
 import TapwireServer
 import TapwireStore
 
-/// `tapwire bench`: the collector end to end (HTTP + gzip + JSON + validation + group commit +
-/// dedup) against a plain COPY of the same rows into the same table, in the same run.
+/// `tapwire-bench ingest`: the collector end to end (HTTP + gzip + JSON + validation + group
+/// commit + dedup) against a plain COPY of the same rows into the same table, in the same run.
 enum BenchCommand {
     static let usage = """
-    tapwire bench --database-url URL [--connections 8] [--batch-size 500] [--batches 600] [--json FILE]
+    tapwire-bench ingest --database-url URL [--connections 8] [--batch-size 500] [--batches 600] [--json FILE]
+                         [--tapwire PATH]
       Creates a scratch database next to the one URL names, starts `tapwire serve` on it, posts
       pre-built gzip batches of unique events over keep-alive connections, then loads the same
       rows with plain COPY. Prints events/s, the ratio to COPY, p50/p99 latency at peak and at half
       the peak rate, and the collector's peak RSS.
+      --tapwire  the `tapwire` binary to run as the collector (default: TAPWIRE_BINARY, else the
+                 one next to this program)
     """
 
     struct Latencies {
@@ -29,6 +33,7 @@ enum BenchCommand {
         let batchSize = try args.int("batch-size") ?? 500
         let batchCount = try args.int("batches") ?? 600
         let jsonOut = try args.option("json")
+        let tapwire = try tapwirePath(try args.option("tapwire"))
         let location = try DatabaseLocation.resolve(&args)
         try args.finish()
 
@@ -87,7 +92,7 @@ enum BenchCommand {
         // The collector, as a child process so its memory can be read on its own.
         let port = EmbeddedPostgres.freePort()
         let log = NSTemporaryDirectory() + "tapwire-bench-serve-\(port).log"
-        let server = try Subprocess.spawn(selfPath(), ["serve", "--database-url", url, "--port", String(port), "--log-level", "warning"],
+        let server = try Subprocess.spawn(tapwire, ["serve", "--database-url", url, "--port", String(port), "--log-level", "warning"],
                                           logPath: log, environment: ["TAPWIRE_RATE_LIMIT": "0"])
         defer {
             server.signal(SIGINT)
@@ -273,9 +278,16 @@ enum BenchCommand {
         return false
     }
 
-    /// The running executable, to start `tapwire serve` from it.
-    static func selfPath() -> String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    /// The `tapwire` binary to start the collector from: --tapwire, else TAPWIRE_BINARY, else the
+    /// one next to this executable (both are built into the same .build directory).
+    static func tapwirePath(_ option: String?) throws -> String {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let path = option ?? ProcessInfo.processInfo.environment["TAPWIRE_BINARY"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (me as NSString).deletingLastPathComponent + "/tapwire"
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw CLIError("\(path) is not an executable `tapwire` (build it with `swift build --product tapwire`, or pass --tapwire PATH)")
+        }
+        return path
     }
 
     /// The same URL with another database name.

@@ -4,14 +4,19 @@ import TapwireStore
 
 /// Where the database is: the URL given (flag or TAPWIRE_DATABASE_URL), or else the embedded
 /// cluster that `make run` keeps under .tapwire/ (TAPWIRE_DATA_DIR), on TAPWIRE_PG_PORT.
-struct DatabaseLocation {
-    var url: String
+package struct DatabaseLocation {
+    package var url: String
     /// Set when the URL is the embedded cluster.
-    var embedded: EmbeddedPostgres?
+    package var embedded: EmbeddedPostgres?
 
-    static let defaultPort = 54329
+    package init(url: String, embedded: EmbeddedPostgres?) {
+        self.url = url
+        self.embedded = embedded
+    }
 
-    static func embeddedCluster(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> EmbeddedPostgres {
+    package static let defaultPort = 54329
+
+    package static func embeddedCluster(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> EmbeddedPostgres {
         let base = environment["TAPWIRE_DATA_DIR"] ?? FileManager.default.currentDirectoryPath + "/.tapwire"
         let port = environment["TAPWIRE_PG_PORT"].flatMap { Int($0) } ?? defaultPort
         return try EmbeddedPostgres(dataDirectory: try reachableDataDirectory(base: base), port: port)
@@ -20,7 +25,7 @@ struct DatabaseLocation {
     /// As root, PostgreSQL runs as `postgres`, which must be able to reach the data directory. A
     /// checkout under a private directory (mode 700) is not reachable, so the cluster then lives
     /// under /var/tmp/tapwire/<hash of the path> and .tapwire/postgres-location says where.
-    static func reachableDataDirectory(base: String) throws -> String {
+    package static func reachableDataDirectory(base: String) throws -> String {
         let fm = FileManager.default
         try fm.createDirectory(atPath: base, withIntermediateDirectories: true)
         let preferred = base + "/postgres"
@@ -44,7 +49,7 @@ struct DatabaseLocation {
     }
 
     /// For commands other than `serve`: the given URL, or the embedded cluster if it is running.
-    static func resolve(_ arguments: inout Arguments) throws -> DatabaseLocation {
+    package static func resolve(_ arguments: inout Arguments) throws -> DatabaseLocation {
         if let url = try arguments.option("database-url") ?? ProcessInfo.processInfo.environment["TAPWIRE_DATABASE_URL"], !url.isEmpty {
             return DatabaseLocation(url: url, embedded: nil)
         }
@@ -55,7 +60,7 @@ struct DatabaseLocation {
         return DatabaseLocation(url: cluster.url(database: "tapwire"), embedded: cluster)
     }
 
-    func connect() throws -> PostgresConnection {
+    package func connect() throws -> PostgresConnection {
         do {
             return try PostgresConnection(url: url, applicationName: "tapwire-cli")
         } catch {
@@ -64,7 +69,7 @@ struct DatabaseLocation {
     }
 
     /// Refuses to work on a schema older than this binary expects.
-    static func requireCurrentSchema(_ connection: PostgresConnection) throws {
+    package static func requireCurrentSchema(_ connection: PostgresConnection) throws {
         let migrator = Migrator()
         let version = try migrator.currentVersion(connection)
         if version < migrator.latestVersion {

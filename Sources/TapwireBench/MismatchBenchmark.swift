@@ -1,5 +1,6 @@
 import Foundation
 import TapwireCore
+import TapwireStore
 
 /// The mismatch benchmark of `make bench`: detection over 30 days of 10M events from the
 /// rollups, against the same detection input computed from the raw events (the baseline), and

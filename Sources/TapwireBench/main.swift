@@ -1,0 +1,12 @@
+import TapwireCommandLine
+
+// `tapwire-bench`: the benchmarks of `make bench`, apart from the shipped `tapwire` binary.
+// `ingest` starts the `tapwire` binary as a separate collector process.
+
+let commands: [CommandSpec] = [
+    CommandSpec("ingest", "benchmark ingestion end to end against plain COPY", { BenchCommand.usage }, BenchCommand.run),
+    CommandSpec("report", "benchmark the 30-day report: rollups vs raw events", { ReportBenchCommand.usage }, ReportBenchCommand.run),
+    CommandSpec("mismatches", "benchmark mismatch detection (30 days, 10M events)", { MismatchBenchCommand.usage }, MismatchBenchCommand.run),
+]
+
+CommandLineTool(program: "tapwire-bench", title: "tapwire-bench: the benchmarks of `make bench`", commands: commands).main()

@@ -1,0 +1,64 @@
+import Foundation
+
+/// A subcommand: its name, a one-line summary, its usage text and what it runs.
+package struct CommandSpec: Sendable {
+    package var name: String
+    package var summary: String
+    package var usage: @Sendable () -> String
+    package var run: @Sendable (inout Arguments) throws -> Int32
+
+    package init(_ name: String, _ summary: String, _ usage: @escaping @Sendable () -> String,
+                 _ run: @escaping @Sendable (inout Arguments) throws -> Int32) {
+        self.name = name
+        self.summary = summary
+        self.usage = usage
+        self.run = run
+    }
+}
+
+/// An executable made of subcommands (`tapwire`, `tapwire-bench`): help, dispatch, and errors
+/// printed as "<program>: <message>" with exit code 2.
+package struct CommandLineTool: Sendable {
+    package var program: String
+    package var title: String
+    package var commands: [CommandSpec]
+
+    package init(program: String, title: String, commands: [CommandSpec]) {
+        self.program = program
+        self.title = title
+        self.commands = commands
+    }
+
+    package func printHelp() {
+        print("\(title)\n\nusage: \(program) COMMAND [options]\n")
+        let width = (commands.map(\.name.count).max() ?? 8) + 2
+        for command in commands { print("  " + command.name.padding(toLength: width, withPad: " ", startingAt: 0) + command.summary) }
+        print("\n`\(program) COMMAND --help` shows a command's options.")
+    }
+
+    /// Runs the subcommand the arguments name and exits with its status.
+    package func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+        signal(SIGPIPE, SIG_IGN)
+        var argv = arguments
+        guard let name = argv.first, name != "--help", name != "-h", name != "help" else {
+            printHelp()
+            exit(argv.isEmpty ? 2 : 0)
+        }
+        guard let command = commands.first(where: { $0.name == name }) else {
+            FileHandle.standardError.write(Data("\(program): unknown command \(name); `\(program) --help` lists them\n".utf8))
+            exit(2)
+        }
+        argv.removeFirst()
+        if argv.contains("--help") || argv.contains("-h") {
+            print(command.usage())
+            exit(0)
+        }
+        var parsed = Arguments(argv, command: name, program: program)
+        do {
+            exit(try command.run(&parsed))
+        } catch {
+            FileHandle.standardError.write(Data("\(program): \(error)\n".utf8))
+            exit(2)
+        }
+    }
+}
