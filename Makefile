@@ -8,9 +8,14 @@ deps: sql-plan
 	@scripts/install-deps.sh
 
 # SwiftPM re-plans (and re-embeds sql/) when Package.swift changes; a new .sql file alone does not.
+# Each generated EmbeddedSQL.swift lists the files it embeds: a .sql file in none of them is new.
 sql-plan:
-	@gen=$$(ls .build/plugins/outputs/*/TapwireStore/destination/EmbedSQL/EmbeddedSQL.swift 2>/dev/null | head -1); \
-	if [ -n "$$gen" ] && [ -n "$$(find sql -name '*.sql' -newer "$$gen" | head -1)" ]; then touch Package.swift; fi
+	@embedded=" $$(cat .build/plugins/outputs/*/*/destination/EmbedSQL/EmbeddedSQL.swift 2>/dev/null | grep '^// Embedded: ' | tr '\n' ' ') "; \
+	case "$$embedded" in *sql/*) \
+	  for f in $$(find sql -name '*.sql'); do \
+	    case "$$embedded" in *" $$f "*) ;; *) echo "sql-plan: $$f is new to the build: touching Package.swift"; touch Package.swift; break;; esac; \
+	  done;; \
+	esac
 
 build: deps
 	$(SWIFT) build

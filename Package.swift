@@ -25,7 +25,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
-        // Embeds every file under sql/ into the binary, so it runs outside the checkout.
+        // Embeds SQL files into the binary, so it runs outside the checkout: sql/migrations, fresh and
+        // queries into TapwireStore; sql/bench into tapwire-bench; sql/soak into tapwire-soak and the tests.
         .executableTarget(name: "TapwireSQLEmbedder", path: "Sources/TapwireSQLEmbedder"),
         .plugin(name: "EmbedSQL", capability: .buildTool(), dependencies: ["TapwireSQLEmbedder"]),
 
@@ -43,7 +44,8 @@ let package = Package(
         .executableTarget(name: "tapwire-fuzz", dependencies: ["TapwireFuzz"], path: "Sources/TapwireFuzzer",
                           swiftSettings: strict + fuzzDriver, linkerSettings: fuzzLink),
         // make soak: the collector, client processes and faults on a schedule; checks nothing acknowledged is lost.
-        .executableTarget(name: "tapwire-soak", dependencies: ["TapwireCore", "TapwireStore"], path: "Sources/TapwireSoak", swiftSettings: strict),
+        .executableTarget(name: "tapwire-soak", dependencies: ["TapwireCore", "TapwireStore"], path: "Sources/TapwireSoak", swiftSettings: strict,
+                          plugins: ["EmbedSQL"]),
         // Argument reading, subcommand dispatch and the database location, for tapwire and tapwire-bench.
         .target(name: "TapwireCommandLine", dependencies: ["TapwireCore", "TapwireStore"], swiftSettings: strict),
         .executableTarget(name: "tapwire",
@@ -52,11 +54,11 @@ let package = Package(
         // make bench: ingestion (against a `tapwire serve` child process), report and mismatch benchmarks.
         .executableTarget(name: "tapwire-bench",
                           dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireCommandLine"],
-                          path: "Sources/TapwireBench", swiftSettings: strict),
+                          path: "Sources/TapwireBench", swiftSettings: strict, plugins: ["EmbedSQL"]),
 
-        // Shared helpers for tests: a private PostgreSQL per suite, a raw loopback HTTP client.
+        // Shared helpers for tests: a private PostgreSQL per suite, a raw loopback HTTP client, the soak's faults (SoakSQL).
         .target(name: "TapwireTestSupport", dependencies: ["TapwireCore", "TapwireStore", "TapwireServer"],
-                path: "Tests/TapwireTestSupport", swiftSettings: strict),
+                path: "Tests/TapwireTestSupport", swiftSettings: strict, plugins: ["EmbedSQL"]),
         .testTarget(name: "TapwireCoreTests", dependencies: ["TapwireCore"], swiftSettings: strict),
         .testTarget(name: "TapwireStoreTests", dependencies: ["TapwireStore", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireServerTests", dependencies: ["TapwireServer", "TapwireTestSupport"], swiftSettings: strict),

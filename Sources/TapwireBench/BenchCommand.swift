@@ -138,7 +138,7 @@ enum BenchCommand {
         let rss = server.peakResidentBytes
 
         let check = try PostgresConnection(url: url)
-        let stored = Int(try check.query(EmbeddedSQL.benchStoredEvents, [String(app.appId)]).scalar ?? "0") ?? 0
+        let stored = Int(try check.query(BenchSQL.storedEvents, [String(app.appId)]).scalar ?? "0") ?? 0
         check.close()
         let expected = totalEvents * (rounds.count + 1) + halfBodies.count * batchSize
         let ratio = peakRate / copyRate

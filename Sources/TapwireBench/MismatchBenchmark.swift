@@ -79,14 +79,14 @@ public struct MismatchBenchmark: Sendable {
         var loaded = 0
         while loaded < options.events {
             let n = min(chunk, options.events - loaded)
-            try connection.query(EmbeddedSQL.benchMismatchGenerate, [String(appId), String(loaded), String(n), String(options.events),
+            try connection.query(BenchSQL.mismatchGenerate, [String(appId), String(loaded), String(n), String(options.events),
                                                  start.description, String(options.days * 86_400)])
             loaded += n
         }
-        try connection.executeScript(EmbeddedSQL.benchMismatchRebuildRollups)
-        try connection.query(EmbeddedSQL.benchMismatchAnalyze)
+        try connection.executeScript(BenchSQL.mismatchRebuildRollups)
+        try connection.query(BenchSQL.mismatchAnalyze)
         let loadSeconds = Double(monotonicNanoseconds() - loadStart) / 1e9
-        let sizes = try connection.query(EmbeddedSQL.benchMismatchRollupRows, [String(appId)]).rows.first
+        let sizes = try connection.query(BenchSQL.mismatchRollupRows, [String(appId)]).rows.first
         let hourly = Int(sizes?[0] ?? "") ?? 0
         let daily = Int(sizes?[1] ?? "") ?? 0
         log("loaded in \(Int(loadSeconds)) s: \(hourly) hourly and \(daily) daily rollup rows")
@@ -102,12 +102,12 @@ public struct MismatchBenchmark: Sendable {
         }
         // Baseline: the same detection input straight from the raw events, then the same rules,
         // with PostgreSQL's default JIT (its best case for a long scan).
-        try connection.query(EmbeddedSQL.benchSessionJit, ["on"])
-        defer { _ = try? connection.query(EmbeddedSQL.benchSessionJit, ["off"]) }
+        try connection.query(BenchSQL.sessionJit, ["on"])
+        defer { _ = try? connection.query(BenchSQL.sessionJit, ["off"]) }
         var rawTotal: Int64 = 0
         var rawFindings = 0
         let raw = try median(options.baselineRepeats) {
-            let rows = try connection.query(EmbeddedSQL.benchMismatchRawUsage, [String(appId), MismatchWindow(since: since30, until: now).hourStart.description,
+            let rows = try connection.query(BenchSQL.mismatchRawUsage, [String(appId), MismatchWindow(since: since30, until: now).hourStart.description,
                                                             now.description]).rows
             let usage = try MismatchStore.parseUsage(rows)
             rawTotal = usage.reduce(0) { $0 + $1.count }

@@ -34,13 +34,13 @@ enum ReportBenchCommand {
         say("app \(app.name): loading \(events) events over 30 days")
         try connection.query(EmbeddedSQL.ensurePartitions, ["2026-10-01", "2026-10-31"])
         var t = monotonicNanoseconds()
-        try connection.query(EmbeddedSQL.benchReportEvents, [String(app.appId), start.iso8601(fractionDigits: 0), String(events), "0.42"])
+        try connection.query(BenchSQL.reportEvents, [String(app.appId), start.iso8601(fractionDigits: 0), String(events), "0.42"])
         say(String(format: "loaded in %.1f s", seconds(t)))
-        try connection.query(EmbeddedSQL.benchAnalyzeEvents)
+        try connection.query(BenchSQL.analyzeEvents)
         t = monotonicNanoseconds()
         try RollupStore().rebuild(appId: app.appId, from: start, to: end, on: connection)
-        try connection.query(EmbeddedSQL.benchReportAnalyzeRollups)
-        let rollupRows = try connection.query(EmbeddedSQL.benchReportRollupRows, [String(app.appId)]).scalar ?? "?"
+        try connection.query(BenchSQL.reportAnalyzeRollups)
+        let rollupRows = try connection.query(BenchSQL.reportRollupRows, [String(app.appId)]).scalar ?? "?"
         say(String(format: "rollups rebuilt from events in %.1f s: \(rollupRows) rollup rows for \(events) events", seconds(t)))
 
         let service = EngagementReportService()
@@ -61,9 +61,9 @@ enum ReportBenchCommand {
         // What the adjusted difference costs: the same report without reading its strata.
         let plain = try time(.rollups, runs: runs, strata: false)
         // The baseline gets PostgreSQL's defaults (JIT on), its best case for a long scan.
-        try connection.query(EmbeddedSQL.benchSessionJit, ["on"])
+        try connection.query(BenchSQL.sessionJit, ["on"])
         let slow = try time(.rawEvents, runs: max(1, min(3, runs)))
-        try connection.query(EmbeddedSQL.benchSessionJit, ["off"])
+        try connection.query(BenchSQL.sessionJit, ["off"])
         var comparable = fast.report
         comparable.source = .rawEvents
         let same = comparable == slow.report
@@ -72,7 +72,7 @@ enum ReportBenchCommand {
                    plain.median * 1000, fast.median / plain.median))
         say(String(format: "same report from raw events: %.1f ms (median of %d)", slow.median * 1000, max(1, min(3, runs))))
         say(String(format: "ratio raw / rollups: %.0fx; numbers identical: %@", slow.median / fast.median, same ? "yes" : "NO"))
-        if !keep { try connection.query(EmbeddedSQL.benchDeleteAppEvents, [String(app.appId)]) }
+        if !keep { try connection.query(BenchSQL.deleteAppEvents, [String(app.appId)]) }
         guard same else { say("FAIL: the rollup report differs from the raw one"); return 1 }
         guard fast.median < 0.2 else { say("FAIL: the rollup report took 200 ms or more"); return 1 }
         say("PASS: under 200 ms")

@@ -365,12 +365,12 @@ var faults: [Fault] = [
             faultsNotInjected.append("slow database: could not connect to PostgreSQL to install it")
             return "NOT INJECTED: could not connect"
         }
-        do { try c.executeScript(EmbeddedSQL.soakSlowInstall) } catch {
+        do { try c.executeScript(SoakSQL.slowInstall) } catch {
             faultsNotInjected.append("slow database: the install failed (\(error))")
             return "NOT INJECTED: install failed: \(error)"
         }
         Thread.sleep(forTimeInterval: window)
-        _ = try? c.executeScript(EmbeddedSQL.soakSlowRemove)
+        _ = try? c.executeScript(SoakSQL.slowRemove)
         c.close()
         return String(format: "for %.0f s", window)
     },
@@ -469,15 +469,15 @@ do { check = try connect() } catch { fail("cannot connect for the checks: \(erro
 // "dup", stores one twice) behind the collector's back; the soak must then fail.
 if let sabotage = ProcessInfo.processInfo.environment["TAPWIRE_SOAK_SABOTAGE"] {
     let lose = Int(sabotage.prefix { $0.isNumber }) ?? 0
-    _ = try? check.query(EmbeddedSQL.soakSabotageDelete, [String(appId), String(lose)])
+    _ = try? check.query(SoakSQL.sabotageDelete, [String(appId), String(lose)])
     if sabotage.hasSuffix("dup") {
-        _ = try? check.query(EmbeddedSQL.soakSabotageDuplicate, [String(appId)])
+        _ = try? check.query(SoakSQL.sabotageDuplicate, [String(appId)])
     }
     say("sabotage: deleted \(lose) stored events\(sabotage.hasSuffix("dup") ? " and stored one twice" : "")")
 }
-let storedRows = (try? check.query(EmbeddedSQL.soakStoredIds, [String(appId)]).rows.compactMap { $0[0] }) ?? []
+let storedRows = (try? check.query(SoakSQL.storedIds, [String(appId)]).rows.compactMap { $0[0] }) ?? []
 let stored = Set(storedRows)
-let integrity = (try? check.query(EmbeddedSQL.soakIntegrity, [String(appId)]).rows.first) ?? []
+let integrity = (try? check.query(SoakSQL.integrity, [String(appId)]).rows.first) ?? []
 let orphanClaims = Int(integrity.count > 2 ? integrity[2] ?? "-1" : "-1") ?? -1
 let missing = recordedIds.subtracting(stored)
 let unlogged = stored.subtracting(recordedIds)
@@ -486,10 +486,10 @@ let duplicatesStored = storedRows.count - stored.count
 let cappedMissing = cappedIds.filter { !stored.contains($0) }
 let cappedPrefixOK = Set(cappedMissing) == Set(cappedIds.prefix(cappedMissing.count))
 
-let before = (try? check.query(EmbeddedSQL.soakRollupsDigest, [String(appId)]).rows.first) ?? []
+let before = (try? check.query(SoakSQL.rollupsDigest, [String(appId)]).rows.first) ?? []
 let rebuild = try? Subprocess.run(tapwire, ["rollups", "rebuild", "--app", "soak", "--database-url", databaseURL])
-let after = (try? check.query(EmbeddedSQL.soakRollupsDigest, [String(appId)]).rows.first) ?? []
-let usageDiff = (try? check.query(EmbeddedSQL.soakMismatchUsageDiff, [String(appId)]).rows.first) ?? []
+let after = (try? check.query(SoakSQL.rollupsDigest, [String(appId)]).rows.first) ?? []
+let usageDiff = (try? check.query(SoakSQL.mismatchUsageDiff, [String(appId)]).rows.first) ?? []
 check.close()
 let rollupsOK = rebuild?.status == 0 && !before.isEmpty && before == after && (before.first ?? nil)?.hasPrefix("0:") == false
 let usageOK = usageDiff.count == 2 && usageDiff.allSatisfy { $0 == "0" }

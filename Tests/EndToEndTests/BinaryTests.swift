@@ -117,6 +117,26 @@ import TapwireTestSupport
         }
         #expect(readme.contains("make run") && readme.contains("make test"))
     }
+
+    /// The shipped binary carries no tooling: no benchmark commands, and none of the soak's SQL
+    /// (its "slow database" fault installs a trigger that makes every dedup claim sleep).
+    @Test func theProductCarriesNoBenchmarkOrSoakCode() throws {
+        let help = try TapwireBinary.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.output.contains("serve") && !help.output.contains("bench"))
+        let bench = try TapwireBinary.run(["bench", "--database-url", "postgresql://127.0.0.1:1/x"])
+        #expect(bench.status == 2)
+        #expect(bench.output.contains("unknown command bench"))
+
+        let binary = try #require(FileManager.default.contents(atPath: try TapwireBinary.path()))
+        // The check can see embedded SQL: the product's own queries are there.
+        #expect(binary.range(of: Data(EmbeddedSQL.claimEventIds.utf8)) != nil)
+        for (name, sql) in [("slowInstall", SoakSQL.slowInstall), ("slowRemove", SoakSQL.slowRemove), ("integrity", SoakSQL.integrity),
+                            ("sabotageDelete", SoakSQL.sabotageDelete), ("storedIds", SoakSQL.storedIds)] {
+            #expect(binary.range(of: Data(sql.utf8)) == nil, "the tapwire binary embeds sql/soak's \(name)")
+        }
+        #expect(binary.range(of: Data("tapwire_soak_slow".utf8)) == nil)
+    }
 }
 
 import Synchronization

@@ -82,7 +82,7 @@ import TapwireTestSupport
         // Every id claim sleeps 0.25 s: one writer commits at most about 2,000 events a second.
         let slow = try server.database.connect()
         defer { slow.close() }
-        try slow.executeScript(EmbeddedSQL.soakSlowInstall)
+        try slow.executeScript(SoakSQL.slowInstall)
         let deepest = Atomic<Int>(0)
         let sampling = Atomic<Bool>(true)
         let sampler = Thread {
@@ -95,7 +95,7 @@ import TapwireTestSupport
         sampler.start()
         let outcome = Self.load(port: server.port, key: app.writeKey.text, threads: 24, bodies: 20, perBatch: 250, seconds: 5)
         sampling.store(false, ordering: .relaxed)
-        try slow.executeScript(EmbeddedSQL.soakSlowRemove)
+        try slow.executeScript(SoakSQL.slowRemove)
         #expect(outcome.statuses[200, default: 0] > 0)
         #expect(outcome.statuses[503, default: 0] > 0, "never overloaded: \(outcome.statuses), deepest \(deepest.load(ordering: .relaxed))")
         #expect(Set(outcome.statuses.keys).isSubset(of: [200, 503]), "\(outcome.statuses)")
@@ -120,7 +120,7 @@ import TapwireTestSupport
         let app = try server.database.createApp()
         let slow = try server.database.connect()
         defer { slow.close() }
-        try slow.executeScript(EmbeddedSQL.soakSlowInstall)
+        try slow.executeScript(SoakSQL.slowInstall)
         let highest = Atomic<Int>(0)
         let sampling = Atomic<Bool>(true)
         let sampler = Thread {
@@ -133,7 +133,7 @@ import TapwireTestSupport
         sampler.start()
         let outcome = Self.load(port: server.port, key: app.writeKey.text, threads: 32, bodies: 2, perBatch: 20, padding: 6 << 20, seconds: 5)
         sampling.store(false, ordering: .relaxed)
-        try slow.executeScript(EmbeddedSQL.soakSlowRemove)
+        try slow.executeScript(SoakSQL.slowRemove)
         #expect(outcome.statuses[200, default: 0] > 0)
         #expect(outcome.statuses[503, default: 0] > 0, "\(outcome.statuses)")
         #expect(Set(outcome.statuses.keys).isSubset(of: [200, 503]), "\(outcome.statuses)")

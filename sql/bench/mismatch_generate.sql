@@ -1,4 +1,4 @@
--- `tapwire bench-mismatches`: deterministic synthetic events (20 registered categories, a case
+-- `tapwire-bench mismatches`: deterministic synthetic events (20 registered categories, a case
 -- mismatch, a near miss, 30 unknown ones; 6 versions; 3 platforms; delivered, response, sent).
 -- $1 app, $2 first row number, $3 rows, $4 total rows, $5 window start, $6 window seconds.
 INSERT INTO events (app_id, event_time, event_id, type, device_time, received_at, category, action_identifier,

@@ -1,4 +1,4 @@
--- `tapwire bench-mismatches`: the usage rollups rebuilt from raw events, grouped as
+-- `tapwire-bench mismatches`: the usage rollups rebuilt from raw events, grouped as
 -- sql/fresh/20_mismatch_usage.sql groups the rows of each commit. A script (several statements).
 TRUNCATE mismatch_usage_hourly, mismatch_usage_daily;
 INSERT INTO mismatch_usage_hourly (app_id, bucket, app_version, platform, type, category, action,

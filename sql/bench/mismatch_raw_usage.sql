@@ -1,4 +1,4 @@
--- `tapwire bench-mismatches` baseline: detection's input grouped straight from the raw events.
+-- `tapwire-bench mismatches` baseline: detection's input grouped straight from the raw events.
 SELECT app_version, platform, type::text, category, coalesce(action_identifier, ''),
        CASE category_registered WHEN true THEN 1 WHEN false THEN 0 ELSE -1 END,
        count(*), (extract(epoch FROM min(event_time)) * 1000000)::bigint, (extract(epoch FROM max(event_time)) * 1000000)::bigint
