@@ -44,27 +44,32 @@ let package = Package(
         .executableTarget(name: "tapwire-fuzz", dependencies: ["TapwireFuzz"], path: "Sources/TapwireFuzzer",
                           swiftSettings: strict + fuzzDriver, linkerSettings: fuzzLink),
         // make soak: the collector, client processes and faults on a schedule; checks nothing acknowledged is lost.
-        .executableTarget(name: "tapwire-soak", dependencies: ["TapwireCore", "TapwireStore"], path: "Sources/TapwireSoak", swiftSettings: strict,
+        // The one plain HTTP/1.1 client of the tools (bench, soak, demo, tests): exact bytes over loopback TCP.
+        .target(name: "TapwireLoopbackClient", dependencies: ["TapwireCore"], swiftSettings: strict),
+        .executableTarget(name: "tapwire-soak", dependencies: ["TapwireCore", "TapwireStore", "TapwireLoopbackClient"], path: "Sources/TapwireSoak", swiftSettings: strict,
                           plugins: ["EmbedSQL"]),
         // Argument reading, subcommand dispatch and the database location, for tapwire and tapwire-bench.
         .target(name: "TapwireCommandLine", dependencies: ["TapwireCore", "TapwireStore"], swiftSettings: strict),
         .executableTarget(name: "tapwire",
-                          dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireClient", "TapwireCommandLine"],
+                          dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireClient", "TapwireCommandLine",
+                                         "TapwireLoopbackClient"],
                           swiftSettings: strict),
         // make bench: ingestion (against a `tapwire serve` child process), report and mismatch benchmarks.
         .executableTarget(name: "tapwire-bench",
-                          dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireCommandLine"],
+                          dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireCommandLine", "TapwireLoopbackClient"],
                           path: "Sources/TapwireBench", swiftSettings: strict, plugins: ["EmbedSQL"]),
 
-        // Shared helpers for tests: a private PostgreSQL per suite, a raw loopback HTTP client, the soak's faults (SoakSQL).
-        .target(name: "TapwireTestSupport", dependencies: ["TapwireCore", "TapwireStore", "TapwireServer"],
+        // Shared helpers for tests: a private PostgreSQL per suite, requests over the loopback client, the soak's faults (SoakSQL).
+        .target(name: "TapwireTestSupport", dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireLoopbackClient"],
                 path: "Tests/TapwireTestSupport", swiftSettings: strict, plugins: ["EmbedSQL"]),
         .testTarget(name: "TapwireCoreTests", dependencies: ["TapwireCore"], swiftSettings: strict),
         .testTarget(name: "TapwireStoreTests", dependencies: ["TapwireStore", "TapwireTestSupport"], swiftSettings: strict),
-        .testTarget(name: "TapwireServerTests", dependencies: ["TapwireServer", "TapwireTestSupport"], swiftSettings: strict),
+        .testTarget(name: "TapwireServerTests", dependencies: ["TapwireServer", "TapwireLoopbackClient", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireReportTests", dependencies: ["TapwireReport", "TapwireTestSupport"], swiftSettings: strict),
+        .testTarget(name: "TapwireLoopbackClientTests", dependencies: ["TapwireLoopbackClient", "TapwireStore", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireClientTests", dependencies: ["TapwireClient", "TapwireTestSupport"], swiftSettings: strict),
-        .testTarget(name: "ReliabilityTests", dependencies: ["TapwireFuzz", "TapwireServer", "TapwireTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ReliabilityTests", dependencies: ["TapwireFuzz", "TapwireServer", "TapwireLoopbackClient", "TapwireTestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["TapwireTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

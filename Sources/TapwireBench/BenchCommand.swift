@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import TapwireCommandLine
 import TapwireCore
+import TapwireLoopbackClient
 import TapwireServer
 import TapwireStore
 

@@ -6,6 +6,7 @@
 import Foundation
 import Synchronization
 import TapwireCore
+import TapwireLoopbackClient
 import TapwireStore
 #if canImport(Glibc)
 import Glibc
@@ -170,7 +171,7 @@ final class CollectorProcess: Sendable {
                                                   logPath: log, environment: ["TAPWIRE_RATE_LIMIT": "0"]) else { fail("cannot start the collector") }
         child.withLock { $0 = spawned }
         for _ in 0..<300 {
-            if let connection = try? HTTPProbe(port: port), connection.healthy() { return }
+            if HTTPClientConnection.answers200(port: port) { return }
             usleep(100_000)
         }
         fail("the collector did not come up; see \(log)")
@@ -197,30 +198,6 @@ final class CollectorProcess: Sendable {
     }
 
     var peakRSS: Int { peak.load(ordering: .relaxed) }
-}
-
-/// A one-shot GET /healthz over loopback.
-struct HTTPProbe {
-    let fd: Int32
-    init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var tv = timeval(tv_sec: 2, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let ok = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        if ok != 0 { close(fd); throw POSIXError(.ECONNREFUSED) }
-    }
-    func healthy() -> Bool {
-        defer { close(fd) }
-        let request = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
-        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else { return false }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        return n > 12 && String(decoding: buffer[0..<n], as: UTF8.self).hasPrefix("HTTP/1.1 200")
-    }
 }
 
 let collector = CollectorProcess()

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import TapwireCommandLine
 import TapwireCore
+import TapwireLoopbackClient
 import TapwireReport
 import TapwireServer
 import TapwireStore
@@ -102,9 +103,9 @@ enum DemoCommand {
         FileHandle.standardError.write(Data("demo: \(plan.uniqueEvents) events from \(configuration.devices) devices over \(configuration.days) days, true uplift \(configuration.upliftPoints) pp, posting to \(endpoint.host):\(endpoint.port)\n".utf8))
         let auth = "Basic " + Data((writeKey + ":").utf8).base64EncodedString()
         do {
-            var client = try LoopbackHTTPClient(host: endpoint.host, port: endpoint.port)
+            let client = try connect(to: endpoint)
             for manifest in plan.manifests {
-                let response = try client.send("POST", "/v1/categories", headers: [("Authorization", auth), ("Content-Type", "application/json")], body: manifest)
+                let response = try client.request("POST", "/v1/categories", headers: ["Authorization": auth, "Content-Type": "application/json"], body: manifest)
                 guard response.status == 200 else { throw CLIError("POST /v1/categories answered \(response.status): \(response.text.prefix(300))") }
             }
         }
@@ -139,6 +140,18 @@ enum DemoCommand {
         return try AppStore().createApp(named: app, on: connection).writeKey.text
     }
 
+    /// A keep-alive connection to the collector (the tools' one HTTP client), its failures worded
+    /// for the demo's user. Reads wait up to 5 minutes: a busy collector answers only after COMMIT.
+    static func connect(to endpoint: (host: String, port: Int)) throws -> HTTPClientConnection {
+        do {
+            return try HTTPClientConnection(host: endpoint.host, port: endpoint.port, timeout: 300)
+        } catch where error.code == .badAddress {
+            throw CLIError("the demo posts to an IPv4 address such as 127.0.0.1, not \(endpoint.host)")
+        } catch {
+            throw CLIError("cannot connect to \(endpoint.host):\(endpoint.port): is the collector running?")
+        }
+    }
+
     static func parseURL(_ url: String) -> (host: String, port: Int)? {
         guard url.hasPrefix("http://") else { return nil }
         let rest = url.dropFirst(7).split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
@@ -162,26 +175,26 @@ enum DemoCommand {
             Thread.detachNewThread {
                 defer { group.leave() }
                 do {
-                    var client = try LoopbackHTTPClient(host: endpoint.host, port: endpoint.port)
+                    var client = try connect(to: endpoint)
                     while failure.withLock({ $0 == nil }) {
                         let index = next.withLock { value -> Int in defer { value += 1 }; return value }
                         guard index < batches.count else { return }
                         var attempts = 0
                         while true {
-                            let response: LoopbackHTTPClient.Response
+                            let response: HTTPClientResponse
                             do {
-                                response = try client.send("POST", "/v1/batch", headers: [("Authorization", authorization), ("Content-Type", "application/json")],
-                                                           body: batches[index].body(sentAt: .now))
+                                response = try client.request("POST", "/v1/batch", headers: ["Authorization": authorization, "Content-Type": "application/json"],
+                                                              body: batches[index].body(sentAt: .now))
                             } catch {
                                 attempts += 1
                                 guard attempts < 5 else { throw error }
-                                client = try LoopbackHTTPClient(host: endpoint.host, port: endpoint.port)
+                                client = try connect(to: endpoint)
                                 continue
                             }
                             if response.status == 429 || response.status == 503 {
                                 attempts += 1
                                 guard attempts < 50 else { throw CLIError("the collector kept answering \(response.status)") }
-                                Thread.sleep(forTimeInterval: Double(response.header("retry-after").flatMap { Int($0) } ?? 1))
+                                Thread.sleep(forTimeInterval: Double(response.headers["retry-after"].flatMap { Int($0) } ?? 1))
                                 continue
                             }
                             guard response.status == 200, let json = try? JSONParser().parse(response.body) else {
@@ -237,93 +250,5 @@ enum DemoCommand {
         }
 
         func finish() { if isTTY { FileHandle.standardError.write(Data("\n".utf8)) } }
-    }
-}
-
-/// A minimal HTTP/1.1 client over one keep-alive TCP connection to a loopback collector.
-struct LoopbackHTTPClient: ~Copyable {
-    struct Response {
-        var status: Int
-        var headers: [(String, String)]
-        var body: [UInt8]
-        var text: String { String(decoding: body, as: UTF8.self) }
-        func header(_ name: String) -> String? { headers.first { $0.0 == name.lowercased() }?.1 }
-    }
-
-    private let socket: Int32
-    private let host: String
-    private var buffer: [UInt8] = []
-
-    init(host: String, port: Int) throws {
-        self.host = host
-        socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw CLIError("cannot open a socket") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        guard inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host, &address.sin_addr) == 1 else {
-            close(socket)
-            throw CLIError("the demo posts to an IPv4 address such as 127.0.0.1, not \(host)")
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else {
-            close(socket)
-            throw CLIError("cannot connect to \(host):\(port): is the collector running?")
-        }
-    }
-
-    deinit { close(socket) }
-
-    mutating func send(_ method: String, _ path: String, headers: [(String, String)], body: [UInt8]) throws -> Response {
-        var request = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Length: \(body.count)\r\n"
-        for (name, value) in headers { request += "\(name): \(value)\r\n" }
-        request += "\r\n"
-        try write(Array(request.utf8) + body)
-        // Headers.
-        var headerEnd: Int?
-        while headerEnd == nil {
-            if let end = find([13, 10, 13, 10]) { headerEnd = end } else { try fill() }
-        }
-        let head = String(decoding: buffer[0..<headerEnd!], as: UTF8.self)
-        buffer.removeFirst(headerEnd! + 4)
-        let lines = head.components(separatedBy: "\r\n")
-        let statusParts = lines.first?.split(separator: " ") ?? []
-        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw CLIError("malformed HTTP response") }
-        var responseHeaders: [(String, String)] = []
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            responseHeaders.append((line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
-        }
-        let length = responseHeaders.first { $0.0 == "content-length" }.flatMap { Int($0.1) } ?? 0
-        while buffer.count < length { try fill() }
-        let responseBody = Array(buffer[0..<length])
-        buffer.removeFirst(length)
-        return Response(status: status, headers: responseHeaders, body: responseBody)
-    }
-
-    private func write(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Foundation.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { throw CLIError("the connection to the collector was closed") }
-            offset += n
-        }
-    }
-
-    private mutating func fill() throws {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        let n = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-        guard n > 0 else { throw CLIError("the collector closed the connection") }
-        buffer.append(contentsOf: chunk[0..<n])
-    }
-
-    private func find(_ pattern: [UInt8]) -> Int? {
-        guard buffer.count >= pattern.count else { return nil }
-        for i in 0...(buffer.count - pattern.count) where buffer[i] == pattern[0] {
-            if Array(buffer[i..<(i + pattern.count)]) == pattern { return i }
-        }
-        return nil
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import TapwireCore
+import TapwireLoopbackClient
 @testable import TapwireServer
 import TapwireTestSupport
 

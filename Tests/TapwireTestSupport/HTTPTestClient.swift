@@ -1,16 +1,21 @@
 import Foundation
 import TapwireCore
+import TapwireLoopbackClient
 import TapwireServer
-#if canImport(Glibc)
-import Glibc
-#endif
 
 public typealias TestResponse = HTTPClientResponse
-public typealias TestClientError = HTTPClientError
 public typealias TestConnection = HTTPClientConnection
 
-/// A deliberately plain HTTP/1.1 client over a loopback socket: tests need to send exactly the
-/// bytes they mean (bad encodings, partial bodies, stalls), which URLSession would not allow.
+/// A test's setup went wrong: a binary not built, a process that did not come up.
+public struct TestClientError: Error, CustomStringConvertible {
+    public var message: String
+    public init(message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Requests to a collector under test, one connection each, over the tools' plain loopback
+/// client (TapwireLoopbackClient): tests need to send exactly the bytes they mean (bad
+/// encodings, partial bodies, stalls), which URLSession would not allow.
 public struct HTTPTestClient: Sendable {
     public let port: Int
     public init(port: Int) { self.port = port }

@@ -23,45 +23,86 @@ public struct HTTPClientResponse: Sendable {
     public var errorCode: String? { json?["error"]?["code"]?.stringValue }
 }
 
+/// What went wrong talking to the collector; `code` says which step, for callers that word it
+/// their own way (`tapwire demo`).
 public struct HTTPClientError: Error, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// The host is not an IPv4 address (or `localhost`).
+        case badAddress = "bad_address"
+        case socketFailed = "socket_failed"
+        /// Nothing listens there (or it did not accept in time).
+        case connectFailed = "connect_failed"
+        case sendFailed = "send_failed"
+        /// The server closed the connection (or the read timed out) before a whole response.
+        case closed
+        case malformedResponse = "malformed_response"
+    }
+
+    public var code: Code
     public var message: String
-    public init(message: String) { self.message = message }
+    public init(_ code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
     public var description: String { message }
 }
 
 /// The bytes of a request head.
-public func httpRequestHead(_ method: String, _ path: String, headers: [String: String], contentLength: Int?) -> [UInt8] {
-    var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+public func httpRequestHead(_ method: String, _ path: String, headers: [String: String], contentLength: Int?,
+                            host: String = "127.0.0.1") -> [UInt8] {
+    var text = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\n"
     for (name, value) in headers { text += "\(name): \(value)\r\n" }
     if let contentLength, headers["Transfer-Encoding"] == nil { text += "Content-Length: \(contentLength)\r\n" }
     return Array((text + "\r\n").utf8)
 }
 
-/// A plain HTTP/1.1 client connection over loopback TCP, keep-alive capable: what `tapwire
-/// bench` and `tapwire demo` post with, and what tests use to send exactly the bytes they mean
-/// (bad encodings, partial bodies, stalls).
+/// The one plain HTTP/1.1 client of the tools, over a TCP connection to a collector on an IPv4
+/// address (loopback in practice), keep-alive capable: what `tapwire-bench`, `tapwire-soak` and
+/// `tapwire demo` post with, and what tests use to send exactly the bytes they mean (bad
+/// encodings, partial bodies, stalls), which URLSession would not allow.
 /// @unchecked Sendable: `send` touches only the socket (the kernel serializes it), and the read
 /// buffer is used by whichever single thread reads responses; callers never read from two threads.
 public final class HTTPClientConnection: @unchecked Sendable {
     let fd: Int32
+    /// The Host header `request` sends.
+    public let host: String
     private var buffer: [UInt8] = []
 
-    public init(port: Int, timeout: Double = 30) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HTTPClientError(message: "socket() failed") }
-        var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    public init(host: String = "127.0.0.1", port: Int, timeout: Double = 30) throws(HTTPClientError) {
+        self.host = host
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        guard inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host, &address.sin_addr) == 1 else {
+            throw HTTPClientError(.badAddress, message: "\(host) is not an IPv4 address such as 127.0.0.1")
+        }
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HTTPClientError(.socketFailed, message: "socket() failed") }
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
             Glibc.close(fd)
-            throw HTTPClientError(message: "cannot connect to 127.0.0.1:\(port)")
+            throw HTTPClientError(.connectFailed, message: "cannot connect to \(host):\(port)")
         }
+    }
+
+    /// Whether `GET path` on a new connection answers 200 within `timeout` seconds: is the
+    /// collector up yet.
+    public static func answers200(port: Int, path: String = "/healthz", timeout: Double = 2) -> Bool {
+        guard let connection = try? HTTPClientConnection(port: port, timeout: timeout) else { return false }
+        defer { connection.close() }
+        guard (try? connection.send(httpRequestHead("GET", path, headers: ["Connection": "close"], contentLength: nil))) != nil else { return false }
+        return (try? connection.readResponse())?.status == 200
+    }
+
+    /// Sends one request with a Content-Length body and reads its response.
+    public func request(_ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8] = []) throws(HTTPClientError)
+        -> HTTPClientResponse {
+        try send(httpRequestHead(method, path, headers: headers, contentLength: body.count, host: host) + body)
+        return try readResponse()
     }
 
     private var closed = false
@@ -76,14 +117,12 @@ public final class HTTPClientConnection: @unchecked Sendable {
 
     deinit { close() }
 
-    public func send(_ bytes: [UInt8]) throws {
+    public func send(_ bytes: [UInt8]) throws(HTTPClientError) {
         var offset = 0
-        try bytes.withUnsafeBytes { raw in
-            while offset < raw.count {
-                let n = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                guard n > 0 else { throw HTTPClientError(message: "send failed (errno \(errno))") }
-                offset += n
-            }
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { throw HTTPClientError(.sendFailed, message: "send failed (errno \(errno))") }
+            offset += n
         }
     }
 
@@ -97,17 +136,17 @@ public final class HTTPClientConnection: @unchecked Sendable {
     }
 
     /// Reads one response (Content-Length or chunked, or until close).
-    public func readResponse() throws -> HTTPClientResponse {
+    public func readResponse() throws(HTTPClientError) -> HTTPClientResponse {
         var headerEnd: Int?
         while headerEnd == nil {
             if let range = findHeaderEnd() { headerEnd = range; break }
-            guard fill() else { throw HTTPClientError(message: "connection closed before a response (\(buffer.count) bytes read)") }
+            guard fill() else { throw HTTPClientError(.closed, message: "connection closed before a response (\(buffer.count) bytes read)") }
         }
         let headText = String(decoding: buffer[0..<headerEnd!], as: UTF8.self)
         buffer.removeFirst(headerEnd! + 4)
         var lines = headText.components(separatedBy: "\r\n")
         let statusLine = lines.removeFirst().split(separator: " ")
-        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw HTTPClientError(message: "bad status line") }
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw HTTPClientError(.malformedResponse, message: "bad status line") }
         var headers: [String: String] = [:]
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
