@@ -1,8 +1,12 @@
-/// Routes added by feature areas (reports, mismatches, the API document) register here, one
-/// line each; `Collector` serves them next to the ingestion routes.
-public enum ExtensionRoutes {
-    public static var all: [Route] {
-        MismatchRoutes.all
+import TapwireCore
+
+/// Every route the collector serves, in one list: ingestion, mismatches, reports and the API
+/// document. A feature area adds its routes here, one line; `Collector` serves this list, and
+/// the tests that check every route (keys, the OpenAPI document) read it.
+public enum CollectorRoutes {
+    public static func all(limits: IngestLimits) -> [Route] {
+        IngestRoutes.all(limits: limits)
+            + MismatchRoutes.all
             + ReportRoutes.all
             + [OpenAPIDocument.route]
     }

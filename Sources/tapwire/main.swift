@@ -3,13 +3,7 @@ import TapwireCore
 
 // `tapwire`: the collector and its tools. Each subcommand lives in its own file.
 
-let commands: [CommandSpec] = [
-    CommandSpec("serve", "run the collector", { ServeCommand.usage }, ServeCommand.run),
-    CommandSpec("migrate", "apply schema migrations", { MigrateCommand.usage }, MigrateCommand.run),
-    CommandSpec("apps", "create and list apps", { AppsCommand.usage }, AppsCommand.run),
-    CommandSpec("keys", "rotate an app's keys", { KeysCommand.usage }, KeysCommand.run),
-    CommandSpec("bench", "benchmark ingestion end to end against plain COPY", { BenchCommand.usage }, BenchCommand.run),
-] + ExtensionCommands.all
+let commands = Commands.all
 
 func printHelp() {
     print("tapwire: notification engagement telemetry\n\nusage: tapwire COMMAND [options]\n")
