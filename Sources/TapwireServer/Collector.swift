@@ -12,7 +12,7 @@ public final class Collector: HTTPHandler {
     private let server: HTTPServerBox
     private let notifier = Mutex<MismatchNotifier?>(nil)
 
-    /// `extraRoutes` are added to the ingestion routes (reports, mismatches, …).
+    /// Serves `CollectorRoutes.all`; `extraRoutes` are served next to them (tests add probes).
     public init(configuration: CollectorConfiguration, logger: Logger, extraRoutes: [Route] = []) {
         let metrics = MetricsRegistry()
         CollectorMetrics.declare(in: metrics)
@@ -33,7 +33,7 @@ public final class Collector: HTTPHandler {
         let database = DatabaseExecutor(databaseURL: configuration.databaseURL, threads: configuration.readerThreads)
         services = CollectorServices(configuration: configuration, database: database, committer: committer, metrics: metrics,
                                      logger: logger, rateLimiter: RateLimiter(eventsPerSecond: configuration.rateLimitPerSecond))
-        router = Router(IngestRoutes.all(limits: configuration.limits) + extraRoutes)
+        router = Router(CollectorRoutes.all(limits: configuration.limits) + extraRoutes)
         keys = KeyCache(ttlSeconds: configuration.keyCacheSeconds)
         server = HTTPServerBox()
         metrics.gauge(CollectorMetrics.queueDepth, help: "Events waiting for a group commit.") { Double(committer.queuedEvents) }

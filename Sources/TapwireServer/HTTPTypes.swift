@@ -110,6 +110,14 @@ public struct HTTPResponse: Sendable {
     }
 }
 
+/// Header pairs are tuples, which are not Equatable: compared field by field, in order.
+extension HTTPResponse: Equatable {
+    public static func == (a: HTTPResponse, b: HTTPResponse) -> Bool {
+        a.status == b.status && a.body == b.body && a.annotations == b.annotations
+            && a.headers.elementsEqual(b.headers) { $0.0 == $1.0 && $0.1 == $1.1 }
+    }
+}
+
 /// The limits the server applies to one route's body while it is read.
 public struct BodyPolicy: Sendable {
     public var maxWireBytes: Int

@@ -48,7 +48,19 @@ final class Inflater {
     }
 
     /// Decodes one chunk of the body. Throws as soon as the output would pass the cap.
-    func feed(_ chunk: UnsafeRawBufferPointer) throws(InflateError) {
+    func feed(_ chunk: [UInt8]) throws(InflateError) {
+        var failure: InflateError?
+        chunk.withUnsafeBytes { raw in
+            do throws(InflateError) {
+                try feed(raw)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    private func feed(_ chunk: UnsafeRawBufferPointer) throws(InflateError) {
         guard chunk.count > 0 else { return }
         if !initialized {
             // The deflate flavour is decided from the first two bytes; hold a lone first byte.

@@ -95,7 +95,7 @@ final class UploadWatchdog: Sendable {
         let watched = uploads.withLock { Array($0.values) }
         for context in watched {
             let done = context.state.withLock { s -> Bool in
-                guard s.phase == .receiving, !s.timedOut, s.watchdogSocket >= 0, var account = s.account else { return true }
+                guard s.lifecycle.awaitsBody, s.watchdogSocket >= 0, var account = s.account else { return true }
                 let verdict = account.look(now: now, received: Self.bytesReceived(s.watchdogSocket),
                                            unreadBytes: Self.unreadBytes(s.watchdogSocket), excused: excused)
                 s.account = account
@@ -105,14 +105,13 @@ final class UploadWatchdog: Sendable {
                 case .received:
                     return true
                 case .stalled, .late:
-                    s.timedOut = true
-                    s.status = 408
-                    let error = APIError(.requestTimeout, verdict == .stalled
+                    let response = HTTPResponse.error(APIError(.requestTimeout, verdict == .stalled
                         ? "no body data arrived for \(stalledNanoseconds / 1_000_000_000) seconds"
-                        : "the body did not arrive within \(deadlineNanoseconds / 1_000_000_000) seconds")
-                    Self.writeRaw(HTTPResponse.error(error), to: s.watchdogSocket)
+                        : "the body did not arrive within \(deadlineNanoseconds / 1_000_000_000) seconds"))
+                    guard s.lifecycle.uploadTimedOut(response) else { return true }
+                    Self.writeRaw(response, to: s.watchdogSocket)
                     shutdown(s.watchdogSocket, Int32(SHUT_RDWR))
-                    context.closeWatchdogSocket(&s)
+                    s.closeWatchdogSocket()
                     return true
                 }
             }

@@ -90,8 +90,7 @@ enum DemoCommand {
             collectorConfiguration.http.port = 0
             collectorConfiguration.rateLimitPerSecond = 0
             collectorConfiguration.logLevel = .warning
-            let started = Collector(configuration: collectorConfiguration, logger: Logger(label: "demo", minimumLevel: .warning),
-                                    extraRoutes: ExtensionRoutes.all)
+            let started = Collector(configuration: collectorConfiguration, logger: Logger(label: "demo", minimumLevel: .warning))
             try started.start()
             collector = started
             endpoint = ("127.0.0.1", started.port)

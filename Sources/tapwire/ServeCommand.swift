@@ -55,7 +55,7 @@ enum ServeCommand {
             if quickstart { try printQuickstart(connection: connection, port: configuration.http.port) }
         }
 
-        let collector = Collector(configuration: configuration, logger: logger, extraRoutes: ExtensionRoutes.all)
+        let collector = Collector(configuration: configuration, logger: logger)
         try collector.start()
         waitForTermination()
         logger.info("shutting down")

@@ -32,10 +32,10 @@ import TapwireTestSupport
         for (path, item) in paths.members {
             for (method, _) in item.objectValue?.members ?? [] { documented.insert(method.uppercased() + " " + path) }
         }
-        let served = Set((IngestRoutes.all(limits: IngestLimits()) + ExtensionRoutes.all).map { $0.method + " " + $0.path })
+        let served = Set((CollectorRoutes.all(limits: IngestLimits())).map { $0.method + " " + $0.path })
         #expect(documented == served, "only documented: \(documented.subtracting(served)); only served: \(served.subtracting(documented))")
         // Keyed routes say which key they take.
-        for route in IngestRoutes.all(limits: IngestLimits()) + ExtensionRoutes.all where route.access != .open {
+        for route in CollectorRoutes.all(limits: IngestLimits()) where route.access != .open {
             let operation = paths[route.path]?[route.method.lowercased()]
             let scheme = route.access == .write ? "writeKey" : "readKey"
             #expect(operation?["security"]?.arrayValue?.first?[scheme] != nil, "\(route.path) does not name \(scheme)")

@@ -27,7 +27,7 @@ import TapwireTestSupport
             configuration.readerThreads = 2
             configuration.keyCacheSeconds = keyCacheSeconds
             collector = Collector(configuration: configuration, logger: Logger(label: "test", minimumLevel: .debug, sink: logs),
-                                  extraRoutes: ExtensionRoutes.all + [Self.whoami])
+                                  extraRoutes: [Self.whoami])
             try collector.start()
         }
 
@@ -89,7 +89,7 @@ import TapwireTestSupport
     @Test func writeKeysCannotReadAndReadKeysCannotWrite() throws {
         let harness = try Harness()
         let app = try harness.database.createApp()
-        let readRoutes = (ExtensionRoutes.all + [Harness.whoami]).filter { $0.access == .read }
+        let readRoutes = (CollectorRoutes.all(limits: IngestLimits()) + [Harness.whoami]).filter { $0.access == .read }
         #expect(!readRoutes.isEmpty)
         for route in readRoutes {
             let response = try harness.client.request(route.method, route.path, headers: ["Authorization": HTTPTestClient.basic(app.writeKey.text)])
@@ -119,7 +119,7 @@ import TapwireTestSupport
         #expect(other.status == 403)
         #expect(!other.text.contains(a.readKey.secret) && !other.text.contains(b.readKey.secret))
         // Every read route that takes ?app= refuses another app's key.
-        for route in ExtensionRoutes.all where route.access == .read {
+        for route in CollectorRoutes.all(limits: IngestLimits()) where route.access == .read {
             let response = try harness.client.get(route.path + "?app=alpha", key: b.readKey.text)
             #expect(response.status == 403, "\(route.path)?app=alpha with beta's read key: \(response.status)")
         }

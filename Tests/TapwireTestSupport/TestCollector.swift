@@ -16,8 +16,7 @@ public final class TestCollector: Sendable {
         configuration.readerThreads = 2
         configure(&configuration)
         let logs = LogSink.memory()
-        collector = Collector(configuration: configuration, logger: Logger(label: "test", minimumLevel: .debug, sink: logs),
-                              extraRoutes: ExtensionRoutes.all)
+        collector = Collector(configuration: configuration, logger: Logger(label: "test", minimumLevel: .debug, sink: logs))
         self.database = database
         self.logs = logs
         try collector.start()
