@@ -1,5 +1,6 @@
 import Foundation
 import TapwireCore
+import TapwireReport
 import TapwireStore
 
 /// `tapwire alerts`: the mismatch findings of one app, for cron and CI. Exit code 0 when nothing
