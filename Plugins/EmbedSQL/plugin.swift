@@ -1,8 +1,9 @@
 import Foundation
 import PackagePlugin
 
-/// Turns every `sql/**/*.sql` file into Swift string constants, so `sql/` stays the single source
-/// of the schema and the queries while the binary still works outside the checkout.
+/// Turns every `sql/**/*.sql` file into Swift constants (`SQL` values named by their file, so an
+/// error names the statement that failed), so `sql/` stays the single source of the schema and the
+/// queries while the binary still works outside the checkout.
 @main
 struct EmbedSQL: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {

@@ -231,7 +231,7 @@ public struct ReportStore: Sendable {
             throw Self.translate(error, timeZone: timeZone)
         }
         guard let row = result.namedRows.first, let now = PostgresValue.timestamp(row["now"]) else {
-            throw DatabaseError(.unexpectedResult, "report_range returned no row")
+            throw DatabaseError(.unexpectedResult, "report_range returned no row", query: EmbeddedSQL.reportRange.name)
         }
         return (PostgresValue.timestamp(row["from_start"]), PostgresValue.timestamp(row["to_end"]),
                 PostgresValue.timestamp(row["since_start"]), now)
