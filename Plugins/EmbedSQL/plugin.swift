@@ -1,10 +1,11 @@
 import Foundation
 import PackagePlugin
 
-/// Turns `sql/**/*.sql` files into Swift string constants, so `sql/` stays the single source of
-/// the schema and the queries while the binaries still work outside the checkout. Each target
-/// embeds only its own folders: the product's schema and queries go into TapwireStore, the
-/// benchmarks' and the soak's SQL only into those tools (the soak's faults also into the tests).
+/// Turns `sql/**/*.sql` files into Swift constants (`SQL` values named by their file, so an error
+/// names the statement that failed), so `sql/` stays the single source of the schema and the
+/// queries while the binaries still work outside the checkout. Each target embeds only its own
+/// folders: the product's schema and queries go into TapwireStore, the benchmarks' and the soak's
+/// SQL only into those tools (the soak's faults also into the tests).
 @main
 struct EmbedSQL: BuildToolPlugin {
     /// The folders of `sql/` a target embeds, and the name of the enum they become.

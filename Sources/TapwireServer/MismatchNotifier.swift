@@ -106,7 +106,7 @@ public final class MismatchNotifier: Sendable {
                 }
                 try deliver(on: db, rng: &rng)
             } catch {
-                logger.warning("mismatch alerts: database error", ["code": .string(error.code.rawValue)])
+                logger.log(.warning, "mismatch alerts: database error", error.logFields)
                 connection?.close()
                 connection = nil
             }

@@ -1,4 +1,5 @@
 import TapwireCore
+import TapwireReport
 import TapwireStore
 
 /// `GET /v1/reports/mismatches?app=NAME&since=7d[&until=…][&format=json|csv|html][&minSeverity=…]`

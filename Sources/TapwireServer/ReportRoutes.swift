@@ -52,7 +52,7 @@ public enum ReportRoutes {
             case .failure(let error as ReportError):
                 call.fail(APIError(.badRequest, error.message))
             case .failure(let error as DatabaseError) where !error.isUnavailable:
-                call.services.logger.error("report failed", ["code": .string(error.code.rawValue), "sqlstate": .string(error.sqlState ?? "")])
+                call.services.logger.log(.error, "report failed", error.logFields)
                 call.fail(APIError(.internalError, "the report could not be computed (\(error.code.rawValue))"))
             case .failure:
                 call.fail(APIError(.databaseUnavailable, "the database is unavailable; retry later", retryAfterSeconds: 1))

@@ -1,4 +1,7 @@
-/// An error from PostgreSQL or from talking to it, carrying the SQLSTATE when the server sent one.
+import TapwireCore
+
+/// An error from PostgreSQL or from talking to it, carrying the SQLSTATE when the server sent one
+/// and the name of the statement that failed (its file under `sql/`, see `SQL`).
 public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         case connectionFailed = "db_connection_failed"
@@ -13,15 +16,33 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// The five-character SQLSTATE, e.g. 23505 unique_violation, 40P01 deadlock_detected.
     public var sqlState: String?
     public var message: String
+    /// The statement that failed, e.g. `sql/queries/report_counts.sql` (`SQL.name`); nil when no
+    /// statement was running (a failed connect). Never part of `code`, which stays stable.
+    public var query: String?
 
-    public init(_ code: Code, sqlState: String? = nil, _ message: String) {
+    public init(_ code: Code, sqlState: String? = nil, _ message: String, query: String? = nil) {
         self.code = code
         self.sqlState = sqlState
         self.message = message
+        self.query = query
     }
 
+    /// `db_query_failed [23505] in sql/queries/app_create.sql: duplicate key …`
     public var description: String {
-        "\(code.rawValue)" + (sqlState.map { " [\($0)]" } ?? "") + ": \(message)"
+        "\(code.rawValue)" + (sqlState.map { " [\($0)]" } ?? "") + (query.map { " in \($0)" } ?? "") + ": \(message)"
+    }
+
+    /// The fields a log line about this error carries: code, SQLSTATE and the failed statement's
+    /// name (never the message, which can quote row values).
+    public var logFields: [(String, LogValue)] {
+        [("code", .string(code.rawValue)), ("sqlstate", .string(sqlState ?? "")), ("query", .string(query ?? ""))]
+    }
+
+    /// The same error, naming `statement` unless it already names one.
+    func naming(_ statement: SQL) -> DatabaseError {
+        var named = self
+        if named.query == nil { named.query = statement.name }
+        return named
     }
 
     /// The server is gone or refusing connections: callers answer 503 and reconnect.

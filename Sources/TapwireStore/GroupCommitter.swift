@@ -177,7 +177,7 @@ public final class GroupCommitter: Sendable {
         } catch {
             onDatabaseError(error)
             if error.isUnavailable || !writer.connection.isUsable {
-                logger.warning("database unavailable", ["code": .string(error.code.rawValue), "sqlstate": .string(error.sqlState ?? "")])
+                logger.log(.warning, "database unavailable", error.logFields)
                 for request in group { request.completion(.failure(.unavailable(retryAfterSeconds: 1))) }
                 failAll(retryAfter: 1, reason: error)
                 writer.connection.close()
@@ -186,7 +186,7 @@ public final class GroupCommitter: Sendable {
                 // others are not failed with it.
                 for request in group { commit([request], with: writer) }
             } else {
-                logger.error("commit refused", ["code": .string(error.code.rawValue), "sqlstate": .string(error.sqlState ?? "")])
+                logger.log(.error, "commit refused", error.logFields)
                 for request in group { request.completion(.failure(.rejected(code: error.code.rawValue, sqlState: error.sqlState))) }
             }
         }

@@ -33,17 +33,19 @@ public struct Migrator: Sendable {
             let checksum = Self.checksum(migration.sql)
             if let recorded = done[migration.version] {
                 guard recorded == checksum else {
-                    throw DatabaseError(.migrationFailed, "migration \(migration.name) was edited after it was applied; add a new migration instead")
+                    throw DatabaseError(.migrationFailed, "migration \(migration.name) was edited after it was applied; add a new migration instead",
+                                        query: migration.file)
                 }
                 continue
             }
             do {
                 try connection.transaction { () throws(DatabaseError) in
-                    try connection.executeScript(migration.sql)
+                    try connection.executeScript(migration.script)
                     try connection.query(EmbeddedSQL.migrationsRecord, [String(migration.version), migration.name, checksum])
                 }
             } catch {
-                throw DatabaseError(.migrationFailed, sqlState: error.sqlState, "migration \(migration.name) failed: \(error.message)")
+                throw DatabaseError(.migrationFailed, sqlState: error.sqlState, "migration \(migration.name) failed: \(error.message)",
+                                    query: error.query)
             }
             logger?.info("migration applied", ["version": .of(migration.version), "name": .string(migration.name)])
             applied.append(Applied(version: migration.version, name: migration.name))

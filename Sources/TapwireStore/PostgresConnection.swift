@@ -101,7 +101,7 @@ public final class PostgresConnection {
     /// An identifier quoted by the server (quote_ident), for DDL that cannot take parameters.
     public func quotedIdentifier(_ name: String) throws(DatabaseError) -> String {
         guard let quoted = try query(EmbeddedSQL.quoteIdentifier, [name]).scalar else {
-            throw DatabaseError(.unexpectedResult, "quote_ident returned nothing")
+            throw DatabaseError(.unexpectedResult, "quote_ident returned nothing", query: EmbeddedSQL.quoteIdentifier.name)
         }
         return quoted
     }
@@ -118,14 +118,25 @@ public final class PostgresConnection {
     }
 
     /// Runs one parameterised statement. Values are sent separately from the SQL text ($1, $2, …),
-    /// in text format; nil is SQL NULL. This is the only way values reach a query.
+    /// in text format; nil is SQL NULL. This is the only way values reach a query. An error names
+    /// the statement (`sql.name`).
+    @discardableResult
+    public func query(_ sql: SQL, _ parameters: [String?] = []) throws(DatabaseError) -> QueryResult {
+        do throws(DatabaseError) {
+            let connection = try live()
+            let result: OpaquePointer? = withOptionalCStringArray(parameters) { values in
+                PQexecParams(connection, sql.text, Int32(parameters.count), nil, values, nil, nil, 0)
+            }
+            return try consume(result, connection: connection)
+        } catch {
+            throw error.naming(sql)
+        }
+    }
+
+    /// A statement written inline, named by its own text (`SQL(inline:)`).
     @discardableResult
     public func query(_ sql: String, _ parameters: [String?] = []) throws(DatabaseError) -> QueryResult {
-        let connection = try live()
-        let result: OpaquePointer? = withOptionalCStringArray(parameters) { values in
-            PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
-        }
-        return try consume(result, connection: connection)
+        try query(SQL(inline: sql), parameters)
     }
 
     /// How a transaction starts.
@@ -153,21 +164,38 @@ public final class PostgresConnection {
     }
 
     /// Runs a script of several statements with no parameters (migrations only).
-    public func executeScript(_ sql: String) throws(DatabaseError) {
-        let connection = try live()
-        let result = PQexec(connection, sql)
-        _ = try consume(result, connection: connection)
-        // A script can leave further results; drain them so the connection is ready.
-        while let extra = PQgetResult(connection) {
-            defer { PQclear(extra) }
-            if let error = Self.error(from: extra, connection: connection) { throw error }
+    public func executeScript(_ sql: SQL) throws(DatabaseError) {
+        do throws(DatabaseError) {
+            let connection = try live()
+            let result = PQexec(connection, sql.text)
+            _ = try consume(result, connection: connection)
+            // A script can leave further results; drain them so the connection is ready.
+            while let extra = PQgetResult(connection) {
+                defer { PQclear(extra) }
+                if let error = Self.error(from: extra, connection: connection) { throw error }
+            }
+        } catch {
+            throw error.naming(sql)
         }
+    }
+
+    /// A script written inline, named by its own text (`SQL(inline:)`).
+    public func executeScript(_ sql: String) throws(DatabaseError) {
+        try executeScript(SQL(inline: sql))
     }
 
     /// COPY … FROM STDIN: sends `data` (already in the format the statement names) and returns
     /// the number of rows the server took.
     @discardableResult
-    public func copyIn(_ sql: String, data: [UInt8]) throws(DatabaseError) -> Int {
+    public func copyIn(_ sql: SQL, data: [UInt8]) throws(DatabaseError) -> Int {
+        do throws(DatabaseError) {
+            return try copy(sql.text, data: data)
+        } catch {
+            throw error.naming(sql)
+        }
+    }
+
+    private func copy(_ sql: String, data: [UInt8]) throws(DatabaseError) -> Int {
         let connection = try live()
         do {
             let start = PQexec(connection, sql)

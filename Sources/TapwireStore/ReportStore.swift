@@ -230,11 +230,11 @@ public struct ReportStore: Sendable {
         } catch {
             throw Self.translate(error, timeZone: timeZone)
         }
-        let row = result.rows.first ?? []
-        guard row.count == 4, let now = PostgresValue.timestamp(row[3]) else {
-            throw DatabaseError(.unexpectedResult, "report_range returned no row")
+        guard let row = result.namedRows.first, let now = PostgresValue.timestamp(row["now"]) else {
+            throw DatabaseError(.unexpectedResult, "report_range returned no row", query: EmbeddedSQL.reportRange.name)
         }
-        return (PostgresValue.timestamp(row[0]), PostgresValue.timestamp(row[1]), PostgresValue.timestamp(row[2]), now)
+        return (PostgresValue.timestamp(row["from_start"]), PostgresValue.timestamp(row["to_end"]),
+                PostgresValue.timestamp(row["since_start"]), now)
     }
 
     static func translate(_ error: DatabaseError, timeZone: String) -> any Error {

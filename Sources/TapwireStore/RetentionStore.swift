@@ -109,14 +109,15 @@ public struct RetentionStore: Sendable {
         for _ in 0..<8 {
             let row = try connection.query(EmbeddedSQL.retentionPartitionState, [name]).rows.first ?? []
             guard row.count == 6, let detach = row[3], let finalize = row[4], let dropSQL = row[5] else {
-                throw DatabaseError(.unexpectedResult, "no state for partition \(name)")
+                throw DatabaseError(.unexpectedResult, "no state for partition \(name)", query: EmbeddedSQL.retentionPartitionState.name)
             }
             let state: PartitionDrop.State = row[0] != "t" ? .gone : row[1] != "t" ? .detached : row[2] == "t" ? .detachPending : .attached
             let step = PartitionDrop.next(state)
             switch step {
-            case .detachConcurrently: try connection.query(detach)
-            case .finalizeDetach: try connection.query(finalize)
-            case .drop: try connection.query(dropSQL)
+            // Statements retention_partition_state.sql built for this partition: named by their step.
+            case .detachConcurrently: try connection.query(SQL(detach, name: "retention: detach partition \(name) concurrently"))
+            case .finalizeDetach: try connection.query(SQL(finalize, name: "retention: finalize the detach of \(name)"))
+            case .drop: try connection.query(SQL(dropSQL, name: "retention: drop partition \(name)"))
             case .markDropped:
                 try connection.query(EmbeddedSQL.retentionMarkDropped, [name])
                 logger?.info("partition dropped", ["partition": .string(name)])

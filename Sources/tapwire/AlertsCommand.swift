@@ -1,6 +1,7 @@
 import Foundation
 import TapwireCommandLine
 import TapwireCore
+import TapwireReport
 import TapwireStore
 
 /// `tapwire alerts`: the mismatch findings of one app, for cron and CI. Exit code 0 when nothing

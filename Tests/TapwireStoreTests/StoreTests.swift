@@ -28,6 +28,91 @@ import TapwireTestSupport
     }
 }
 
+@Suite struct DayEdgeTests {
+    /// Each edge comes from its own named column of report_range.sql: local midnights in the
+    /// zone, across a daylight-saving change (Bucharest went from UTC+2 to UTC+3 on 2026-03-29).
+    @Test func edgesAreLocalMidnightsReadByName() throws {
+        let db = try TestDatabase.create()
+        let connection = try db.connect()
+        defer { connection.close() }
+        let edges = try ReportStore().dayEdges(timeZone: "Europe/Bucharest", fromDate: "2026-03-29", toDate: "2026-03-29",
+                                               sinceDays: 2, on: connection)
+        #expect(edges.from == Timestamp(iso8601: "2026-03-28T22:00:00Z"))
+        #expect(edges.to == Timestamp(iso8601: "2026-03-29T21:00:00Z"))
+        let since = try #require(edges.since)
+        // Two days ending today: yesterday's local midnight, between 24 and 48 hours before now (DST aside).
+        #expect(since < edges.now && edges.now.microseconds - since.microseconds <= 49 * 3_600_000_000)
+        #expect(edges.now.microseconds - since.microseconds >= 23 * 3_600_000_000)
+        let none = try ReportStore().dayEdges(timeZone: "UTC", fromDate: nil, toDate: nil, sinceDays: nil, on: connection)
+        #expect(none.from == nil && none.to == nil && none.since == nil)
+    }
+}
+
+/// A `DatabaseError` names the statement that failed: an embedded file by its path under `sql/`,
+/// a statement built at run time by the name it was given, an inline one by its own text.
+@Suite struct DatabaseErrorNameTests {
+    @Test func aFailingQueryNamesItsFile() throws {
+        let db = try TestDatabase.create()
+        let connection = try db.connect()
+        defer { connection.close() }
+        do {
+            try connection.query(EmbeddedSQL.reportRange, ["No/Such_Zone", "2026-01-01", nil, nil])
+            Issue.record("an unknown time zone was accepted")
+        } catch {
+            #expect(error.query == "sql/queries/report_range.sql")
+            #expect(error.code == .queryFailed && error.code.rawValue == "db_query_failed" && error.sqlState == "22023")
+            #expect(error.description.hasPrefix("db_query_failed [22023] in sql/queries/report_range.sql: "))
+            let sink = LogSink.memory()
+            Logger(label: "test", sink: sink).log(.error, "report failed", error.logFields)
+            let line = try #require(sink.capturedLines.first)
+            #expect(line.contains(#""code":"db_query_failed","sqlstate":"22023","query":"sql/queries/report_range.sql""#))
+        }
+    }
+
+    @Test func copiesScriptsInlineStatementsAndTransactionsNameTheirs() throws {
+        let db = try TestDatabase.create()
+        let connection = try db.connect()
+        defer { connection.close() }
+        let copy = #expect(throws: DatabaseError.self) {
+            try connection.copyIn(SQL("COPY no_such_table FROM STDIN", name: "a copy"), data: Array("1\n".utf8))
+        }
+        #expect(copy?.query == "a copy")
+        let script = #expect(throws: DatabaseError.self) { try connection.executeScript(SQL("SELECT 1; SELECT 1 / 0;", name: "sql/a_script.sql")) }
+        #expect(script?.query == "sql/a_script.sql")
+        let inline = #expect(throws: DatabaseError.self) { try connection.query("SELECT 1 / 0") }
+        #expect(inline?.query == #"inline SQL "SELECT 1 / 0""#)
+        // A statement failing inside a transaction keeps its own name, not the ROLLBACK's.
+        let inside = #expect(throws: DatabaseError.self) {
+            try connection.transaction { () throws(DatabaseError) in try connection.query(EmbeddedSQL.ping, ["surplus"]) }
+        }
+        #expect(inside?.query == "sql/queries/ping.sql" && inside?.code == .queryFailed)
+        connection.close()
+        let lost = #expect(throws: DatabaseError.self) { try connection.query(EmbeddedSQL.ping) }
+        #expect(lost?.code == .connectionLost && lost?.query == "sql/queries/ping.sql")
+    }
+
+    /// Each embedded migration and group-commit statement is named by a file that exists.
+    @Test func embeddedNamesAreFilesUnderSQL() {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let names = EmbeddedSQL.migrations.map(\.script.name) + EmbeddedSQL.freshRowStatements.map(\.sql.name)
+            + [EmbeddedSQL.reportRange.name, EmbeddedSQL.ping.name]
+        #expect(names.count == EmbeddedSQL.migrations.count + EmbeddedSQL.freshRowStatements.count + 2)
+        for name in names {
+            #expect(name.hasPrefix("sql/") && name.hasSuffix(".sql") && FileManager.default.fileExists(atPath: root + "/" + name), "\(name)")
+        }
+        #expect(EmbeddedSQL.freshRowStatements.allSatisfy { $0.sql.name == "sql/" + $0.name })
+    }
+
+    @Test func inlineStatementsAreNamedByTheirFirstLine() {
+        #expect(SQL(inline: "COMMIT").name == #"inline SQL "COMMIT""#)
+        #expect(SQL(inline: "\n   SELECT  a,\tb\n FROM t").name == #"inline SQL "SELECT a, b""#)
+        let long = SQL(inline: "SELECT " + String(repeating: "x", count: 100))
+        #expect(long.name == "inline SQL \"SELECT " + String(repeating: "x", count: 52) + "…\"")
+        #expect(long.text == "SELECT " + String(repeating: "x", count: 100))
+        #expect(SQL(inline: "").name == #"inline SQL """#)
+    }
+}
+
 /// `PostgresConnection.transaction`: COMMIT on return, ROLLBACK on any error, the error unchanged.
 @Suite struct TransactionTests {
     @Test func commitsOnReturnAndRollsBackOnError() throws {
@@ -128,7 +213,8 @@ import TapwireTestSupport
         try db.query("UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1")
         let connection = try db.connect()
         defer { connection.close() }
-        #expect(throws: DatabaseError.self) { try Migrator().migrate(connection) }
+        let refused = #expect(throws: DatabaseError.self) { try Migrator().migrate(connection) }
+        #expect(refused?.query == "sql/migrations/0001_core.sql")
     }
 }
 
