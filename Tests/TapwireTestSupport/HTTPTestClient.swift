@@ -1,6 +1,7 @@
 import Foundation
 import TapwireCore
 import TapwireServer
+import TapwireZlib
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,8 +39,8 @@ public struct HTTPTestClient: Sendable {
         if let encoding {
             headers["Content-Encoding"] = encoding
             switch encoding {
-            case "gzip": body = Compression.compress(json, format: .gzip)
-            case "deflate": body = Compression.compress(json, format: .zlib)
+            case "gzip": body = try Zlib.compress(json, format: .gzip)
+            case "deflate": body = try Zlib.compress(json, format: .zlib)
             default: break
             }
         }
