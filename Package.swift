@@ -30,17 +30,22 @@ let package = Package(
         .executableTarget(name: "TapwireSQLEmbedder", path: "Sources/TapwireSQLEmbedder"),
         .plugin(name: "EmbedSQL", capability: .buildTool(), dependencies: ["TapwireSQLEmbedder"]),
 
-        .target(name: "TapwireCore", swiftSettings: strict + fuzzed),
+        // The wire format the SDK and the collector share: event ids (UUIDv7), ISO 8601 timestamps, JSON
+        // values and their writer, the manifest's canonical form and hash. Standard library only.
+        .target(name: "TapwireWire", swiftSettings: strict + fuzzed),
+        // The one zlib wrapper (every zlib call): compression, bounded one-shot and streaming inflate, CRC-32.
+        .target(name: "TapwireZlib", dependencies: ["CZlib"], swiftSettings: strict + fuzzed),
+        .target(name: "TapwireCore", dependencies: ["TapwireWire"], swiftSettings: strict + fuzzed),
         .target(name: "TapwireStore", dependencies: ["TapwireCore", "CLibPQ"],
                 swiftSettings: strict, plugins: ["EmbedSQL"]),
-        .target(name: "TapwireServer", dependencies: ["TapwireCore", "TapwireStore", "TapwireReport", "CMicroHTTPD", "CZlib"],
+        .target(name: "TapwireServer", dependencies: ["TapwireCore", "TapwireStore", "TapwireReport", "CMicroHTTPD", "TapwireZlib"],
                 swiftSettings: strict + fuzzed),
         .target(name: "TapwireReport", dependencies: ["TapwireCore", "TapwireStore"], swiftSettings: strict),
-        // The SDK apps embed: Foundation and zlib only, never a server module.
-        .target(name: "TapwireClient", dependencies: ["CZlib"], swiftSettings: strict),
+        // The SDK apps embed: Foundation, the wire format and zlib only, never a server module.
+        .target(name: "TapwireClient", dependencies: ["TapwireWire", "TapwireZlib"], swiftSettings: strict),
         .executableTarget(name: "tapwire-client-harness", dependencies: ["TapwireClient"], path: "Sources/TapwireClientHarness", swiftSettings: strict),
         // The body decoder's fuzz target: a seeded mutator, or libFuzzer with --sanitize=fuzzer (make fuzz).
-        .target(name: "TapwireFuzz", dependencies: ["TapwireCore", "TapwireServer"], swiftSettings: strict + fuzzed),
+        .target(name: "TapwireFuzz", dependencies: ["TapwireCore", "TapwireServer", "TapwireZlib"], swiftSettings: strict + fuzzed),
         .executableTarget(name: "tapwire-fuzz", dependencies: ["TapwireFuzz"], path: "Sources/TapwireFuzzer",
                           swiftSettings: strict + fuzzDriver, linkerSettings: fuzzLink),
         // make soak: the collector, client processes and faults on a schedule; checks nothing acknowledged is lost.
@@ -52,7 +57,7 @@ let package = Package(
         .target(name: "TapwireCommandLine", dependencies: ["TapwireCore", "TapwireStore"], swiftSettings: strict),
         .executableTarget(name: "tapwire",
                           dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireClient", "TapwireCommandLine",
-                                         "TapwireLoopbackClient"],
+                                         "TapwireLoopbackClient", "TapwireZlib"],
                           swiftSettings: strict),
         // make bench: ingestion (against a `tapwire serve` child process), report and mismatch benchmarks.
         .executableTarget(name: "tapwire-bench",
@@ -60,15 +65,17 @@ let package = Package(
                           path: "Sources/TapwireBench", swiftSettings: strict, plugins: ["EmbedSQL"]),
 
         // Shared helpers for tests: a private PostgreSQL per suite, requests over the loopback client, the soak's faults (SoakSQL).
-        .target(name: "TapwireTestSupport", dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireLoopbackClient"],
+        .target(name: "TapwireTestSupport", dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireLoopbackClient", "TapwireZlib"],
                 path: "Tests/TapwireTestSupport", swiftSettings: strict, plugins: ["EmbedSQL"]),
+        .testTarget(name: "TapwireWireTests", dependencies: ["TapwireWire"], swiftSettings: strict),
+        .testTarget(name: "TapwireZlibTests", dependencies: ["TapwireZlib"], swiftSettings: strict),
         .testTarget(name: "TapwireCoreTests", dependencies: ["TapwireCore"], swiftSettings: strict),
         .testTarget(name: "TapwireStoreTests", dependencies: ["TapwireStore", "TapwireTestSupport"], swiftSettings: strict),
-        .testTarget(name: "TapwireServerTests", dependencies: ["TapwireServer", "TapwireLoopbackClient", "TapwireTestSupport"], swiftSettings: strict),
+        .testTarget(name: "TapwireServerTests", dependencies: ["TapwireServer", "TapwireLoopbackClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireReportTests", dependencies: ["TapwireReport", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireLoopbackClientTests", dependencies: ["TapwireLoopbackClient", "TapwireStore", "TapwireTestSupport"], swiftSettings: strict),
-        .testTarget(name: "TapwireClientTests", dependencies: ["TapwireClient", "TapwireTestSupport"], swiftSettings: strict),
-        .testTarget(name: "ReliabilityTests", dependencies: ["TapwireFuzz", "TapwireServer", "TapwireLoopbackClient", "TapwireTestSupport"],
+        .testTarget(name: "TapwireClientTests", dependencies: ["TapwireClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ReliabilityTests", dependencies: ["TapwireFuzz", "TapwireServer", "TapwireLoopbackClient", "TapwireZlib", "TapwireTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["TapwireTestSupport"], swiftSettings: strict),
     ],

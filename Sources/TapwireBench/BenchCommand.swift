@@ -5,6 +5,7 @@ import TapwireCore
 import TapwireLoopbackClient
 import TapwireServer
 import TapwireStore
+import TapwireZlib
 
 /// `tapwire-bench ingest`: the collector end to end (HTTP + gzip + JSON + validation + group
 /// commit + dedup) against a plain COPY of the same rows into the same table, in the same run.
@@ -61,7 +62,7 @@ enum BenchCommand {
         var generator = SeededGenerator(seed: 42)
         let now = Timestamp.now
         let baselineApp = try AppStore().createApp(named: "bench-copy", on: setup)
-        func makeRound() -> (staged: [StagedBatch], bodies: [[UInt8]]) {
+        func makeRound() throws -> (staged: [StagedBatch], bodies: [[UInt8]]) {
             var staged: [StagedBatch] = []
             var bodies: [[UInt8]] = []
             for b in 0..<batchCount {
@@ -69,17 +70,17 @@ enum BenchCommand {
                 let context = DeviceContext(appVersion: ["3.2.1", "3.3.0"][b % 2], build: "412", platform: b % 5 == 0 ? "watchOS" : "iOS",
                                             osVersion: "18.1", sdk: "tapwire-bench/1.0")
                 staged.append(StagedBatch(appId: baselineApp.appId, receivedAt: now, context: context, events: events))
-                bodies.append(Compression.compress(wireJSON(events, context: context, sentAt: now)))
+                bodies.append(try Zlib.compress(wireJSON(events, context: context, sentAt: now)))
             }
             return (staged, bodies)
         }
-        let rounds = (0..<3).map { _ in makeRound() }
+        let rounds = try (0..<3).map { _ in try makeRound() }
         let totalEvents = batchCount * batchSize
         print("bench: \(totalEvents) events a round, \(rounds[0].bodies.reduce(0) { $0 + $1.count } / 1024) KiB gzip on the wire, 3 rounds")
 
         // The collector's write path alone (staging COPY + dedup + insert + rollups), no HTTP, on
         // rows of its own: the database's share of the end-to-end time.
-        let diagnostic = makeRound().staged.map { StagedBatch(appId: app.appId, receivedAt: $0.receivedAt, context: $0.context, events: $0.events) }
+        let diagnostic = try makeRound().staged.map { StagedBatch(appId: app.appId, receivedAt: $0.receivedAt, context: $0.context, events: $0.events) }
         let writer = EventWriter(connection: setup, partitions: PartitionDays())
         let groupSize = max(1, 10_000 / batchSize)
         let writeStart = monotonicNanoseconds()
@@ -101,8 +102,8 @@ enum BenchCommand {
         }
         guard waitForHealth(port: port) else { throw CLIError("the collector did not start; see \(log)") }
         let auth = "Basic " + Data((app.writeKey.text + ":").utf8).base64EncodedString()
-        let warm = (0..<20).map { _ in Compression.compress(wireJSON((0..<batchSize).map { _ in syntheticEvent(&generator, at: now) },
-                                                                     context: DeviceContext(appVersion: "0", platform: "iOS"), sentAt: now)) }
+        let warm = try (0..<20).map { _ in try Zlib.compress(wireJSON((0..<batchSize).map { _ in syntheticEvent(&generator, at: now) },
+                                                                           context: DeviceContext(appVersion: "0", platform: "iOS"), sentAt: now)) }
         _ = try post(warm, port: port, auth: auth, connections: connections, ratePerSecond: nil)
 
         // Alternate baseline and collector rounds, so both see the same machine: a shared machine's
@@ -131,9 +132,9 @@ enum BenchCommand {
         let copyRate = median(copyRates), peakRate = median(peakRates)
 
         // Half the peak rate, paced: latency when the collector is not saturated.
-        let halfBodies = (0..<max(40, batchCount / 2)).map { _ in
-            Compression.compress(wireJSON((0..<batchSize).map { _ in syntheticEvent(&generator, at: now) },
-                                          context: DeviceContext(appVersion: "3.2.1", platform: "iOS"), sentAt: now))
+        let halfBodies = try (0..<max(40, batchCount / 2)).map { _ in
+            try Zlib.compress(wireJSON((0..<batchSize).map { _ in syntheticEvent(&generator, at: now) },
+                                       context: DeviceContext(appVersion: "3.2.1", platform: "iOS"), sentAt: now))
         }
         let half = try post(halfBodies, port: port, auth: auth, connections: connections, ratePerSecond: peakRate / 2 / Double(batchSize))
         let rss = server.peakResidentBytes

@@ -46,8 +46,8 @@ public struct DeviceInfo: Sendable, Equatable {
         self.deviceId = deviceId
     }
 
-    var json: JSONOutput {
-        var members: [(String, JSONOutput)] = [("appVersion", .string(appVersion))]
+    var json: JSONValue {
+        var members: [(String, JSONValue)] = [("appVersion", .string(appVersion))]
         if let build { members.append(("build", .string(build))) }
         members.append(("platform", .string(platform)))
         if let osVersion { members.append(("osVersion", .string(osVersion))) }
@@ -64,9 +64,9 @@ public enum BatchBody {
         var out: [UInt8] = []
         out.reserveCapacity(events.reduce(128) { $0 + $1.count + 1 })
         out.append(contentsOf: #"{"sentAt":"#.utf8)
-        JSONOutput.writeString(ISO8601Time.string(microseconds: sentAtMicros), to: &out)
+        JSONValue.writeString(Timestamp(microseconds: sentAtMicros).description, to: &out)
         out.append(contentsOf: #","context":"#.utf8)
-        device.json.write(to: &out)
+        out.append(contentsOf: device.json.serializedBytes())
         out.append(contentsOf: #","events":["#.utf8)
         for (i, event) in events.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }

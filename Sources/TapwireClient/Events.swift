@@ -81,11 +81,11 @@ public struct TelemetryEvent: Sendable, Equatable {
     }
 
     /// The event's object in `POST /v1/batch` (README.md, "`POST /v1/batch`"); absent values are left out.
-    public var json: JSONOutput {
-        var members: [(String, JSONOutput)] = [
+    public var json: JSONValue {
+        var members: [(String, JSONValue)] = [
             ("eventId", .string(eventId.description)),
             ("type", .string(type.rawValue)),
-            ("timestamp", .string(ISO8601Time.string(microseconds: timestampMicros))),
+            ("timestamp", .string(Timestamp(microseconds: timestampMicros).description)),
         ]
         if let notificationId { members.append(("notificationId", .string(notificationId))) }
         members.append(("category", .string(category)))
@@ -97,7 +97,7 @@ public struct TelemetryEvent: Sendable, Equatable {
         if let categoryRegistered { members.append(("categoryRegistered", .bool(categoryRegistered))) }
         if let campaign { members.append(("campaign", .string(campaign))) }
         if let variant { members.append(("variant", .string(variant))) }
-        if let deliveredAtMicros { members.append(("deliveredAt", .string(ISO8601Time.string(microseconds: deliveredAtMicros)))) }
+        if let deliveredAtMicros { members.append(("deliveredAt", .string(Timestamp(microseconds: deliveredAtMicros).description))) }
         return .object(members)
     }
 }
@@ -195,7 +195,7 @@ public struct EventBuilder: Sendable {
         event.notificationId = response.notificationId
         event.actionIdentifier = response.actionIdentifier
         event.userTextLength = response.userTextLength.map { max(0, $0) }
-        event.deliveredAtMicros = response.deliveryDate.map(ISO8601Time.microseconds)
+        event.deliveredAtMicros = response.deliveryDate.map { Timestamp($0).microseconds }
         return event
     }
 
@@ -208,7 +208,7 @@ public struct EventBuilder: Sendable {
             return v
         }
         return TelemetryEvent(
-            eventId: id, type: type, timestampMicros: ISO8601Time.microseconds(time), category: category,
+            eventId: id, type: type, timestampMicros: Timestamp(time).microseconds, category: category,
             hasMedia: !content.attachments.isEmpty, mediaTypes: kinds.sorted(),
             mediaRequested: keys.mediaRequest.map { content.userInfo[$0] != nil },
             // Exact, case-sensitive match, as iOS looks categories up. No category: nothing to register.

@@ -38,10 +38,10 @@ public struct RegisteredCategoryCache: Sendable, Equatable {
     /// set always writes the same bytes. nil while the set is unknown.
     public var persisted: [UInt8]? {
         guard let identifiers else { return nil }
-        return JSONOutput.object([
+        return JSONValue.object([
             ("appVersion", .string(appVersion)),
             ("identifiers", .array(identifiers.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { .string($0) })),
-        ]).bytes
+        ]).serializedBytes()
     }
 
     /// The name of the file in the queue directory. The app and its Notification Service Extension

@@ -1,4 +1,5 @@
 import Foundation
+import TapwireZlib
 
 /// Everything the SDK needs, set once when the client is made.
 public struct TapwireConfiguration: Sendable {
@@ -178,12 +179,12 @@ public final class TapwireClient: Sendable {
     /// The id is made under the queue's lock, so queue order and id order agree.
     private func append(_ make: (TelemetryEventID, Date) -> TelemetryEvent) throws(TapwireClientError) -> TelemetryEventID {
         let time = clock()
-        let millis = UInt64(max(0, ISO8601Time.microseconds(time) / 1000))
+        let millis = UInt64(max(0, Timestamp(time).microseconds / 1000))
         return try recorder.withLock { (state: inout Recorder) throws(TapwireClientError) -> TelemetryEventID in
             guard let queue = state.queue else { throw TapwireClientError(.closed, "the client was closed") }
             let event = make(state.generator.next(unixMilliseconds: millis), time)
             do throws(QueueError) {
-                try queue.append(eventId: event.eventId, recordedAtMicros: ISO8601Time.microseconds(time), json: event.json.bytes)
+                try queue.append(eventId: event.eventId, recordedAtMicros: Timestamp(time).microseconds, json: event.json.serializedBytes())
             } catch {
                 throw TapwireClientError(error)
             }
@@ -276,7 +277,7 @@ public final class TapwireClient: Sendable {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(Int64(max(0.01, interval) * 1000)))
                     guard let self else { return }
-                    let now = ISO8601Time.microseconds(self.clock())
+                    let now = Timestamp(self.clock()).microseconds
                     let (count, bytes, oldest) = self.recorder.withLock { state in
                         (state.queue?.count ?? 0, state.queue?.liveBytes ?? 0, state.queue?.oldestRecordedAtMicros)
                     }
@@ -414,13 +415,13 @@ actor Uploader {
 
     /// One attempt. The body is built now, so `sentAt` is this attempt's time.
     private func send(_ batch: [QueuedRecord]) async -> SendOutcome {
-        let body = BatchBody.encode(sentAtMicros: ISO8601Time.microseconds(clock()), device: configuration.device,
+        let body = BatchBody.encode(sentAtMicros: Timestamp(clock()).microseconds, device: configuration.device,
                                     events: batch.map(\.json))
         var headers = ["Content-Type": "application/json", "Authorization": configuration.authorizationHeader]
         var payload = body
         if machine.compress {
             do {
-                payload = try Zlib.gzip(body)
+                payload = try Zlib.compress(body, format: .gzip)
                 headers["Content-Encoding"] = "gzip"
             } catch {
                 configuration.onError?(TapwireClientError(.compression, "gzip failed (\(error)); sending uncompressed"))
@@ -443,7 +444,7 @@ actor Uploader {
     func syncManifest(_ manifest: CategoryManifest) async -> ManifestSyncResult {
         let hash = manifest.contentHash
         if let synced = try? String(contentsOf: syncedHashURL, encoding: .utf8), synced == hash { return .unchanged }
-        let body = manifest.canonicalJSON.bytes
+        let body = manifest.canonicalJSON.serializedBytes()
         do {
             try Data(body).write(to: pendingManifestURL, options: .atomic)
         } catch {
@@ -457,13 +458,13 @@ actor Uploader {
     private func postPendingManifest() async -> ManifestSyncResult? {
         guard let data = try? Data(contentsOf: pendingManifestURL) else { return nil }
         let body = [UInt8](data)
-        let hash = SHA256Digest.hex(body)
+        let hash = SHA256.hex(body)
         var compress = machine.compress
         var response: TransportResponse
         repeat {
             var headers = ["Content-Type": "application/json", "Authorization": configuration.authorizationHeader]
             var payload = body
-            if compress, let compressed = try? Zlib.gzip(body) {
+            if compress, let compressed = try? Zlib.compress(body, format: .gzip) {
                 payload = compressed
                 headers["Content-Encoding"] = "gzip"
             }

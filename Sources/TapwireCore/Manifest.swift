@@ -1,54 +1,17 @@
-/// An action the app registered in a category (UNNotificationAction / UNTextInputNotificationAction).
-public struct ManifestAction: Sendable, Equatable, Hashable {
-    public var identifier: String
-    /// Optional human label: identifiers are often opaque (Pushwoosh button ids are "0", "1").
-    public var title: String?
-    /// Apple's option names: foreground, destructive, authenticationRequired.
-    public var options: [String]
-    public var textInput: Bool
-
-    public init(identifier: String, title: String? = nil, options: [String] = [], textInput: Bool = false) {
-        self.identifier = identifier
-        self.title = title
-        self.options = options
-        self.textInput = textInput
-    }
-
+/// What the collector reads into a registered manifest (the model and its canonical form are the
+/// wire format, in TapwireWire).
+extension ManifestAction {
     public var isDestructive: Bool { options.contains("destructive") }
 }
 
-/// A registered UNNotificationCategory.
-public struct ManifestCategory: Sendable, Equatable, Hashable {
-    public var identifier: String
-    public var title: String?
-    /// Apple's option names: customDismissAction, allowInCarPlay, hiddenPreviewsShowTitle, …
-    public var options: [String]
-    /// In registration order.
-    public var actions: [ManifestAction]
-
-    public init(identifier: String, title: String? = nil, options: [String] = [], actions: [ManifestAction] = []) {
-        self.identifier = identifier
-        self.title = title
-        self.options = options
-        self.actions = actions
-    }
-
+extension ManifestCategory {
     /// Only with this option does iOS report UNNotificationDismissActionIdentifier, so only then is
     /// a dismiss rate measurable.
     public var hasCustomDismissAction: Bool { options.contains("customDismissAction") }
     public var allowsCarPlay: Bool { options.contains("allowInCarPlay") }
 }
 
-/// The full set of categories an app version registers with setNotificationCategories(_:).
-public struct Manifest: Sendable, Equatable {
-    public var appVersion: String
-    public var categories: [ManifestCategory]
-
-    public init(appVersion: String, categories: [ManifestCategory]) {
-        self.appVersion = appVersion
-        self.categories = categories
-    }
-
+extension Manifest {
     public func category(_ identifier: String) -> ManifestCategory? { categories.first { $0.identifier == identifier } }
 
     public static let knownCategoryOptions: Set<String> = [
@@ -56,33 +19,6 @@ public struct Manifest: Sendable, Equatable {
         "hiddenPreviewsBodyPlaceholder", "allowAnnouncement",
     ]
     public static let knownActionOptions: Set<String> = ["foreground", "destructive", "authenticationRequired"]
-
-    /// The canonical JSON: categories sorted by identifier (the registered set has no order),
-    /// actions in registration order (which iOS uses), option lists sorted and unique.
-    public var canonicalJSON: JSONValue {
-        let sorted = categories.sorted { $0.identifier.utf8.lexicographicallyPrecedes($1.identifier.utf8) }
-        return .object([
-            ("appVersion", .string(appVersion)),
-            ("categories", .array(sorted.map { category in
-                .object([
-                    ("identifier", .string(category.identifier)),
-                    ("title", .optional(category.title)),
-                    ("options", .array(Array(Set(category.options)).sorted().map { .string($0) })),
-                    ("actions", .array(category.actions.map { action in
-                        .object([
-                            ("identifier", .string(action.identifier)),
-                            ("title", .optional(action.title)),
-                            ("options", .array(Array(Set(action.options)).sorted().map { .string($0) })),
-                            ("textInput", .bool(action.textInput)),
-                        ])
-                    })),
-                ])
-            })),
-        ])
-    }
-
-    /// SHA-256 of the canonical JSON: two posts of the same registrations hash the same.
-    public var contentHash: [UInt8] { SHA256.hash(canonicalJSON.serializedBytes()) }
 }
 
 public struct ManifestError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import Foundation
 import TapwireCore
 import TapwireServer
+import TapwireZlib
 
 /// One fuzz input: a header byte that picks the endpoint, how the payload is encoded on the wire
 /// and how it is split into socket reads, then the payload. The same bytes always mean the same
@@ -66,21 +67,26 @@ public struct FuzzInput: Sendable, Equatable {
     public func wireBody() -> (body: [UInt8], contentEncoding: String?) {
         switch wire {
         case .identity: return (payload, nil)
-        case .gzipOfPayload: return (Compression.compress(payload, format: .gzip), "gzip")
-        case .zlibOfPayload: return (Compression.compress(payload, format: .zlib), "deflate")
-        case .rawDeflateOfPayload: return (Compression.compress(payload, format: .rawDeflate), "deflate")
+        case .gzipOfPayload: return (compressed(payload, .gzip), "gzip")
+        case .zlibOfPayload: return (compressed(payload, .zlib), "deflate")
+        case .rawDeflateOfPayload: return (compressed(payload, .rawDeflate), "deflate")
         case .payloadAsGzip: return (payload, "gzip")
         case .payloadAsDeflate: return (payload, "deflate")
         case .truncatedGzip:
-            let full = Compression.compress(payload, format: .gzip)
+            let full = compressed(payload, .gzip)
             return (Array(full.prefix(full.count / 2)), "gzip")
         case .oddHeader:
             let name = FuzzInput.oddHeaders[payload.count % FuzzInput.oddHeaders.count]
             let lowered = name.trimmingCharacters(in: [" "]).lowercased()
-            if lowered == "gzip" || lowered == "x-gzip" { return (Compression.compress(payload, format: .gzip), name) }
-            if lowered == "deflate" { return (Compression.compress(payload, format: .zlib), name) }
+            if lowered == "gzip" || lowered == "x-gzip" { return (compressed(payload, .gzip), name) }
+            if lowered == "deflate" { return (compressed(payload, .zlib), name) }
             return (payload, name)
         }
+    }
+
+    /// zlib fails only when out of memory; the case then sends an empty body.
+    private func compressed(_ bytes: [UInt8], _ format: Zlib.Format) -> [UInt8] {
+        (try? Zlib.compress(bytes, format: format)) ?? []
     }
 }
 

@@ -1,5 +1,5 @@
 import TapwireCore
-import TapwireServer
+import TapwireZlib
 
 /// Seed inputs: valid batches and manifests, plus the hostile shapes the README's table lists,
 /// so the mutator starts next to every boundary instead of having to discover JSON.
@@ -164,7 +164,7 @@ public enum FuzzShapes {
 
     /// gzip members of zeros, concatenated up to about 1 MiB on the wire.
     public static func gzipBomb(megabytes: Int) -> [UInt8] {
-        let member = Compression.compress([UInt8](repeating: 0, count: megabytes << 20), format: .gzip, level: 9)
+        let member = (try? Zlib.compress([UInt8](repeating: 0, count: megabytes << 20), format: .gzip, level: 9)) ?? []
         var bomb: [UInt8] = []
         repeat { bomb += member } while bomb.count + member.count < (1 << 20) - 1024
         return bomb

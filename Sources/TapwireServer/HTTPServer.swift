@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import TapwireCore
+import TapwireZlib
 #if canImport(Glibc)
 import Glibc
 #endif

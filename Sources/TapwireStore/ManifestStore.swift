@@ -12,7 +12,7 @@ public struct ManifestStore: Sendable {
     public init() {}
 
     public func store(_ manifest: Manifest, appId: Int64, on connection: PostgresConnection) throws(DatabaseError) -> StoredManifest {
-        let hash = PostgresValue.hex(manifest.contentHash)
+        let hash = manifest.contentHash
         return try connection.transaction { () throws(DatabaseError) -> StoredManifest in
             let result = try connection.query(EmbeddedSQL.manifestUpsert,
                                               [String(appId), manifest.appVersion, hash, manifest.canonicalJSON.serialized()])

@@ -10,7 +10,7 @@
 # tvOS, watchOS and macOS, an adapter copy with that platform's guards taken away (every `os(…)`
 # false) uses API the headers mark unavailable there, and must be rejected for exactly that.
 #
-# Needs only swiftc and zlib.h (TapwireClient's CZlib). Usage: Tests/AppleAdapterCheck/check.sh
+# Needs only swiftc and zlib.h (TapwireClient's CZlib, through TapwireZlib). Usage: Tests/AppleAdapterCheck/check.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 swiftc=${SWIFTC:-swiftc}
@@ -21,6 +21,13 @@ trap 'rm -rf "$work"' EXIT
 flags=(-swift-version 6 -strict-concurrency=complete -enable-upcoming-feature ExistentialAny)
 core=()
 for f in Sources/TapwireClient/*.swift; do [[ $f == "$adapter" ]] || core+=("$f"); done
+
+# The SDK's own module dependencies, as Package.swift builds them: the wire format and zlib.
+mkdir -p "$work/deps"
+"$swiftc" -emit-module -parse-as-library -module-name TapwireWire "${flags[@]}" \
+  -emit-module-path "$work/deps/TapwireWire.swiftmodule" Sources/TapwireWire/*.swift
+"$swiftc" -emit-module -parse-as-library -module-name TapwireZlib "${flags[@]}" -I Sources/CZlib \
+  -emit-module-path "$work/deps/TapwireZlib.swiftmodule" Sources/TapwireZlib/*.swift
 
 # view <macro platform>: the stand-in as that platform sees it. A `//@` line naming the platform in
 # API_UNAVAILABLE(…) becomes the attribute (same line, so diagnostics keep their line numbers);
@@ -62,7 +69,7 @@ resolve() {
 
 # typecheck <macro platform> <resolved adapter>: prints the compiler's output, fails as it does.
 typecheck() {
-  "$swiftc" -typecheck -module-name TapwireClient "${flags[@]}" -I "$work/$1" -I Sources/CZlib "${core[@]}" "$2" 2>&1
+  "$swiftc" -typecheck -module-name TapwireClient "${flags[@]}" -I "$work/$1" -I "$work/deps" -I Sources/CZlib "${core[@]}" "$2" 2>&1
 }
 
 platforms=(ios:iOS macos:macOS watchos:watchOS tvos:tvOS visionos:visionOS)

@@ -5,6 +5,7 @@ import Glibc
 import Darwin
 #endif
 @testable import TapwireClient
+import TapwireZlib
 
 /// A real HTTP/1.1 server on 127.0.0.1 whose answers a test scripts, so the SDK's URLSession
 /// transport, gzip and retry driver are exercised over real sockets. One connection at a time,
@@ -19,7 +20,7 @@ final class LoopbackServer: Sendable {
 
         /// The body after Content-Encoding is undone.
         var decodedBody: [UInt8] {
-            headers["content-encoding"] == "gzip" ? ((try? Zlib.gunzip(body)) ?? []) : body
+            headers["content-encoding"] == "gzip" ? ((try? Zlib.decompress(body)) ?? []) : body
         }
 
         var json: [String: Any]? {

@@ -71,13 +71,4 @@ import Testing
         let text = JSONValue.string(original).serialized()
         #expect(try JSONParser().parse(text).stringValue == original)
     }
-
-    @Test func writerFormatsNumbers() {
-        #expect(JSONValue.int(42).serialized() == "42")
-        #expect(JSONValue.double(0.25).serialized() == "0.25")
-        #expect(JSONValue.double(3).serialized() == "3")
-        #expect(JSONValue.double(.nan).serialized() == "null")
-        let pretty = JSONValue.object([("a", 1), ("b", [true])]).serialized(pretty: true)
-        #expect(pretty == "{\n  \"a\": 1,\n  \"b\": [\n    true\n  ]\n}")
-    }
 }

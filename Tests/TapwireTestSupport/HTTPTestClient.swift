@@ -2,6 +2,7 @@ import Foundation
 import TapwireCore
 import TapwireLoopbackClient
 import TapwireServer
+import TapwireZlib
 
 public typealias TestResponse = HTTPClientResponse
 public typealias TestConnection = HTTPClientConnection
@@ -43,8 +44,8 @@ public struct HTTPTestClient: Sendable {
         if let encoding {
             headers["Content-Encoding"] = encoding
             switch encoding {
-            case "gzip": body = Compression.compress(json, format: .gzip)
-            case "deflate": body = Compression.compress(json, format: .zlib)
+            case "gzip": body = try Zlib.compress(json, format: .gzip)
+            case "deflate": body = try Zlib.compress(json, format: .zlib)
             default: break
             }
         }

@@ -1,6 +1,7 @@
-/// An action as registered in a `UNNotificationCategory`.
-public struct RegisteredAction: Sendable, Equatable, Hashable {
+/// An action the app registered in a category (UNNotificationAction / UNTextInputNotificationAction).
+public struct ManifestAction: Sendable, Equatable, Hashable {
     public var identifier: String
+    /// Optional human label: identifiers are often opaque (Pushwoosh button ids are "0", "1").
     public var title: String?
     /// Apple's option names: foreground, destructive, authenticationRequired.
     public var options: [String]
@@ -15,16 +16,16 @@ public struct RegisteredAction: Sendable, Equatable, Hashable {
     }
 }
 
-/// A registered `UNNotificationCategory`.
-public struct RegisteredCategory: Sendable, Equatable, Hashable {
+/// A registered UNNotificationCategory.
+public struct ManifestCategory: Sendable, Equatable, Hashable {
     public var identifier: String
     public var title: String?
     /// Apple's option names: customDismissAction, allowInCarPlay, hiddenPreviewsShowTitle, …
     public var options: [String]
     /// In registration order (iOS shows them in this order).
-    public var actions: [RegisteredAction]
+    public var actions: [ManifestAction]
 
-    public init(identifier: String, title: String? = nil, options: [String] = [], actions: [RegisteredAction] = []) {
+    public init(identifier: String, title: String? = nil, options: [String] = [], actions: [ManifestAction] = []) {
         self.identifier = identifier
         self.title = title
         self.options = options
@@ -32,21 +33,22 @@ public struct RegisteredCategory: Sendable, Equatable, Hashable {
     }
 }
 
-/// The full set of categories an app version registered, as posted to `/v1/categories`.
-public struct CategoryManifest: Sendable, Equatable {
+/// The full set of categories an app version registers with setNotificationCategories(_:), as the
+/// SDK posts it to `/v1/categories` and the collector stores it.
+public struct Manifest: Sendable, Equatable {
     public var appVersion: String
-    public var categories: [RegisteredCategory]
+    public var categories: [ManifestCategory]
 
-    public init(appVersion: String, categories: [RegisteredCategory]) {
+    public init(appVersion: String, categories: [ManifestCategory]) {
         self.appVersion = appVersion
         self.categories = categories
     }
 
-    /// The canonical form the collector hashes: categories sorted by identifier (the registered
-    /// set has no order), actions in registration order, option lists sorted and unique.
-    public var canonicalJSON: JSONOutput {
+    /// The canonical JSON: categories sorted by identifier (the registered set has no order),
+    /// actions in registration order (which iOS uses), option lists sorted and unique.
+    public var canonicalJSON: JSONValue {
         let sorted = categories.sorted { $0.identifier.utf8.lexicographicallyPrecedes($1.identifier.utf8) }
-        func options(_ list: [String]) -> JSONOutput { .array(Set(list).sorted().map { .string($0) }) }
+        func options(_ list: [String]) -> JSONValue { .array(Set(list).sorted().map { .string($0) }) }
         return .object([
             ("appVersion", .string(appVersion)),
             ("categories", .array(sorted.map { category in
@@ -67,10 +69,8 @@ public struct CategoryManifest: Sendable, Equatable {
         ])
     }
 
-    /// Lower-case hex SHA-256 of the canonical JSON. Registering the same categories in another
-    /// order gives the same hash, so a relaunch posts nothing.
-    public var contentHash: String { SHA256Digest.hex(canonicalJSON.bytes) }
-
-    /// The set of registered identifiers, for `categoryRegistered`.
-    public var identifiers: Set<String> { Set(categories.map(\.identifier)) }
+    /// Lower-case hex SHA-256 of the canonical JSON. The SDK and the collector compute it with this
+    /// one function, so both sides agree; registering the same categories in another order gives
+    /// the same hash, so a relaunch posts nothing.
+    public var contentHash: String { SHA256.hex(canonicalJSON.serializedBytes()) }
 }

@@ -1,5 +1,6 @@
-/// SHA-256 (FIPS 180-4), used to hash key secrets at rest and manifest contents. The toolchain has
-/// no CryptoKit on Linux and outside packages are not available, so it is written here.
+/// SHA-256 (FIPS 180-4): the manifest's content hash (the SDK and the collector must agree on it)
+/// and key secrets at rest. The toolchain has no CryptoKit on Linux and outside packages are not
+/// available, so it is written here.
 public struct SHA256: Sendable {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
         (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
@@ -86,13 +87,4 @@ public struct SHA256: Sendable {
 
 extension UInt32 {
     @inline(__always) func rotatedRight(_ n: UInt32) -> UInt32 { (self >> n) | (self << (32 - n)) }
-}
-
-/// Compares two byte strings in time that depends only on their lengths, so a key check does
-/// not leak how many leading bytes matched.
-public func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-    guard a.count == b.count else { return false }
-    var difference: UInt8 = 0
-    for i in 0..<a.count { difference |= a[i] ^ b[i] }
-    return difference == 0
 }

@@ -1,7 +1,7 @@
 import CZlib
 
 /// Why a compressed body could not be decoded.
-enum InflateError: Error, Sendable, Equatable {
+public enum InflateError: Error, Sendable, Equatable {
     /// Decompressed output passed the cap (a zip bomb, or simply too much data).
     case tooLarge(limit: Int)
     /// Not valid gzip/deflate data.
@@ -10,11 +10,14 @@ enum InflateError: Error, Sendable, Equatable {
     case truncated
 }
 
-/// Streaming gzip/deflate decoding with a hard cap on output, fed as the body arrives. The cap
-/// is checked as bytes come out of zlib; the gzip ISIZE trailer is never consulted. This file
-/// owns the z_stream and every zlib call.
-final class Inflater {
-    enum Format { case gzip, deflate }
+/// Streaming gzip/deflate decoding with a hard cap on output, fed as a body arrives (the
+/// collector's decompression-bomb guard, and `Zlib.decompress`). The cap is checked as bytes come
+/// out of zlib; the gzip ISIZE trailer is never consulted. This file owns the z_stream and every
+/// inflate call.
+public final class Inflater {
+    /// `Content-Encoding: gzip` (a gzip or zlib header is detected), or `deflate` (zlib, or raw
+    /// deflate when the first two bytes are no zlib header).
+    public enum Format: Sendable { case gzip, deflate }
 
     private var stream = z_stream()
     private var initialized = false
@@ -22,9 +25,11 @@ final class Inflater {
     private var sawStreamEnd = false
     private var pendingHeader: [UInt8] = []
     private let limit: Int
-    private(set) var output: [UInt8] = []
+    public private(set) var output: [UInt8] = []
+    /// What zlib last returned (for error descriptions).
+    public private(set) var zlibStatus: Int32 = Z_OK
 
-    init(format: Format, limit: Int) {
+    public init(format: Format, limit: Int) {
         self.format = format
         self.limit = limit
     }
@@ -43,19 +48,16 @@ final class Inflater {
             if !zlibHeader { bits = -15 }
         }
         let status = tapwire_inflate_init(&stream, bits)
+        zlibStatus = status
         guard status == Z_OK else { throw .corrupt("zlib could not start (\(status))") }
         initialized = true
     }
 
     /// Decodes one chunk of the body. Throws as soon as the output would pass the cap.
-    func feed(_ chunk: [UInt8]) throws(InflateError) {
+    public func feed(_ chunk: [UInt8]) throws(InflateError) {
         var failure: InflateError?
-        chunk.withUnsafeBytes { raw in
-            do throws(InflateError) {
-                try feed(raw)
-            } catch {
-                failure = error
-            }
+        chunk.withUnsafeBytes { bytes in
+            do throws(InflateError) { try feed(bytes) } catch { failure = error }
         }
         if let failure { throw failure }
     }
@@ -106,6 +108,7 @@ final class Inflater {
                     stream.next_out = out.baseAddress
                     stream.avail_out = uInt(out.count)
                     result = CZlib.inflate(&stream, Z_NO_FLUSH)
+                    zlibStatus = result
                     let produced = out.count - Int(stream.avail_out)
                     if output.count + produced > limit { return -100 }
                     output.append(contentsOf: out[0..<produced])
@@ -128,7 +131,7 @@ final class Inflater {
     }
 
     /// Called when the body is complete: the stream must have reached its end marker.
-    func finish() throws(InflateError) {
+    public func finish() throws(InflateError) {
         if !pendingHeader.isEmpty || !initialized || !sawStreamEnd { throw .truncated }
     }
 }

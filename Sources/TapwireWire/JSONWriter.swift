@@ -1,5 +1,6 @@
-/// Building and serialising JSON output (API responses, reports) without Foundation's
-/// JSONSerialization, so key order is stable and numbers print the same on every platform.
+/// Building and serialising JSON output (API responses, reports, the SDK's batches and manifest)
+/// without Foundation's JSONSerialization, so key order is stable and numbers print the same on
+/// every platform, and the SDK and the collector write the same bytes for the same value.
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral, ExpressibleByFloatLiteral
 {

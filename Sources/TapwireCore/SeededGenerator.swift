@@ -1,0 +1,13 @@
+/// A small, fast, seedable generator (SplitMix64) for simulations and benchmarks that must be
+/// reproducible for a given seed. Not for secrets: keys use `SystemRandomNumberGenerator`.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
