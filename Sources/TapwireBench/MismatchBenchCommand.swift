@@ -38,7 +38,6 @@ enum MismatchBenchCommand {
               30-day window from rollups:     \(f(result.detection30dMs)) ms (median)
               24-hour window from rollups:    \(f(result.detection24hMs)) ms
               baseline, raw-event scan, 30d:  \(f(result.rawScan30dMs)) ms  -> rollups are \(f(result.rawScan30dMs / result.detection30dMs))x faster
-              group commit with the rollups:  \(Int(result.commitWithRollups)) events/s, without: \(Int(result.commitWithoutRollups)) events/s (ratio \(String(format: "%.2f", result.commitWithRollups / result.commitWithoutRollups)))
             """)
         }
         return 0

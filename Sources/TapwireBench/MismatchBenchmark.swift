@@ -3,16 +3,15 @@ import TapwireCore
 import TapwireStore
 
 /// The mismatch benchmark of `make bench`: detection over 30 days of 10M events from the
-/// rollups, against the same detection input computed from the raw events (the baseline), and
-/// what the rollup statement costs group commit (sql/fresh/ with and without it).
+/// rollups, against the same detection input computed from the raw events (the baseline). What
+/// the usage rollups cost ingestion is in `tapwire-bench ingest`'s per-statement figures (the
+/// deltas' COPY and the fold).
 public struct MismatchBenchmark: Sendable {
     public struct Options: Sendable {
         public var events = 10_000_000
         public var days = 30
         public var repeats = 7
         public var baselineRepeats = 3
-        public var commitGroups = 20
-        public var eventsPerGroup = 10_000
         public init() {}
     }
 
@@ -27,9 +26,6 @@ public struct MismatchBenchmark: Sendable {
         public var detection30dMs: Double
         public var detection24hMs: Double
         public var rawScan30dMs: Double
-        /// Group commit of `commitGroups` x `eventsPerGroup` fresh events, events a second.
-        public var commitWithRollups: Double
-        public var commitWithoutRollups: Double
 
         public var json: JSONValue {
             .object([
@@ -38,9 +34,6 @@ public struct MismatchBenchmark: Sendable {
                 ("loadSeconds", .double(loadSeconds)),
                 ("detection30dMs", .double(detection30dMs)), ("detection24hMs", .double(detection24hMs)),
                 ("rawScanBaseline30dMs", .double(rawScan30dMs)), ("speedupVsRawScan", .double(rawScan30dMs / detection30dMs)),
-                ("commitEventsPerSecondWithRollups", .double(commitWithRollups)),
-                ("commitEventsPerSecondWithoutRollups", .double(commitWithoutRollups)),
-                ("commitThroughputRatio", .double(commitWithRollups / commitWithoutRollups)),
             ])
         }
     }
@@ -120,54 +113,8 @@ public struct MismatchBenchmark: Sendable {
         }
         log("detection 30d \(fmt(detection30)) ms, 24h \(fmt(detection24)) ms; raw scan 30d \(fmt(raw)) ms")
 
-        let (with, without) = try commitThroughput(url: url, appId: appId, log: log)
         return Result(events: options.events, days: options.days, hourlyRows: hourly, dailyRows: daily, findings: findings,
-                      loadSeconds: loadSeconds, detection30dMs: detection30, detection24hMs: detection24, rawScan30dMs: raw,
-                      commitWithRollups: with, commitWithoutRollups: without)
-    }
-
-    /// Events a second through the group-commit steps (EventWriter's: COPY to staging, claim
-    /// ids, COPY into events, every sql/fresh statement, COMMIT), and through the same steps
-    /// without the mismatch statement (sql/fresh/2x_*), alternating runs so drift hits both.
-    func commitThroughput(url: String, appId: Int64, log: (String) -> Void) throws -> (Double, Double) {
-        let connection = try PostgresConnection(url: url, applicationName: "tapwire-bench")
-        defer { connection.close() }
-        try connection.query(EmbeddedSQL.createStaging)
-        let all = EmbeddedSQL.freshRowStatements.map(\.sql)
-        let others = EmbeddedSQL.freshRowStatements.filter { !$0.name.contains("/2") && !$0.name.hasPrefix("2") }.map(\.sql)
-        guard others.count < all.count else {
-            throw DatabaseError(.unexpectedResult, "no mismatch statement in sql/fresh to compare against")
-        }
-        var rng = SeededGenerator(seed: 2024)
-        let now = Timestamp.now
-        var seconds = [0.0, 0.0]
-        let categories = (0..<20).map { Self.format2("cat_", $0) } + ["Cat_03", "cat07x", "promo"]
-        for group in 0..<(options.commitGroups * 2) {
-            let events = (0..<options.eventsPerGroup).map { i -> Event in
-                // As live ingestion sees them: events of the last few minutes.
-                let t = now.adding(seconds: -Double(rng.next() % 300))
-                let category = categories[Int(rng.next() % UInt64(categories.count))]
-                let response = i % 4 == 0
-                return Event(eventId: .v7(at: t, using: &rng), type: response ? .response : .delivered, deviceTime: t, category: category,
-                             actionIdentifier: response ? "act_\(rng.next() % 3)" : nil, categoryRegistered: true)
-            }
-            let batch = StagedBatch(appId: appId, receivedAt: now, context: DeviceContext(appVersion: Self.versions[group % 6], platform: "iOS"),
-                                    events: events)
-            let staged = EventCopyRows.encode([batch])
-            let rows = EventCopyRows.encode([batch], withSeq: false)
-            let begin = monotonicNanoseconds()
-            try connection.transaction { () throws(DatabaseError) in
-                try connection.copyIn(EmbeddedSQL.copyStaging, data: staged)
-                try connection.query(EmbeddedSQL.claimEventIds)
-                try connection.copyIn(EmbeddedSQL.copyEvents, data: rows)
-                for statement in group % 2 == 0 ? all : others { try connection.query(statement) }
-            }
-            seconds[group % 2] += Double(monotonicNanoseconds() - begin) / 1e9
-        }
-        let total = Double(options.commitGroups * options.eventsPerGroup)
-        let result = (total / seconds[0], total / seconds[1])
-        log("group commit: \(Int(result.0)) events/s with the mismatch rollups, \(Int(result.1)) without")
-        return result
+                      loadSeconds: loadSeconds, detection30dMs: detection30, detection24hMs: detection24, rawScan30dMs: raw)
     }
 
     private func median(_ n: Int, _ body: () throws -> Void) throws -> Double {

@@ -1,8 +1,9 @@
 import Foundation
 
-/// The bucket layouts of the percentile histograms kept in the rollups. The bin of a value is
-/// computed in SQL (functions tapwire_reply_bin and tapwire_latency_bin, migration 0010); these
-/// types turn bins back into values and state the resolution the report prints.
+/// The bucket layouts of the percentile histograms kept in the rollups. The group commit bins
+/// values here (`RollupDeltas`); SQL has the same rules (functions tapwire_reply_bin and
+/// tapwire_latency_bin, migration 0010), used to rebuild and to check. These types also turn
+/// bins back into values and state the resolution the report prints.
 public enum HistogramMetric: Int, Sendable, CaseIterable {
     case replyLength = 1
     case timeToResponse = 2
@@ -32,11 +33,21 @@ public enum LatencyBins {
     public static let binsPerDoubling = 4
     public static let lastBin = 100
 
-    /// The same rule as tapwire_latency_bin in SQL (used by tests and the demo).
+    /// The same rule as tapwire_latency_bin in SQL, for a latency in seconds.
     public static func bin(forSeconds seconds: Double) -> Int {
         guard seconds >= 1 else { return 0 }
-        let k = 1 + Int((Double(binsPerDoubling) * log2Value(seconds)).rounded(.down))
+        // 4·ln(x)/ln(2), evaluated as SQL does, so a value on a bin edge lands where SQL puts it.
+        let k = 1 + Int(min(Double(lastBin), (Double(binsPerDoubling) * Foundation.log(seconds) / Foundation.log(2.0)).rounded(.down)))
         return min(k, lastBin)
+    }
+
+    /// The bin of `responded − delivered` in µs, bit for bit as tapwire_latency_bin computes it:
+    /// PostgreSQL subtracts timestamps into an interval of whole days plus µs
+    /// (interval_justify_hours), and date_part('epoch') adds `µs / 1e6` to `days × 86400`.
+    public static func bin(forMicroseconds delta: Int64) -> Int {
+        let perDay: Int64 = 86_400_000_000
+        let days = delta / perDay, rest = delta % perDay
+        return bin(forSeconds: Double(rest) / 1_000_000.0 + Double(days * 86_400))
     }
 
     public static func lowerBound(ofBin bin: Int) -> Double {
@@ -61,7 +72,6 @@ public enum LatencyBins {
         return "log-spaced, \(binsPerDoubling) buckets per doubling from 1 s; values are bucket midpoints, within ±\(percent)%"
     }
 
-    private static func log2Value(_ x: Double) -> Double { Foundation.log2(x) }
     private static func pow2(_ x: Double) -> Double { Foundation.exp2(x) }
 }
 

@@ -11,6 +11,7 @@ public final class Collector: HTTPHandler {
     private let keys: KeyCache
     private let server: HTTPServerBox
     private let notifier = Mutex<MismatchNotifier?>(nil)
+    private let folder: RollupFolder
 
     /// Serves `CollectorRoutes.all`; `extraRoutes` are served next to them (tests add probes).
     public init(configuration: CollectorConfiguration, logger: Logger, extraRoutes: [Route] = []) {
@@ -30,6 +31,10 @@ public final class Collector: HTTPHandler {
                 metrics.observe(CollectorMetrics.commitEvents, [], Double(stats.events))
             },
             onDatabaseError: { error in metrics.increment(CollectorMetrics.databaseErrors, [error.code.rawValue]) })
+        folder = RollupFolder(databaseURL: configuration.databaseURL, logger: logger) { rows, seconds in
+            metrics.observe(CollectorMetrics.rollupFoldSeconds, [], seconds)
+            metrics.increment(CollectorMetrics.rollupDeltasFolded, [], by: Double(rows))
+        }
         let database = DatabaseExecutor(databaseURL: configuration.databaseURL, threads: configuration.readerThreads)
         services = CollectorServices(configuration: configuration, database: database, committer: committer, metrics: metrics,
                                      logger: logger, rateLimiter: RateLimiter(eventsPerSecond: configuration.rateLimitPerSecond))
@@ -45,6 +50,7 @@ public final class Collector: HTTPHandler {
     public func start() throws {
         services.database.start()
         services.committer.start()
+        folder.start()
         try notifier.withLock { $0 = try MismatchNotifier.startIfConfigured(services) }
         let http = HTTPServer(handler: self, options: services.configuration.http)
         try http.start()
@@ -61,6 +67,7 @@ public final class Collector: HTTPHandler {
         server.server?.quiesce()
         notifier.withLock { current in defer { current = nil }; return current }?.stop()
         services.committer.shutdown()
+        folder.stop()
         services.database.shutdown()
         // Let the last responses leave before the sockets close.
         Thread.sleep(forTimeInterval: 0.1)

@@ -181,6 +181,8 @@ public enum CollectorMetrics {
     public static let batchSeconds = "tapwire_batch_commit_duration_seconds"
     public static let commitEvents = "tapwire_commit_events"
     public static let databaseErrors = "tapwire_database_errors_total"
+    public static let rollupFoldSeconds = "tapwire_rollup_fold_duration_seconds"
+    public static let rollupDeltasFolded = "tapwire_rollup_deltas_folded_total"
     public static let queueDepth = "tapwire_commit_queue_events"
     public static let connections = "tapwire_http_connections"
     public static let bufferedBodyBytes = "tapwire_http_buffered_body_bytes"
@@ -198,5 +200,8 @@ public enum CollectorMetrics {
         registry.declare(commitEvents, help: "Events per group commit transaction.", kind: .histogram,
                          buckets: [1, 10, 100, 500, 1000, 2000, 5000, 10000, 20000])
         registry.declare(databaseErrors, help: "Database errors, by error code.", kind: .counter, labels: ["code"])
+        registry.declare(rollupFoldSeconds, help: "Time of one fold of pending rollup deltas into the rollups.", kind: .histogram,
+                         buckets: latencyBuckets)
+        registry.declare(rollupDeltasFolded, help: "Pending rollup delta rows folded into the rollups.", kind: .counter)
     }
 }

@@ -463,12 +463,15 @@ let duplicatesStored = storedRows.count - stored.count
 let cappedMissing = cappedIds.filter { !stored.contains($0) }
 let cappedPrefixOK = Set(cappedMissing) == Set(cappedIds.prefix(cappedMissing.count))
 
+// The rollups as the group commits left them (their pending deltas folded, as the collector
+// does every second), against the SQL recomputation from raw events.
+let folded = (try? RollupStore().fold(on: check)) != nil
 let before = (try? check.query(SoakSQL.rollupsDigest, [String(appId)]).rows.first) ?? []
+let usageDiff = (try? check.query(SoakSQL.mismatchUsageDiff, [String(appId)]).rows.first) ?? []
 let rebuild = try? Subprocess.run(tapwire, ["rollups", "rebuild", "--app", "soak", "--database-url", databaseURL])
 let after = (try? check.query(SoakSQL.rollupsDigest, [String(appId)]).rows.first) ?? []
-let usageDiff = (try? check.query(SoakSQL.mismatchUsageDiff, [String(appId)]).rows.first) ?? []
 check.close()
-let rollupsOK = rebuild?.status == 0 && !before.isEmpty && before == after && (before.first ?? nil)?.hasPrefix("0:") == false
+let rollupsOK = folded && rebuild?.status == 0 && !before.isEmpty && before == after && (before.first ?? nil)?.hasPrefix("0:") == false
 let usageOK = usageDiff.count == 2 && usageDiff.allSatisfy { $0 == "0" }
 
 // MARK: the figures

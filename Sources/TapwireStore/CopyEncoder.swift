@@ -147,6 +147,91 @@ package enum EventCopyRows {
     }
 }
 
+extension EventCopyRows {
+    /// The ids of the plan's rows, in its (key) order: `(app_id, event_id, received_at)` for
+    /// sql/queries/copy_event_ids.sql, with `seq` first for sql/queries/copy_staged_ids.sql.
+    static func encodeIds(_ batches: [StagedBatch], plan: EventWriter.StagingPlan, withSeq: Bool) -> [UInt8] {
+        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + plan.order.count * 52)
+        for seq in plan.order {
+            let (b, i) = plan.locations[seq]
+            encoder.beginRow(fields: withSeq ? 4 : 3)
+            if withSeq { encoder.int32(Int32(seq)) }
+            encoder.int64(batches[b].appId)
+            encoder.uuid(batches[b].events[i].eventId)
+            encoder.timestamp(batches[b].receivedAt)
+        }
+        return encoder.finish()
+    }
+}
+
+/// The rows of `RollupDeltas`, in the layout of rollup_deltas (migration 0050).
+enum RollupDeltaRows {
+    static func encode(_ deltas: RollupDeltas) -> [UInt8] {
+        let rows = deltas.counts.count + deltas.actions.count + deltas.histograms.count + deltas.usageHourly.count + deltas.usageDaily.count
+        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + rows * 200)
+        func dimensions(_ kind: Int16, _ d: RollupDeltas.Dimensions) {
+            encoder.beginRow(fields: 24)
+            encoder.int16(kind)
+            encoder.int64(d.appId)
+            encoder.int16(d.grain)
+            encoder.timestamp(Timestamp(microseconds: d.bucket))
+            encoder.text(d.category)
+            encoder.text(d.appVersion)
+            encoder.text(d.platform)
+            encoder.text(d.campaign)
+            encoder.text(d.variant)
+        }
+        func nulls(_ n: Int) { for _ in 0..<n { encoder.null() } }
+        for (key, c) in deltas.counts {
+            dimensions(1, key.dimensions)
+            encoder.bool(key.hasMedia)
+            nulls(4) // action, metric, bin, type
+            encoder.null() // category_registered
+            for n in [c.delivered, c.sent, c.mediaRequested, c.opens, c.dismissals, c.actions, c.replies] { encoder.int64(n) }
+            nulls(2)
+        }
+        for (key, n) in deltas.actions {
+            dimensions(2, key.dimensions)
+            encoder.null()
+            encoder.text(key.action)
+            nulls(4)
+            encoder.int64(n)
+            nulls(8)
+        }
+        for (key, n) in deltas.histograms {
+            dimensions(3, key.dimensions)
+            nulls(2)
+            encoder.int16(Int16(key.metric.rawValue))
+            encoder.int16(key.bin)
+            nulls(2)
+            encoder.int64(n)
+            nulls(8)
+        }
+        for (kind, table) in [(Int16(4), deltas.usageHourly), (5, deltas.usageDaily)] {
+            for (key, usage) in table {
+                encoder.beginRow(fields: 24)
+                encoder.int16(kind)
+                encoder.int64(key.appId)
+                encoder.null() // grain
+                encoder.timestamp(Timestamp(microseconds: key.bucket))
+                encoder.text(key.category)
+                encoder.text(key.appVersion)
+                encoder.text(key.platform)
+                nulls(3) // campaign, variant, has_media
+                encoder.text(key.action)
+                nulls(2) // metric, bin
+                encoder.text(key.type.rawValue)
+                encoder.int16(key.categoryRegistered)
+                encoder.int64(usage.count)
+                nulls(6)
+                encoder.timestamp(usage.firstSeen)
+                encoder.timestamp(usage.lastSeen)
+            }
+        }
+        return encoder.finish()
+    }
+}
+
 /// Loading events with a plain COPY, no dedup and no rollups: the baseline `tapwire bench`
 /// compares the collector with, and a fast way to seed large volumes for report benchmarks.
 public enum BulkLoad {

@@ -22,46 +22,60 @@ public final class PartitionDays: Sendable {
     public func forget() { known.withLock { $0.removeAll() } }
 }
 
-/// Writes groups of batches in one transaction: binary COPY into a session staging table, the
-/// dedup claim, a COPY of the new rows into events and the sql/fresh/ aggregates (steps in
-/// `commit`; docs/architecture.md, "One event's path", step 4). Owns its connection.
+/// Writes groups of batches in one transaction: the dedup claim, a binary COPY of the new rows
+/// into events, and a COPY of the rollup rows they add, computed here by `RollupDeltas` and
+/// appended to rollup_deltas, which `RollupFolder` folds into the rollups (steps in `commit`;
+/// docs/architecture.md, "One event's path", step 4). Owns its connection.
 public final class EventWriter {
     public let connection: PostgresConnection
     let partitions: PartitionDays
     private var stagingReady = false
+    /// How the next group claims its ids; this writer's own history decides.
+    public private(set) var claimStrategy: ClaimStrategy
 
-    public init(connection: PostgresConnection, partitions: PartitionDays) {
+    public init(connection: PostgresConnection, partitions: PartitionDays, claimStrategy: ClaimStrategy = ClaimStrategy()) {
         self.connection = connection
         self.partitions = partitions
+        self.claimStrategy = claimStrategy
     }
 
     /// Stores the batches, returning per batch how many were new and how many duplicates. A
     /// transaction that loses a lock race (deadlock, serialization) is retried; anything else
     /// throws, and then nothing of the group was stored.
     ///
-    /// One transaction: COPY the group's rows (repeats within the group dropped, in key order)
-    /// into the session's staging table; claim their ids in event_ids
-    /// (sql/queries/claim_event_ids.sql); if some were stored before, find and drop them from
-    /// staging; COPY the new rows straight into events (COPY's multi-row insert is much faster
-    /// than INSERT … SELECT into a partitioned table); run sql/fresh/*.sql, which aggregate the
-    /// staging table, now exactly the new rows; COMMIT.
+    /// One transaction: claim the group's ids (repeats within the group dropped, in key order)
+    /// in event_ids, either with one COPY (`ClaimStrategy.bulk`, which fails if any was stored
+    /// before, and the group is then claimed again) or by staging them and inserting with
+    /// ON CONFLICT DO NOTHING (sql/queries/claim_event_ids.sql, then staged_duplicates.sql says
+    /// which were skipped); COPY the new rows into events; COPY the rollup rows they add into
+    /// rollup_deltas (sql/queries/copy_rollup_deltas.sql); COMMIT.
     public func commit(_ batches: [StagedBatch]) throws(DatabaseError) -> [BatchOutcome] {
         guard batches.contains(where: { !$0.events.isEmpty }) else {
             return batches.map { _ in BatchOutcome(stored: 0, duplicates: 0) }
         }
         try ensurePartitions(for: batches)
         if !stagingReady {
-            try connection.query(EmbeddedSQL.createStaging)
+            try connection.query(EmbeddedSQL.createStagedIds)
             stagingReady = true
         }
         let plan = StagingPlan(batches)
-        let staged = EventCopyRows.encode(batches, withSeq: true, order: plan.order)
+        // Encoded before the transaction, so locks are held for the database's work only.
+        let ids = EventCopyRows.encodeIds(batches, plan: plan, withSeq: false)
+        let allNew = GroupRows(batches, plan: plan, rows: plan.order)
         var attempt = 0
         while true {
+            let mode = claimStrategy.mode
             do {
-                return try commitOnce(batches, plan: plan, staged: staged)
+                let (outcomes, storedBefore) = try commitOnce(batches, plan: plan, mode: mode, bulkIds: ids, allNew: allNew)
+                claimStrategy.committed(storedBefore: storedBefore)
+                return outcomes
             } catch {
                 if !connection.isUsable { stagingReady = false }
+                if mode == .bulk, error.sqlState == "23505" {
+                    // An id of the group was stored before: claim again, skipping such ids.
+                    claimStrategy.bulkClaimHitDuplicate()
+                    continue
+                }
                 attempt += 1
                 if error.isTransientConflict, attempt < 4 { continue }
                 throw error
@@ -74,17 +88,23 @@ public final class EventWriter {
     struct StagingPlan {
         /// Row numbers (seq, across the group's batches in order) to stage, in key order.
         var order: [Int]
+        /// Where each seq is: its batch and its index in that batch.
+        var locations: [(batch: Int, index: Int)]
 
         init(_ batches: [StagedBatch]) {
             var keyed: [(key: AppEvent, seq: Int)] = []
-            keyed.reserveCapacity(batches.reduce(0) { $0 + $1.events.count })
+            let total = batches.reduce(0) { $0 + $1.events.count }
+            keyed.reserveCapacity(total)
+            locations = []
+            locations.reserveCapacity(total)
             var seen = Set<AppEvent>()
-            seen.reserveCapacity(keyed.capacity)
+            seen.reserveCapacity(total)
             var seq = 0
-            for batch in batches {
-                for event in batch.events {
+            for (b, batch) in batches.enumerated() {
+                for (i, event) in batch.events.enumerated() {
                     let key = AppEvent(appId: batch.appId, eventId: event.eventId)
                     if seen.insert(key).inserted { keyed.append((key, seq)) }
+                    locations.append((b, i))
                     seq += 1
                 }
             }
@@ -93,21 +113,45 @@ public final class EventWriter {
         }
     }
 
-    private func commitOnce(_ batches: [StagedBatch], plan: StagingPlan, staged: [UInt8]) throws(DatabaseError) -> [BatchOutcome] {
-        try connection.transaction { () throws(DatabaseError) -> [BatchOutcome] in
-            try connection.copyIn(EmbeddedSQL.copyStaging, data: staged)
-            let claimed = try connection.query(EmbeddedSQL.claimEventIds).affectedRows
-            var fresh = plan.order
-            if claimed < plan.order.count {
-                let before = Set(try connection.query(EmbeddedSQL.stagedDuplicates).rows.compactMap { $0[0].flatMap { Int($0) } })
-                try connection.query(EmbeddedSQL.dropStagedDuplicates, ["{" + before.map(String.init).joined(separator: ",") + "}"])
-                fresh = plan.order.filter { !before.contains($0) }
+    /// The rows a commit stores, encoded for COPY, and the rollup rows they add.
+    struct GroupRows {
+        var seqs: [Int]
+        var events: [UInt8]
+        var deltas: [UInt8]
+
+        init(_ batches: [StagedBatch], plan: StagingPlan, rows seqs: [Int]) {
+            self.seqs = seqs
+            events = EventCopyRows.encode(batches, withSeq: false, order: seqs)
+            var rollups = RollupDeltas()
+            for seq in seqs {
+                let (b, i) = plan.locations[seq]
+                rollups.add(batches[b].events[i], appId: batches[b].appId, context: batches[b].context)
             }
-            if !fresh.isEmpty {
-                try connection.copyIn(EmbeddedSQL.copyEvents, data: EventCopyRows.encode(batches, withSeq: false, order: fresh))
-                for statement in EmbeddedSQL.freshRowStatements { try connection.query(statement.sql) }
+            rollups.finish()
+            deltas = RollupDeltaRows.encode(rollups)
+        }
+    }
+
+    private func commitOnce(_ batches: [StagedBatch], plan: StagingPlan, mode: ClaimStrategy.Mode, bulkIds: [UInt8],
+                            allNew: GroupRows) throws(DatabaseError) -> (outcomes: [BatchOutcome], storedBefore: Int) {
+        try connection.transaction { () throws(DatabaseError) -> ([BatchOutcome], Int) in
+            var rows = allNew
+            switch mode {
+            case .bulk:
+                try connection.copyIn(EmbeddedSQL.copyEventIds, data: bulkIds)
+            case .skipping:
+                try connection.copyIn(EmbeddedSQL.copyStagedIds, data: EventCopyRows.encodeIds(batches, plan: plan, withSeq: true))
+                let claimed = try connection.query(EmbeddedSQL.claimEventIds).affectedRows
+                if claimed < plan.order.count {
+                    let before = Set(try connection.query(EmbeddedSQL.stagedDuplicates).rows.compactMap { $0[0].flatMap { Int($0) } })
+                    rows = GroupRows(batches, plan: plan, rows: plan.order.filter { !before.contains($0) })
+                }
             }
-            return Self.outcomes(batches, storedSeqs: fresh)
+            if !rows.seqs.isEmpty {
+                try connection.copyIn(EmbeddedSQL.copyEvents, data: rows.events)
+                try connection.copyIn(EmbeddedSQL.copyRollupDeltas, data: rows.deltas)
+            }
+            return (Self.outcomes(batches, storedSeqs: rows.seqs), plan.order.count - rows.seqs.count)
         }
     }
 

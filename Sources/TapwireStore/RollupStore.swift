@@ -1,10 +1,13 @@
 import TapwireCore
 
-/// `tapwire rollups rebuild`: recomputes the rollups of a range from events, one UTC day per
-/// transaction. Each transaction locks the rollup tables against group commits (not against
-/// reports) for as long as one day takes, so no commit can fall between delete and recompute.
-/// The recompute stages the day's events and runs sql/fresh/, the statements group commits
-/// maintain the rollups with: one definition of every aggregate, not two.
+/// The rollups' upkeep. Group commits append the rows their events add (`RollupDeltas`) to
+/// rollup_deltas; `fold` moves them into the rollup tables (migration 0050).
+///
+/// `tapwire rollups rebuild` recomputes the rollups of a range from events in SQL, one UTC day
+/// per transaction: it stages the day's events and runs sql/fresh/, an independent definition
+/// of every aggregate that the tests and the soak hold equal to `RollupDeltas`. Each transaction
+/// locks the rollup tables and the pending deltas against group commits (not against reports)
+/// and folds first, so no commit can fall between delete and recompute.
 public struct RollupStore: Sendable {
     public struct Progress: Sendable, Equatable {
         public var from: Timestamp
@@ -14,6 +17,13 @@ public struct RollupStore: Sendable {
     }
 
     public init() {}
+
+    /// Moves every pending delta into the rollup tables, in its own transaction; returns the
+    /// delta rows moved. Readers that must count every acknowledged event call it first.
+    @discardableResult
+    public func fold(on connection: PostgresConnection) throws(DatabaseError) -> Int {
+        Int(try connection.query(EmbeddedSQL.foldRollupDeltas).scalar ?? "0") ?? 0
+    }
 
     /// The whole hours that hold events of the app (or of every app), or nil when there are none.
     public func eventHours(appId: Int64?, on connection: PostgresConnection) throws(DatabaseError) -> (from: Timestamp, to: Timestamp)? {
@@ -48,6 +58,7 @@ public struct RollupStore: Sendable {
                     try connection.query(EmbeddedSQL.createStaging)
                     let staged = try connection.transaction { () throws(DatabaseError) -> Int in
                         try connection.query(EmbeddedSQL.rollupsRebuildLock)
+                        try connection.query(EmbeddedSQL.foldRollupDeltas)
                         try connection.query(EmbeddedSQL.rollupsRebuildDelete, parameters)
                         let staged = try connection.query(EmbeddedSQL.rollupsRebuildStage, parameters).affectedRows
                         if staged > 0 {

@@ -257,6 +257,7 @@ struct AdjustedUpliftTests {
         defer { sample.collector.stop() }
         let connection = try sample.collector.database.connect()
         defer { connection.close() }
+        try RollupStore().fold(on: connection)
         let grain4 = "SELECT hour, category, app_version, platform, campaign, variant, has_media, delivered, sent, media_requested, opens, "
             + "dismissals, actions, replies FROM rollup_counts WHERE app_id = $1::bigint AND grain = 4 ORDER BY 1, 2, 3, 4, 5, 6, 7"
         let written = try connection.query(grain4, [String(sample.app.appId)]).rows

@@ -45,6 +45,7 @@ private let manifest = Manifest(appVersion: "1.0", categories: [
         let second = try writer.commit([StagedBatch(appId: appId, receivedAt: t0.adding(seconds: 7200), context: context, events: again)])
         #expect(second == [BatchOutcome(stored: 1, duplicates: 6)])
 
+        try RollupStore().fold(on: connection)
         let rows = try connection.query("SELECT sum(event_count) FROM mismatch_usage_hourly WHERE app_id = $1::bigint", [String(appId)]).scalar
         let daily = try connection.query("SELECT sum(event_count) FROM mismatch_usage_daily WHERE app_id = $1::bigint", [String(appId)]).scalar
         let raw = try connection.query("SELECT count(*) FROM events WHERE app_id = $1::bigint", [String(appId)]).scalar
@@ -88,7 +89,7 @@ private let manifest = Manifest(appVersion: "1.0", categories: [
         let writer = EventWriter(connection: connection, partitions: PartitionDays())
         _ = try writer.commit([StagedBatch(appId: appId, receivedAt: t0, context: DeviceContext(appVersion: "2.0", platform: "iOS"),
                                            events: (0..<5).map { event(.delivered, "x", at: Double($0), seed: &seed) })])
-        try connection.query("TRUNCATE mismatch_usage_hourly, mismatch_usage_daily")
+        try connection.query("TRUNCATE rollup_deltas, mismatch_usage_hourly, mismatch_usage_daily")
         let backfill = try #require(EmbeddedSQL.migrations.first { $0.version == 20 }).sql
         let insert = String(backfill[backfill.range(of: "INSERT INTO mismatch_usage_hourly")!.lowerBound...])
         try connection.executeScript(insert)

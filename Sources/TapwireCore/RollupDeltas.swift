@@ -1,0 +1,287 @@
+/// What a set of newly stored events adds to every rollup table: the single definition of each
+/// aggregate. The group commit computes it from the rows its dedup claim found new and merges it
+/// in the same transaction, so the database only upserts a few rows per commit instead of
+/// grouping the events itself (docs/architecture.md, "One event's path", step 4; the tables are
+/// described in sql/migrations/0010_rollups.sql, 0020_mismatch_usage.sql and 0040_rollup_strata.sql).
+///
+/// Events are first tallied by their full shape (everything any rollup keys on, except the
+/// histogram bins), so the per-event work is one dictionary update; the grains are then derived
+/// from the shapes, which are few.
+public struct RollupDeltas: Sendable, Equatable {
+    /// Rollup grains (the `grain` column); what each keeps is documented in migration 0010.
+    public enum Grain {
+        /// Hourly, by app version, platform, campaign and variant.
+        public static let everyDimension: Int16 = 0
+        /// Hourly, by app version only (rollup_counts).
+        public static let appVersion: Int16 = 1
+        /// Hourly, no dimension (rollup_actions, rollup_histograms).
+        public static let hourly: Int16 = 2
+        /// Daily, no dimension (rollup_actions, rollup_histograms).
+        public static let daily: Int16 = 3
+        /// Daily, by app version, platform and campaign: the strata of the adjusted difference.
+        public static let strata: Int16 = 4
+    }
+
+    /// The dimensions every engagement rollup row is keyed by; a grain that does not keep a
+    /// dimension stores ''.
+    public struct Dimensions: Hashable, Sendable {
+        public var appId: Int64
+        public var grain: Int16
+        /// Start of the UTC hour (or day, for the daily grains), in µs since 1970.
+        public var bucket: Int64
+        public var category: String
+        public var appVersion: String
+        public var platform: String
+        public var campaign: String
+        public var variant: String
+
+        public init(appId: Int64, grain: Int16, bucket: Int64, category: String, appVersion: String, platform: String,
+                    campaign: String, variant: String) {
+            self.appId = appId
+            self.grain = grain
+            self.bucket = bucket
+            self.category = category
+            self.appVersion = appVersion
+            self.platform = platform
+            self.campaign = campaign
+            self.variant = variant
+        }
+    }
+
+    public struct CountsKey: Hashable, Sendable {
+        public var dimensions: Dimensions
+        public var hasMedia: Bool
+        public init(dimensions: Dimensions, hasMedia: Bool) {
+            self.dimensions = dimensions
+            self.hasMedia = hasMedia
+        }
+    }
+
+    /// The counters of one rollup_counts row (see migration 0010 for what each counts).
+    public struct Counts: Hashable, Sendable {
+        public var delivered: Int64 = 0
+        public var sent: Int64 = 0
+        public var mediaRequested: Int64 = 0
+        public var opens: Int64 = 0
+        public var dismissals: Int64 = 0
+        public var actions: Int64 = 0
+        public var replies: Int64 = 0
+        public init() {}
+
+        mutating func add(_ other: Counts) {
+            delivered += other.delivered
+            sent += other.sent
+            mediaRequested += other.mediaRequested
+            opens += other.opens
+            dismissals += other.dismissals
+            actions += other.actions
+            replies += other.replies
+        }
+    }
+
+    public struct ActionKey: Hashable, Sendable {
+        public var dimensions: Dimensions
+        public var action: String
+        public init(dimensions: Dimensions, action: String) {
+            self.dimensions = dimensions
+            self.action = action
+        }
+    }
+
+    public struct HistogramKey: Hashable, Sendable {
+        public var dimensions: Dimensions
+        public var metric: HistogramMetric
+        public var bin: Int16
+        public init(dimensions: Dimensions, metric: HistogramMetric, bin: Int16) {
+            self.dimensions = dimensions
+            self.metric = metric
+            self.bin = bin
+        }
+    }
+
+    /// A mismatch usage row's key (mismatch_usage_hourly and _daily, migration 0020).
+    public struct UsageKey: Hashable, Sendable {
+        public var appId: Int64
+        /// Start of the UTC hour (hourly table) or day (daily table), µs since 1970.
+        public var bucket: Int64
+        public var appVersion: String
+        public var platform: String
+        public var type: EventType
+        public var category: String
+        /// '' for events without an action (delivered, sent).
+        public var action: String
+        /// The device's categoryRegistered: 1 true, 0 false, -1 not reported.
+        public var categoryRegistered: Int16
+
+        public init(appId: Int64, bucket: Int64, appVersion: String, platform: String, type: EventType, category: String,
+                    action: String, categoryRegistered: Int16) {
+            self.appId = appId
+            self.bucket = bucket
+            self.appVersion = appVersion
+            self.platform = platform
+            self.type = type
+            self.category = category
+            self.action = action
+            self.categoryRegistered = categoryRegistered
+        }
+    }
+
+    public struct Usage: Hashable, Sendable {
+        public var count: Int64
+        public var firstSeen: Timestamp
+        public var lastSeen: Timestamp
+
+        mutating func add(_ other: Usage) {
+            count += other.count
+            firstSeen = min(firstSeen, other.firstSeen)
+            lastSeen = max(lastSeen, other.lastSeen)
+        }
+    }
+
+    public private(set) var counts: [CountsKey: Counts] = [:]
+    public private(set) var actions: [ActionKey: Int64] = [:]
+    public private(set) var histograms: [HistogramKey: Int64] = [:]
+    public private(set) var usageHourly: [UsageKey: Usage] = [:]
+    public private(set) var usageDaily: [UsageKey: Usage] = [:]
+
+    /// Everything any rollup keys on, except histogram bins.
+    private struct Shape: Hashable, Sendable {
+        var appId: Int64
+        var hour: Int64
+        var appVersion: String
+        var platform: String
+        var category: String
+        var campaign: String
+        var variant: String
+        var hasMedia: Bool
+        var type: EventType
+        var action: String?
+        var categoryRegistered: Bool?
+    }
+
+    private struct ShapeTally: Equatable, Sendable {
+        var events: Int64 = 0
+        var mediaRequested: Int64 = 0
+        var withReplyLength: Int64 = 0
+        var first = Timestamp(microseconds: .max)
+        var last = Timestamp(microseconds: .min)
+        /// (metric, bin) → events.
+        var bins: [Int32: Int64] = [:]
+
+        mutating func record(_ event: Event) {
+            events += 1
+            if event.mediaRequested == true { mediaRequested += 1 }
+            if event.userTextLength != nil { withReplyLength += 1 }
+            if event.eventTime < first { first = event.eventTime }
+            if event.eventTime > last { last = event.eventTime }
+            if event.type == .response {
+                for (metric, bin) in RollupDeltas.bins(of: event) {
+                    bins[Int32(metric.rawValue) << 16 | Int32(UInt16(bitPattern: bin)), default: 0] += 1
+                }
+            }
+        }
+    }
+
+    private var shapes: [Shape: ShapeTally] = [:]
+
+    public init() {}
+
+    public static let microsecondsPerHour: Int64 = 3_600_000_000
+    public static let microsecondsPerDay: Int64 = 86_400_000_000
+
+    /// The events of one request (they share an app and a device context).
+    public mutating func add<Events: Sequence>(_ events: Events, appId: Int64, context: DeviceContext) where Events.Element == Event {
+        for event in events { add(event, appId: appId, context: context) }
+    }
+
+    public mutating func add(_ event: Event, appId: Int64, context: DeviceContext) {
+        let shape = Shape(appId: appId, hour: Self.floor(event.eventTime.microseconds, Self.microsecondsPerHour),
+                          appVersion: context.appVersion, platform: context.platform, category: event.category,
+                          campaign: event.campaign ?? "", variant: event.variant ?? "", hasMedia: event.hasMedia,
+                          type: event.type, action: event.actionIdentifier, categoryRegistered: event.categoryRegistered)
+        shapes[shape, default: ShapeTally()].record(event)
+    }
+
+    /// Folds the shapes tallied so far into the rollup rows. Call once all events are added;
+    /// adding more afterwards and calling it again is fine.
+    public mutating func finish() {
+        for (shape, tally) in shapes { fold(shape, tally) }
+        shapes = [:]
+    }
+
+    /// Whether there is nothing to merge.
+    public var isEmpty: Bool { shapes.isEmpty && counts.isEmpty && usageHourly.isEmpty }
+
+    private mutating func fold(_ shape: Shape, _ tally: ShapeTally) {
+        let day = Self.floor(shape.hour, Self.microsecondsPerDay)
+        func dimensions(_ grain: Int16, _ bucket: Int64, appVersion: String = "", platform: String = "",
+                        campaign: String = "", variant: String = "") -> Dimensions {
+            Dimensions(appId: shape.appId, grain: grain, bucket: bucket, category: shape.category, appVersion: appVersion,
+                       platform: platform, campaign: campaign, variant: variant)
+        }
+        let full = dimensions(Grain.everyDimension, shape.hour, appVersion: shape.appVersion, platform: shape.platform,
+                              campaign: shape.campaign, variant: shape.variant)
+
+        // rollup_counts, grains 0, 1 and 4: every event makes a row, even one counted nowhere.
+        var c = Counts()
+        let registeredAction = shape.type == .response && shape.action.map { !SystemAction.isSystem($0) } == true
+        switch shape.type {
+        case .delivered:
+            c.delivered = tally.events
+            c.mediaRequested = tally.mediaRequested
+        case .sent:
+            c.sent = tally.events
+        case .response:
+            if shape.action == SystemAction.open { c.opens = tally.events }
+            if shape.action == SystemAction.dismiss { c.dismissals = tally.events }
+            if registeredAction {
+                c.actions = tally.events
+                c.replies = tally.withReplyLength
+            }
+        }
+        for d in [full, dimensions(Grain.appVersion, shape.hour, appVersion: shape.appVersion),
+                  dimensions(Grain.strata, day, appVersion: shape.appVersion, platform: shape.platform, campaign: shape.campaign)] {
+            counts[CountsKey(dimensions: d, hasMedia: shape.hasMedia), default: Counts()].add(c)
+        }
+
+        // rollup_actions and rollup_histograms, grains 0, 2 and 3.
+        let plain = [full, dimensions(Grain.hourly, shape.hour), dimensions(Grain.daily, day)]
+        if registeredAction, let action = shape.action {
+            for d in plain { actions[ActionKey(dimensions: d, action: action), default: 0] += tally.events }
+        }
+        for (metricBin, n) in tally.bins {
+            let metric = HistogramMetric(rawValue: Int(metricBin >> 16))!
+            let bin = Int16(truncatingIfNeeded: metricBin & 0xFFFF)
+            for d in plain { histograms[HistogramKey(dimensions: d, metric: metric, bin: bin), default: 0] += n }
+        }
+
+        // mismatch_usage_hourly and _daily.
+        let registered: Int16 = shape.categoryRegistered.map { $0 ? 1 : 0 } ?? -1
+        let usage = Usage(count: tally.events, firstSeen: tally.first, lastSeen: tally.last)
+        var key = UsageKey(appId: shape.appId, bucket: shape.hour, appVersion: shape.appVersion, platform: shape.platform,
+                           type: shape.type, category: shape.category, action: shape.action ?? "", categoryRegistered: registered)
+        usageHourly[key, default: Usage(count: 0, firstSeen: usage.firstSeen, lastSeen: usage.lastSeen)].add(usage)
+        key.bucket = day
+        usageDaily[key, default: Usage(count: 0, firstSeen: usage.firstSeen, lastSeen: usage.lastSeen)].add(usage)
+    }
+
+    /// Floor division, so instants before 1970 fall in the bucket that holds them.
+    static func floor(_ value: Int64, _ unit: Int64) -> Int64 {
+        let q = value / unit
+        return (value % unit != 0 && value < 0) ? (q - 1) * unit : q * unit
+    }
+
+    /// The histogram bins of a response, as sql/migrations/0010 defines them: reply length for
+    /// a registered action carrying one, seconds from delivery for any response but a dismissal.
+    static func bins(of event: Event) -> [(HistogramMetric, Int16)] {
+        guard event.type == .response, let action = event.actionIdentifier, action != SystemAction.dismiss else { return [] }
+        var result: [(HistogramMetric, Int16)] = []
+        if let length = event.userTextLength, action != SystemAction.open {
+            result.append((.replyLength, Int16(ReplyLengthBins.bin(forLength: Int(length)))))
+        }
+        if let delivered = event.deliveredAt {
+            result.append((.timeToResponse, Int16(LatencyBins.bin(forMicroseconds: event.eventTime.microseconds &- delivered.microseconds))))
+        }
+        return result
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Synchronization
+import TapwireCore
+
+/// The collector's background fold: about once a second it moves the rollup deltas group
+/// commits appended into the rollup tables (migration 0050), so each rollup key is upserted once
+/// per second, not once per commit, and readers that go to the tables directly (dashboards) lag
+/// by about that much. Readers that must be exact fold first themselves. One thread, one
+/// connection of its own; a database that is down is retried with backoff.
+public final class RollupFolder: Sendable {
+    private let databaseURL: String
+    private let intervalSeconds: Double
+    private let logger: Logger
+    private let running = Atomic<Bool>(false)
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchGroup()
+    private let onFold: @Sendable (_ rows: Int, _ seconds: Double) -> Void
+
+    public init(databaseURL: String, intervalSeconds: Double = 1, logger: Logger,
+                onFold: @escaping @Sendable (_ rows: Int, _ seconds: Double) -> Void = { _, _ in }) {
+        self.databaseURL = databaseURL
+        self.intervalSeconds = intervalSeconds
+        self.logger = logger
+        self.onFold = onFold
+    }
+
+    public func start() {
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        finished.enter()
+        let thread = Thread { [self] in
+            self.loop()
+            self.finished.leave()
+        }
+        thread.name = "tapwire-rollup-fold"
+        thread.start()
+    }
+
+    /// Stops the loop after one last fold (call after the group committer has drained).
+    public func stop() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        wake.signal()
+        finished.wait()
+    }
+
+    private func loop() {
+        var connection: PostgresConnection?
+        var backoff = Backoff(baseSeconds: 0.2, maxSeconds: 5)
+        var random = SystemRandomNumberGenerator()
+        while true {
+            let stopping = !running.load(ordering: .acquiring)
+            do {
+                if connection == nil || connection?.isUsable == false {
+                    connection?.close()
+                    connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-rollup-fold")
+                }
+                let started = monotonicNanoseconds()
+                let rows = try RollupStore().fold(on: connection!)
+                onFold(rows, Double(monotonicNanoseconds() - started) / 1e9)
+                backoff.reset()
+                if stopping { break }
+                _ = wake.wait(timeout: .now() + intervalSeconds)
+            } catch {
+                if stopping { break }
+                logger.warning("rollup fold failed", ["code": .string(error.code.rawValue), "sqlstate": .string(error.sqlState ?? "")])
+                _ = wake.wait(timeout: .now() + backoff.nextDelay(using: &random))
+            }
+        }
+        connection?.close()
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Synchronization
+import Testing
+import TapwireCore
+@testable import TapwireStore
+import TapwireTestSupport
+
+/// The group commit adds rollup rows computed in Swift (`RollupDeltas`); `tapwire rollups
+/// rebuild` recomputes them in SQL (sql/fresh/). These hold the two equal, and the SQL and Swift
+/// histogram bins equal, against the real PostgreSQL.
+@Suite struct RollupDeltaMergeTests {
+    /// Every rollup row of an app, as text, in key order.
+    static let snapshot = """
+        SELECT 'c', grain, hour, category, app_version, platform, campaign, variant, has_media::text, '',
+               delivered, sent, media_requested, opens, dismissals, actions, replies FROM rollup_counts WHERE app_id = $1::bigint
+        UNION ALL SELECT 'a', grain, hour, category, app_version, platform, campaign, variant, '', action, n, 0, 0, 0, 0, 0, 0
+               FROM rollup_actions WHERE app_id = $1::bigint
+        UNION ALL SELECT 'h', grain, hour, category, app_version, platform, campaign, variant, metric::text, bin::text, n, 0, 0, 0, 0, 0, 0
+               FROM rollup_histograms WHERE app_id = $1::bigint
+        UNION ALL SELECT 'u', 0, bucket, category, app_version, platform, type::text, action, category_registered::text,
+               first_seen::text || ' ' || last_seen::text, event_count, 0, 0, 0, 0, 0, 0 FROM mismatch_usage_hourly WHERE app_id = $1::bigint
+        UNION ALL SELECT 'd', 0, day, category, app_version, platform, type::text, action, category_registered::text,
+               first_seen::text || ' ' || last_seen::text, event_count, 0, 0, 0, 0, 0, 0 FROM mismatch_usage_daily WHERE app_id = $1::bigint
+        ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+        """
+
+    static func randomEvent(_ rng: inout SeededGenerator, around now: Timestamp) -> Event {
+        let time = now.adding(microseconds: -Int64.random(in: 0...(50 * 3_600_000_000), using: &rng))
+        let type = EventType.allCases.randomElement(using: &rng)!
+        let action = type == .response ? [SystemAction.open, SystemAction.dismiss, "reply", "like"].randomElement(using: &rng)! : nil
+        return Event(eventId: .v7(at: time, using: &rng), type: type, deviceTime: time,
+                     category: ["chat", "promo", "Chat", "tab\there"].randomElement(using: &rng)!, actionIdentifier: action,
+                     userTextLength: action == "reply" ? Int32.random(in: 0...700, using: &rng) : nil, hasMedia: Bool.random(using: &rng),
+                     mediaRequested: type == .delivered ? Bool.random(using: &rng) : nil,
+                     categoryRegistered: [true, false, nil].randomElement(using: &rng)!, campaign: ["w", nil].randomElement(using: &rng)!,
+                     variant: ["A", "B", nil].randomElement(using: &rng)!,
+                     deliveredAt: type == .response && Bool.random(using: &rng)
+                        ? time.adding(microseconds: -Int64(exp(Double.random(in: 0...13, using: &rng)) * 1_000_000)) : nil)
+    }
+
+    /// Three writers on their own connections (three collectors on one database) commit
+    /// overlapping groups at once: in-batch repeats, ids other writers store, whole groups sent
+    /// again. Every id is stored once and the rollups equal a rebuild from the events.
+    @Test func concurrentWritersWithDuplicatesMatchARebuild() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp()
+        var rng = SeededGenerator(seed: 77)
+        let now = Timestamp.now
+        let pool = (0..<3000).map { _ in Self.randomEvent(&rng, around: now) }
+        var groups: [[StagedBatch]] = []
+        for g in 0..<45 {
+            var batches: [StagedBatch] = []
+            for b in 0..<Int.random(in: 1...4, using: &rng) {
+                var events = (0..<Int.random(in: 1...120, using: &rng)).map { _ in pool.randomElement(using: &rng)! }
+                if let repeated = events.first { events.append(repeated) }
+                batches.append(StagedBatch(appId: app.appId, receivedAt: now,
+                                           context: DeviceContext(appVersion: ["1.0", "1.1"][(g + b) % 2], platform: ["iOS", "watchOS"][b % 2]),
+                                           events: events))
+            }
+            groups.append(batches)
+        }
+        groups += groups.prefix(5) // whole groups again
+        let failures = Mutex<[String]>([])
+        let storedTotal = Atomic<Int>(0)
+        let toCommit = groups
+        DispatchQueue.concurrentPerform(iterations: 3) { w in
+            do {
+                let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays(), claimStrategy: ClaimStrategy(cautiousGroups: 1))
+                defer { writer.connection.close() }
+                for (i, group) in toCommit.enumerated() where i % 3 == w {
+                    let outcomes = try writer.commit(group)
+                    storedTotal.add(outcomes.reduce(0) { $0 + $1.stored }, ordering: .relaxed)
+                    for (batch, outcome) in zip(group, outcomes) where outcome.stored + outcome.duplicates != batch.events.count {
+                        failures.withLock { $0.append("outcome \(outcome) for \(batch.events.count) events") }
+                    }
+                }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        let distinct = Set(groups.flatMap { $0.flatMap { $0.events.map(\.eventId) } }).count
+        #expect(try db.query("SELECT count(*) FROM events WHERE app_id = $1::bigint", [String(app.appId)]).scalar == String(distinct))
+        #expect(storedTotal.load(ordering: .relaxed) == distinct, "each id counted as stored exactly once")
+
+        let connection = try db.connect()
+        defer { connection.close() }
+        #expect(try RollupStore().fold(on: connection) > 0)
+        #expect(try RollupStore().fold(on: connection) == 0, "a fold takes every pending delta")
+        let incremental = try connection.query(Self.snapshot, [String(app.appId)]).rows
+        #expect(incremental.count > 500)
+        let range = try #require(try RollupStore().eventHours(appId: app.appId, on: connection))
+        try RollupStore().rebuild(appId: app.appId, from: range.from, to: range.to, on: connection)
+        let rebuilt = try connection.query(Self.snapshot, [String(app.appId)]).rows
+        #expect(rebuilt.count == incremental.count)
+        #expect(rebuilt == incremental, "rollups merged from Swift deltas differ from the SQL recomputation")
+    }
+
+    /// A bulk claim that meets an id stored before is rolled back and claimed again, skipping it;
+    /// nothing of the failed attempt remains.
+    @Test func aBulkClaimThatMeetsAStoredIdFallsBackToSkipping() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp()
+        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays(), claimStrategy: ClaimStrategy(cautiousGroups: 2))
+        defer { writer.connection.close() }
+        var rng = SeededGenerator(seed: 5)
+        let events = (0..<50).map { _ in Self.randomEvent(&rng, around: .now) }
+        let context = DeviceContext(appVersion: "1", platform: "iOS")
+        func batch(_ e: [Event]) -> StagedBatch { StagedBatch(appId: app.appId, receivedAt: .now, context: context, events: e) }
+        #expect(try writer.commit([batch(Array(events[0..<20]))]) == [BatchOutcome(stored: 20, duplicates: 0)])
+        #expect(writer.claimStrategy.mode == .bulk)
+        #expect(try writer.commit([batch(Array(events[10..<50]))]) == [BatchOutcome(stored: 30, duplicates: 10)])
+        #expect(writer.claimStrategy.mode == .skipping)
+        #expect(try db.query("SELECT count(*) FROM events").scalar == "50")
+        try RollupStore().fold(on: writer.connection)
+        #expect(try db.query("SELECT sum(event_count) FROM mismatch_usage_hourly").scalar == "50")
+        #expect(try db.query("SELECT sum(delivered + sent) + sum(opens + dismissals + actions) FROM rollup_counts WHERE grain = 1").scalar
+                == String(events.filter { $0.type != .response || $0.actionIdentifier != nil }.count))
+        // Two clean groups later, bulk again.
+        #expect(try writer.commit([batch([Self.randomEvent(&rng, around: .now)])]).first?.stored == 1)
+        #expect(try writer.commit([batch([Self.randomEvent(&rng, around: .now)])]).first?.stored == 1)
+        #expect(writer.claimStrategy.mode == .bulk)
+    }
+
+    /// tapwire_latency_bin (SQL) and LatencyBins.bin(forMicroseconds:) (Swift) agree on bin
+    /// edges, powers of two, sub-second, negative and multi-day latencies.
+    @Test func latencyBinsAgreeWithSQL() throws {
+        let db = try TestDatabase.create()
+        var deltas: [Int64] = [0, -1, -86_400_000_000 * 2 - 5, 999_999, 1_000_000, 1_000_001, 2_000_000, 4_000_000, 8_000_000,
+                               86_400_000_000, 86_400_000_001, 172_801_000_000, 40 * 86_400_000_000 + 7]
+        for k in 1...100 {
+            let edge = Int64((pow(2.0, Double(k) / 4) * 1_000_000).rounded())
+            deltas += [edge - 1, edge, edge + 1]
+        }
+        var rng = SeededGenerator(seed: 9)
+        for _ in 0..<300 { deltas.append(Int64(exp(Double.random(in: 0...16, using: &rng)) * 1_000_000)) }
+        let responded = Timestamp.now
+        let list = deltas.filter { $0 < 3_000 * 86_400_000_000 }
+        let literal = "{" + list.map(String.init).joined(separator: ",") + "}"
+        let rows = try db.query("""
+            SELECT d, tapwire_latency_bin($1::timestamptz, $1::timestamptz - d * interval '1 microsecond')
+            FROM unnest($2::bigint[]) d
+            """, [responded.iso8601(fractionDigits: 6), literal]).rows
+        #expect(rows.count == list.count)
+        var mismatches: [String] = []
+        for row in rows {
+            let d = Int64(row[0]!)!, sql = Int(row[1]!)!
+            if LatencyBins.bin(forMicroseconds: d) != sql { mismatches.append("\(d) µs: SQL \(sql), Swift \(LatencyBins.bin(forMicroseconds: d))") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
+    }
+}
