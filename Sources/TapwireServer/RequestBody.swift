@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TapwireCore
+import TapwireZlib
 
 // Request bodies: reading one under its route's limits, and the bound on what every connection
 // together may hold decoded. No sockets here: the driver (HTTPServer.swift) hands over chunks.

@@ -130,10 +130,10 @@ import TapwireTestSupport
 
         let binary = try #require(FileManager.default.contents(atPath: try TapwireBinary.path()))
         // The check can see embedded SQL: the product's own queries are there.
-        #expect(binary.range(of: Data(EmbeddedSQL.claimEventIds.utf8)) != nil)
+        #expect(binary.range(of: Data(EmbeddedSQL.claimEventIds.text.utf8)) != nil)
         for (name, sql) in [("slowInstall", SoakSQL.slowInstall), ("slowRemove", SoakSQL.slowRemove), ("integrity", SoakSQL.integrity),
                             ("sabotageDelete", SoakSQL.sabotageDelete), ("storedIds", SoakSQL.storedIds)] {
-            #expect(binary.range(of: Data(sql.utf8)) == nil, "the tapwire binary embeds sql/soak's \(name)")
+            #expect(binary.range(of: Data(sql.text.utf8)) == nil, "the tapwire binary embeds sql/soak's \(name)")
         }
         #expect(binary.range(of: Data("tapwire_soak_slow".utf8)) == nil)
     }

@@ -1,10 +1,8 @@
 -- Engagement rollups (migration 0010), part 1: counts per UTC hour, category, dimensions and
 -- rich/text-only, at grain 0 (every dimension), 1 (app version only) and 4 (per UTC day, by app
 -- version, platform and campaign: the strata of the adjusted difference). staging_events holds
--- exactly the rows this group commit newly stored, so each event is counted once, in the same
--- transaction as its insert. Ordered by key so concurrent commits lock rows in the same order.
--- `tapwire rollups rebuild` recomputes them with this same statement, over a day's events staged
--- by sql/queries/rollups_rebuild_stage.sql.
+-- one day of events staged by `tapwire rollups rebuild` (sql/queries/rollups_rebuild_stage.sql);
+-- group commits compute the same rows in TapwireCore.RollupDeltas (see README.md).
 INSERT INTO rollup_counts AS t (app_id, grain, hour, category, app_version, platform, campaign, variant,
     has_media, delivered, sent, media_requested, opens, dismissals, actions, replies)
 SELECT app_id, CASE GROUPING(hour, day, app_version, platform, campaign, variant) WHEN 16 THEN 0 WHEN 23 THEN 1 ELSE 4 END::smallint,

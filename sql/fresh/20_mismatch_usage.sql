@@ -1,7 +1,6 @@
--- Mismatch detection's usage rollups (migration 0020), from the rows this group commit newly
--- stored (staging_events, see README.md): grouped once by hour and event shape, then upserted
--- into the hourly and the daily rollup, each in key order so concurrent collectors lock rollup
--- rows in the same order.
+-- Mismatch detection's usage rollups (migration 0020), recomputed from the events a rebuild
+-- staged (staging_events, see README.md): grouped once by hour and event shape, then upserted
+-- into the hourly and the daily rollup, each in key order.
 WITH shapes AS (
     SELECT app_id, date_trunc('hour', event_time, 'UTC') AS bucket, app_version, platform, type, category,
            coalesce(action_identifier, '') AS action,

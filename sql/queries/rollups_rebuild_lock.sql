@@ -1,4 +1,5 @@
--- Taken by a rebuild for its (one-day) transaction: group commits wait to add to the rollups
--- until it commits, so none can land between the delete and the recompute and be lost or
--- counted twice. Reports (ACCESS SHARE) are not blocked.
+-- Taken by a rebuild for its (one-day) transaction, before it folds the pending deltas: group
+-- commits wait to append deltas (and folds to move them) until it commits, so none can land
+-- between the delete and the recompute and be lost or counted twice. A report's reads (ACCESS
+-- SHARE) are not blocked; its fold first waits for the day's transaction.
 LOCK TABLE rollup_deltas, rollup_counts, rollup_actions, rollup_histograms, mismatch_usage_hourly, mismatch_usage_daily IN EXCLUSIVE MODE

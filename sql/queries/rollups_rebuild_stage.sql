@@ -1,6 +1,5 @@
--- A rebuild stages the day's raw events (app $1, or every app when NULL, in [$2, $3)) exactly as
--- a group commit stages its new rows, so the statements of sql/fresh/ recompute the rollups
--- with the very logic that maintains them.
+-- A rebuild stages the day's raw events (app $1, or every app when NULL, in [$2, $3)) for the
+-- statements of sql/fresh/, which recompute the rollups in SQL (see sql/fresh/README.md).
 INSERT INTO staging_events
 SELECT 0, e.*
 FROM events e
