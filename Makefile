@@ -60,7 +60,7 @@ fuzz-build:
 
 ## make bench: ingestion end to end vs plain COPY (and the report/mismatch benchmarks), by tapwire-bench.
 bench: release
-	TAPWIRE_PG_DURABLE=1 scripts/with-postgres.sh scripts/bench.sh
+	TAPWIRE_PG_DURABLE=1 TAPWIRE_PG_SETTINGS="-c shared_preload_libraries=pg_stat_statements" scripts/with-postgres.sh scripts/bench.sh
 
 ## make demo: simulated devices post ~200k events through the HTTP API; prints the report, writes report.html.
 demo: release

@@ -8,15 +8,22 @@ import TapwireStore
 import TapwireZlib
 
 /// `tapwire-bench ingest`: the collector end to end (HTTP + gzip + JSON + validation + group
-/// commit + dedup) against a plain COPY of the same rows into the same table, in the same run.
+/// commit + dedup + rollups) against a plain COPY of the same rows into a table with a uuid
+/// primary key, side by side in one run, for random (v4) and for UUIDv7 event ids. The
+/// collector is a separate `tapwire serve` process; this program is the load generator.
 enum BenchCommand {
     static let usage = """
-    tapwire-bench ingest --database-url URL [--connections 8] [--batch-size 500] [--batches 600] [--json FILE]
-                         [--tapwire PATH]
-      Creates a scratch database next to the one URL names, starts `tapwire serve` on it, posts
-      pre-built gzip batches of unique events over keep-alive connections, then loads the same
-      rows with plain COPY. Prints events/s, the ratio to COPY, p50/p99 latency at peak and at half
-      the peak rate, and the collector's peak RSS.
+    tapwire-bench ingest --database-url URL [--connections 16] [--batch-size 500] [--batches 400] [--rounds 3]
+                         [--json FILE] [--tapwire PATH]
+      Creates a scratch database next to the one URL names, starts `tapwire serve` on it, and for
+      random (v4) and then UUIDv7 ids alternates rounds of: a plain COPY of pre-built rows into a
+      table with a uuid primary key (the baseline), and the same number of events posted as
+      pre-built gzip batches over keep-alive connections (peak). Then it posts at half the peak
+      rate. Prints one table: COPY rows/s, end-to-end events/s and the ratio (medians of the
+      rounds), p50/p99 at peak and at half peak, database CPU per 1M events (the PostgreSQL
+      processes' CPU time from /proc, when the server is on this machine), database time per
+      statement per 1M events (when the server preloads pg_stat_statements), and the collector's
+      peak RSS.
       --tapwire  the `tapwire` binary to run as the collector (default: TAPWIRE_BINARY, else the
                  one next to this program)
     """
@@ -30,10 +37,43 @@ enum BenchCommand {
         }
     }
 
+    /// How the synthetic events' ids are made.
+    enum IdKind: String, CaseIterable {
+        case random = "random (v4)"
+        case v7 = "UUIDv7"
+
+        func make(_ g: inout SeededGenerator, at time: Timestamp) -> EventID {
+            switch self {
+            case .v7: return .v7(at: time, using: &g)
+            case .random:
+                // RFC 9562 version 4: 122 random bits, version 0100, variant 10.
+                return EventID(high: (g.next() & ~0xF000) | 0x4000, low: (g.next() & ~(0x3 << 62)) | (0x2 << 62))
+            }
+        }
+    }
+
+    /// What one id kind measured.
+    struct Figures {
+        var kind: IdKind
+        var copyRate = 0.0
+        var peakRate = 0.0
+        var peak = Latencies()
+        var half = Latencies()
+        var halfOffered = 0.0
+        /// Database CPU seconds per 1M rows (nil when the server's processes cannot be read).
+        var copyCPU: Double?
+        var collectorCPU: Double?
+        /// Database execution seconds per 1M events, by statement (nil without pg_stat_statements).
+        var copyStatements: [(String, Double)]?
+        var collectorStatements: [(String, Double)]?
+        var ratio: Double { copyRate > 0 ? peakRate / copyRate : 0 }
+    }
+
     static func run(_ args: inout Arguments) throws -> Int32 {
-        let connections = try args.int("connections") ?? 8
+        let connections = try args.int("connections") ?? 16
         let batchSize = try args.int("batch-size") ?? 500
-        let batchCount = try args.int("batches") ?? 600
+        let batchCount = try args.int("batches") ?? 400
+        let roundCount = max(1, try args.int("rounds") ?? 3)
         let jsonOut = try args.option("json")
         let tapwire = try tapwirePath(try args.option("tapwire"))
         let location = try DatabaseLocation.resolve(&args)
@@ -53,43 +93,14 @@ enum BenchCommand {
             }
         }
         let setup = try PostgresConnection(url: url)
+        defer { setup.close() }
         try Migrator().migrate(setup)
-        let app = try AppStore().createApp(named: "bench", on: setup)
-        print("bench: \(batchCount) batches × \(batchSize) events, \(connections) keep-alive connections")
-
-        // Pre-built batches of unique events; the COPY baseline loads the same rows (under another
-        // app id, so the collector's dedup never sees them).
-        var generator = SeededGenerator(seed: 42)
-        let now = Timestamp.now
-        let baselineApp = try AppStore().createApp(named: "bench-copy", on: setup)
-        func makeRound() throws -> (staged: [StagedBatch], bodies: [[UInt8]]) {
-            var staged: [StagedBatch] = []
-            var bodies: [[UInt8]] = []
-            for b in 0..<batchCount {
-                let events = (0..<batchSize).map { i in syntheticEvent(&generator, at: now.adding(seconds: -Double((b * batchSize + i) % 3600))) }
-                let context = DeviceContext(appVersion: ["3.2.1", "3.3.0"][b % 2], build: "412", platform: b % 5 == 0 ? "watchOS" : "iOS",
-                                            osVersion: "18.1", sdk: "tapwire-bench/1.0")
-                staged.append(StagedBatch(appId: baselineApp.appId, receivedAt: now, context: context, events: events))
-                bodies.append(try Zlib.compress(wireJSON(events, context: context, sentAt: now)))
-            }
-            return (staged, bodies)
-        }
-        let rounds = try (0..<3).map { _ in try makeRound() }
-        let totalEvents = batchCount * batchSize
-        print("bench: \(totalEvents) events a round, \(rounds[0].bodies.reduce(0) { $0 + $1.count } / 1024) KiB gzip on the wire, 3 rounds")
-
-        // The collector's write path alone (staging COPY + dedup + insert + rollups), no HTTP, on
-        // rows of its own: the database's share of the end-to-end time.
-        let diagnostic = try makeRound().staged.map { StagedBatch(appId: app.appId, receivedAt: $0.receivedAt, context: $0.context, events: $0.events) }
-        let writer = EventWriter(connection: setup, partitions: PartitionDays())
-        let groupSize = max(1, 10_000 / batchSize)
-        let writeStart = monotonicNanoseconds()
-        var index = 0
-        while index < diagnostic.count {
-            _ = try writer.commit(Array(diagnostic[index..<min(diagnostic.count, index + groupSize)]))
-            index += groupSize
-        }
-        let writeRate = Double(totalEvents) / (Double(monotonicNanoseconds() - writeStart) / 1e9)
+        try setup.query(BenchSQL.baselineTable)
+        let statements = (try? setup.query(BenchSQL.statementsEnable)) != nil
+        let cpu = DatabaseCPU(backendPID: setup.backendPID)
+        print("bench: \(batchCount) batches × \(batchSize) events a round, \(roundCount) rounds per id kind, \(connections) keep-alive connections")
+        if !statements { print("bench: no pg_stat_statements (start PostgreSQL with shared_preload_libraries=pg_stat_statements, as make bench does): no per-statement times") }
+        if cpu == nil { print("bench: the database's processes are not on this machine: no database CPU figures") }
 
         // The collector, as a child process so its memory can be read on its own.
         let port = EmbeddedPostgres.freePort()
@@ -101,69 +112,234 @@ enum BenchCommand {
             if server.wait(timeout: 20) == nil { server.signal(SIGKILL); _ = server.wait(timeout: 5) }
         }
         guard waitForHealth(port: port) else { throw CLIError("the collector did not start; see \(log)") }
-        let auth = "Basic " + Data((app.writeKey.text + ":").utf8).base64EncodedString()
-        let warm = try (0..<20).map { _ in try Zlib.compress(wireJSON((0..<batchSize).map { _ in syntheticEvent(&generator, at: now) },
-                                                                           context: DeviceContext(appVersion: "0", platform: "iOS"), sentAt: now)) }
-        _ = try post(warm, port: port, auth: auth, connections: connections, ratePerSecond: nil)
 
-        // Alternate baseline and collector rounds, so both see the same machine: a shared machine's
-        // noise moves both, and the medians' ratio is what is quoted.
-        let chunk = max(1, 10_000 / batchSize)
-        var copyRates: [Double] = []
-        var peakRates: [Double] = []
-        var peak = LoadResult()
-        for (r, round) in rounds.enumerated() {
-            let copyStart = monotonicNanoseconds()
-            var i = 0
-            while i < round.staged.count {
-                try BulkLoad.copyEvents(Array(round.staged[i..<min(round.staged.count, i + chunk)]), on: setup)
-                i += chunk
+        var generator = SeededGenerator(seed: 42)
+        var all: [Figures] = []
+        var expected: [Int64: Int] = [:]
+        for kind in IdKind.allCases {
+            let app = try AppStore().createApp(named: "bench-" + (kind == .v7 ? "v7" : "v4"), on: setup)
+            let baselineAppId = app.appId + 1_000_000
+            let auth = "Basic " + Data((app.writeKey.text + ":").utf8).base64EncodedString()
+            let start = Timestamp.now
+            // Pre-built batches of unique events, as devices send them: events of the last few
+            // minutes. The baseline COPYs the same rows.
+            func makeRound() throws -> (staged: [StagedBatch], bodies: [[UInt8]]) {
+                var staged: [StagedBatch] = []
+                var bodies: [[UInt8]] = []
+                for b in 0..<batchCount {
+                    let events = (0..<batchSize).map { _ in
+                        let time = start.adding(seconds: -Double(generator.next() % 300))
+                        return syntheticEvent(&generator, id: kind.make(&generator, at: time), at: time)
+                    }
+                    let context = DeviceContext(appVersion: ["3.2.1", "3.3.0"][b % 2], build: "412", platform: b % 5 == 0 ? "watchOS" : "iOS",
+                                                osVersion: "18.1", sdk: "tapwire-bench/1.0")
+                    staged.append(StagedBatch(appId: baselineAppId, receivedAt: start, context: context, events: events))
+                    bodies.append(try Zlib.compress(wireJSON(events, context: context, sentAt: start)))
+                }
+                return (staged, bodies)
             }
-            copyRates.append(Double(totalEvents) / (Double(monotonicNanoseconds() - copyStart) / 1e9))
-            let start = monotonicNanoseconds()
-            let result = try post(round.bodies, port: port, auth: auth, connections: connections, ratePerSecond: nil)
-            peakRates.append(Double(totalEvents) / (Double(monotonicNanoseconds() - start) / 1e9))
-            guard result.failures == 0 else { throw CLIError("\(result.failures) batches failed at peak; see \(log)") }
-            peak.latencies.samples += result.latencies.samples
-            print(String(format: "round %d: COPY %.0f events/s, collector %.0f events/s (%.0f%%)", r + 1, copyRates[r], peakRates[r],
-                         peakRates[r] / copyRates[r] * 100))
-        }
-        setup.close()
-        let copyRate = median(copyRates), peakRate = median(peakRates)
+            let rounds = try (0..<roundCount).map { _ in try makeRound() }
+            let totalEvents = batchCount * batchSize
+            let warm = try (0..<20).map { _ in
+                try Zlib.compress(wireJSON((0..<batchSize).map { _ in syntheticEvent(&generator, id: kind.make(&generator, at: start), at: start) },
+                                           context: DeviceContext(appVersion: "0", platform: "iOS"), sentAt: start))
+            }
+            _ = try post(warm, port: port, auth: auth, connections: connections, ratePerSecond: nil)
+            expected[app.appId] = totalEvents * roundCount
 
-        // Half the peak rate, paced: latency when the collector is not saturated.
-        let halfBodies = try (0..<max(40, batchCount / 2)).map { _ in
-            try Zlib.compress(wireJSON((0..<batchSize).map { _ in syntheticEvent(&generator, at: now) },
-                                       context: DeviceContext(appVersion: "3.2.1", platform: "iOS"), sentAt: now))
+            // Alternate baseline and collector rounds, so both see the same machine: a shared
+            // machine's noise moves both, and the medians' ratio is what is quoted.
+            var figures = Figures(kind: kind)
+            var copyRates: [Double] = [], peakRates: [Double] = []
+            var copyCPUSeconds = 0.0, collectorCPUSeconds = 0.0
+            var copyTimes: [String: Double] = [:], collectorTimes: [String: Double] = [:]
+            for (r, round) in rounds.enumerated() {
+                if statements { try setup.query(BenchSQL.statementsReset) }
+                var cpuBefore = cpu?.seconds()
+                let copyStart = monotonicNanoseconds()
+                var i = 0
+                let chunk = max(1, 10_000 / batchSize)
+                while i < round.staged.count {
+                    let group = Array(round.staged[i..<min(round.staged.count, i + chunk)])
+                    try setup.transaction { () throws(DatabaseError) in
+                        try setup.copyIn(BenchSQL.baselineCopy, data: EventCopyRows.encode(group))
+                    }
+                    i += chunk
+                }
+                copyRates.append(Double(totalEvents) / (Double(monotonicNanoseconds() - copyStart) / 1e9))
+                if let before = cpuBefore, let after = cpu?.seconds() { copyCPUSeconds += after - before }
+                if statements { add(try statementTimes(setup), into: &copyTimes); try setup.query(BenchSQL.statementsReset) }
+
+                cpuBefore = cpu?.seconds()
+                let postStart = monotonicNanoseconds()
+                let result = try post(round.bodies, port: port, auth: auth, connections: connections, ratePerSecond: nil)
+                peakRates.append(Double(totalEvents) / (Double(monotonicNanoseconds() - postStart) / 1e9))
+                guard result.failures == 0 else { throw CLIError("\(result.failures) batches failed at peak; see \(log)") }
+                // What the collector's background fold does within a second, counted in the round.
+                try RollupStore().fold(on: setup)
+                if let before = cpuBefore, let after = cpu?.seconds() { collectorCPUSeconds += after - before }
+                if statements { add(try statementTimes(setup), into: &collectorTimes) }
+                figures.peak.samples += result.latencies.samples
+                print(String(format: "%@ round %d: COPY %.0f rows/s, collector %.0f events/s (%.0f%%)", kind.rawValue, r + 1, copyRates[r],
+                             peakRates[r], peakRates[r] / copyRates[r] * 100))
+            }
+            figures.copyRate = median(copyRates)
+            figures.peakRate = median(peakRates)
+            let millions = Double(totalEvents * roundCount) / 1e6
+            if cpu != nil {
+                figures.copyCPU = copyCPUSeconds / millions
+                figures.collectorCPU = collectorCPUSeconds / millions
+            }
+            if statements {
+                figures.copyStatements = copyTimes.map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
+                figures.collectorStatements = collectorTimes.map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
+            }
+
+            // Half the peak rate, paced: latency when the collector is not saturated.
+            let halfBodies = try (0..<max(40, batchCount / 2)).map { _ in
+                try Zlib.compress(wireJSON((0..<batchSize).map { _ in
+                    let time = Timestamp.now
+                    return syntheticEvent(&generator, id: kind.make(&generator, at: time), at: time)
+                }, context: DeviceContext(appVersion: "3.2.1", platform: "iOS"), sentAt: start))
+            }
+            figures.halfOffered = figures.peakRate / 2
+            let half = try post(halfBodies, port: port, auth: auth, connections: connections, ratePerSecond: figures.peakRate / 2 / Double(batchSize))
+            guard half.failures == 0 else { throw CLIError("\(half.failures) batches failed at half peak; see \(log)") }
+            figures.half = half.latencies
+            expected[app.appId, default: 0] += halfBodies.count * batchSize
+            all.append(figures)
         }
-        let half = try post(halfBodies, port: port, auth: auth, connections: connections, ratePerSecond: peakRate / 2 / Double(batchSize))
         let rss = server.peakResidentBytes
 
-        let check = try PostgresConnection(url: url)
-        let stored = Int(try check.query(BenchSQL.storedEvents, [String(app.appId)]).scalar ?? "0") ?? 0
-        check.close()
-        let expected = totalEvents * (rounds.count + 1) + halfBodies.count * batchSize
-        let ratio = peakRate / copyRate
-        print(String(format: "baseline COPY (median):  %.0f events/s", copyRate))
-        print(String(format: "write path alone:        %.0f events/s (staging COPY + dedup + COPY + rollups, one connection, no HTTP)", writeRate))
-        print(String(format: "end to end (median):     %.0f events/s, %.0f%% of COPY", peakRate, ratio * 100))
-        print(String(format: "latency at peak:         p50 %.1f ms  p99 %.1f ms", peak.latencies.percentile(0.5) * 1000, peak.latencies.percentile(0.99) * 1000))
-        print(String(format: "latency at half peak:    p50 %.1f ms  p99 %.1f ms  (%.0f events/s offered)", half.latencies.percentile(0.5) * 1000,
-                     half.latencies.percentile(0.99) * 1000, peakRate / 2))
-        print(String(format: "collector peak RSS:      %.1f MiB", Double(rss) / 1_048_576))
-        print("stored: \(stored) of \(expected) posted (every 200 checked against the table)")
+        var stored: [Int64: Int] = [:]
+        for appId in expected.keys {
+            stored[appId] = Int(try setup.query(BenchSQL.storedEvents, [String(appId)]).scalar ?? "0") ?? 0
+        }
+        let complete = stored == expected
+        printTable(all, rss: rss)
+        print("stored: \(stored.values.reduce(0, +)) of \(expected.values.reduce(0, +)) posted (every 200 checked against the table)\(complete ? "" : ": MISSING EVENTS")")
         if let jsonOut {
+            func statementJSON(_ list: [(String, Double)]?) -> JSONValue {
+                list.map { .object($0.map { ($0.0, .double($0.1)) }) } ?? .null
+            }
             let result = JSONValue.object([
-                ("eventsPerRound", .int(totalEvents)), ("copyEventsPerSecond", .double(copyRate)), ("endToEndEventsPerSecond", .double(peakRate)),
-                ("writePathEventsPerSecond", .double(writeRate)),
-                ("ratioToCopy", .double(ratio)), ("peakP50Ms", .double(peak.latencies.percentile(0.5) * 1000)),
-                ("peakP99Ms", .double(peak.latencies.percentile(0.99) * 1000)),
-                ("halfPeakP50Ms", .double(half.latencies.percentile(0.5) * 1000)),
-                ("halfPeakP99Ms", .double(half.latencies.percentile(0.99) * 1000)), ("peakRSSBytes", .int(rss)),
+                ("eventsPerRound", .int(batchCount * batchSize)), ("rounds", .int(roundCount)), ("collectorPeakRSSBytes", .int(rss)),
+                // The UUIDv7 figure (what the SDK sends), which `tapwire-soak` paces itself by.
+                ("endToEndEventsPerSecond", .double(all.last?.peakRate ?? 0)),
+                ("idKinds", .array(all.map { f in
+                    .object([
+                        ("ids", .string(f.kind.rawValue)), ("copyRowsPerSecond", .double(f.copyRate)), ("endToEndEventsPerSecond", .double(f.peakRate)),
+                        ("ratioToCopy", .double(f.ratio)),
+                        ("peakP50Ms", .double(f.peak.percentile(0.5) * 1000)), ("peakP99Ms", .double(f.peak.percentile(0.99) * 1000)),
+                        ("halfPeakP50Ms", .double(f.half.percentile(0.5) * 1000)), ("halfPeakP99Ms", .double(f.half.percentile(0.99) * 1000)),
+                        ("copyDatabaseCPUSecondsPerMillion", f.copyCPU.map { .double($0) } ?? .null),
+                        ("collectorDatabaseCPUSecondsPerMillion", f.collectorCPU.map { .double($0) } ?? .null),
+                        ("copyStatementSecondsPerMillion", statementJSON(f.copyStatements)),
+                        ("collectorStatementSecondsPerMillion", statementJSON(f.collectorStatements)),
+                    ])
+                })),
             ])
             try result.serialized(pretty: true).write(toFile: jsonOut, atomically: true, encoding: .utf8)
         }
-        return stored == expected ? 0 : 1
+        return complete ? 0 : 1
+    }
+
+    /// The figures of both id kinds side by side.
+    static func printTable(_ all: [Figures], rss: Int) {
+        func row(_ label: String, _ cells: [String]) {
+            print(label.padding(toLength: 46, withPad: " ", startingAt: 0) + cells.map { $0.padding(toLength: 24, withPad: " ", startingAt: 0) }.joined())
+        }
+        func f0(_ v: Double) -> String { String(format: "%.0f", v) }
+        func ms(_ l: Latencies) -> String { String(format: "%.1f / %.1f", l.percentile(0.5) * 1000, l.percentile(0.99) * 1000) }
+        print("")
+        row("", all.map(\.kind.rawValue))
+        row("COPY baseline, rows/s (median)", all.map { f0($0.copyRate) })
+        row("end to end, events/s (median)", all.map { f0($0.peakRate) })
+        row("ratio to COPY", all.map { String(format: "%.2f", $0.ratio) })
+        row("p50 / p99 at peak, ms", all.map { ms($0.peak) })
+        row("p50 / p99 at half peak, ms", all.map { ms($0.half) + String(format: " (%.0f/s)", $0.halfOffered) })
+        row("database CPU s per 1M: COPY / collector", all.map { f in
+            guard let c = f.copyCPU, let e = f.collectorCPU else { return "n/a" }
+            return String(format: "%.1f / %.1f (%.2f×)", c, e, e / c)
+        })
+        let names = Set(all.flatMap { ($0.collectorStatements ?? []).map(\.0) + ($0.copyStatements ?? []).map(\.0) })
+        if !names.isEmpty {
+            print("database time per statement, s per 1M events:")
+            let order = names.sorted { a, b in
+                let ta = all.map { f in f.collectorStatements?.first { $0.0 == a }?.1 ?? f.copyStatements?.first { $0.0 == a }?.1 ?? 0 }.reduce(0, +)
+                let tb = all.map { f in f.collectorStatements?.first { $0.0 == b }?.1 ?? f.copyStatements?.first { $0.0 == b }?.1 ?? 0 }.reduce(0, +)
+                return ta > tb
+            }
+            for name in order.prefix(10) {
+                row("  " + name, all.map { f in
+                    let v = f.collectorStatements?.first { $0.0 == name }?.1 ?? f.copyStatements?.first { $0.0 == name }?.1
+                    return v.map { String(format: "%.2f", $0) } ?? "-"
+                })
+            }
+            row("  total: COPY / collector", all.map { f in
+                let c = (f.copyStatements ?? []).reduce(0) { $0 + $1.1 }, e = (f.collectorStatements ?? []).reduce(0) { $0 + $1.1 }
+                return String(format: "%.1f / %.1f (%.2f×)", c, e, c > 0 ? e / c : 0)
+            })
+        }
+        row("collector peak RSS, MiB", [String(format: "%.1f", Double(rss) / 1_048_576)])
+    }
+
+    /// Database execution time (s) per statement since the last reset, named by the sql/ file
+    /// the statement came from.
+    static func statementTimes(_ connection: PostgresConnection) throws -> [String: Double] {
+        let known: [SQL] = [EmbeddedSQL.copyEventIds, EmbeddedSQL.copyStagedIds, EmbeddedSQL.claimEventIds, EmbeddedSQL.stagedDuplicates,
+                            EmbeddedSQL.copyEvents, EmbeddedSQL.copyRollupDeltas, EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.ensurePartitions,
+                            EmbeddedSQL.createStagedIds, BenchSQL.baselineCopy]
+        var names: [String: String] = [:]
+        for sql in known { names[sql.text.trimmingCharacters(in: .whitespacesAndNewlines)] = (sql.name as NSString).lastPathComponent }
+        var times: [String: Double] = [:]
+        for row in try connection.query(BenchSQL.statementsTimes).rows {
+            guard let text = row[0], let ms = row[2].flatMap(Double.init) else { continue }
+            let key = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if key.hasPrefix("SELECT pg_stat_statements_reset") || key.hasPrefix("-- Execution time of every statement") { continue }
+            let name = names[key] ?? (["BEGIN", "COMMIT", "ROLLBACK"].contains(key) ? key : "other")
+            times[name, default: 0] += ms / 1000
+        }
+        return times
+    }
+
+    static func add(_ times: [String: Double], into total: inout [String: Double]) {
+        for (name, seconds) in times { total[name, default: 0] += seconds }
+    }
+
+    /// CPU time of the PostgreSQL server's processes, read from /proc: the postmaster's own and
+    /// its reaped children's (cutime, cstime), plus every live child's. Nil when the server is
+    /// not on this machine.
+    struct DatabaseCPU {
+        let postmaster: Int32
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+
+        init?(backendPID: Int32) {
+            guard backendPID > 0, let stat = Self.stat(backendPID), stat.count > 3, let parent = Int32(stat[3]),
+                  let parentStat = Self.stat(parent), parentStat.first?.contains("postgres") == true || parentStat.first?.contains("postmaster") == true
+            else { return nil }
+            postmaster = parent
+        }
+
+        /// The fields of /proc/PID/stat after the pid: (comm), state, ppid, …
+        static func stat(_ pid: Int32) -> [String]? {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")") else { return nil }
+            return [String(text[open...close])] + text[text.index(after: close)...].split(separator: " ").map(String.init)
+        }
+
+        func seconds() -> Double {
+            var total = 0.0
+            // Fields after comm: 1 state, 2 ppid, … 12 utime, 13 stime, 14 cutime, 15 cstime.
+            if let own = Self.stat(postmaster), own.count > 15 {
+                total += [12, 13, 14, 15].compactMap { Double(own[$0]) }.reduce(0, +)
+            }
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+                guard let pid = Int32(entry), let fields = Self.stat(pid), fields.count > 13, fields[2] == String(postmaster) else { continue }
+                total += [12, 13].compactMap { Double(fields[$0]) }.reduce(0, +)
+            }
+            return total / ticks
+        }
     }
 
     static func median(_ values: [Double]) -> Double {
@@ -222,12 +398,11 @@ enum BenchCommand {
         return results.withLock { $0 }
     }
 
-    static func syntheticEvent(_ g: inout SeededGenerator, at time: Timestamp) -> Event {
+    static func syntheticEvent(_ g: inout SeededGenerator, id: EventID, at time: Timestamp) -> Event {
         let categories = ["message", "social_post", "promo", "reminder", "news"]
         let category = categories[Int(g.next() % 5)]
         let rich = g.next() % 2 == 0
         let roll = g.next() % 100
-        let id = EventID.v7(at: time, using: &g)
         if roll < 60 {
             return Event(eventId: id, type: .delivered, deviceTime: time, notificationId: "apns-\(g.next() % 1_000_000)", category: category,
                          hasMedia: rich, mediaTypes: rich ? .image : [], mediaRequested: rich || g.next() % 10 == 0,

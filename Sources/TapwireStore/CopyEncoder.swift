@@ -99,11 +99,10 @@ public struct StagedBatch: Sendable {
 }
 
 package enum EventCopyRows {
-    /// Encodes rows in the column order of `sql/queries/copy_staging.sql`, each with its `seq`
-    /// (its position across the batches, which the commit maps back to requests). Without
-    /// `seq`, the order is that of `sql/queries/copy_events.sql` (straight into events).
-    /// `order`: the seqs to encode, in that order (nil: every row, in order).
-    package static func encode(_ batches: [StagedBatch], withSeq: Bool = true, order: [Int]? = nil) -> [UInt8] {
+    /// Encodes rows in the column order of `sql/queries/copy_events.sql` (straight into events).
+    /// `order`: the rows to encode (their seq: position across the batches), in that order
+    /// (nil: every row, in order).
+    package static func encode(_ batches: [StagedBatch], order: [Int]? = nil) -> [UInt8] {
         var locations: [(batch: Int, index: Int)] = []
         locations.reserveCapacity(batches.reduce(0) { $0 + $1.events.count })
         for (b, batch) in batches.enumerated() {
@@ -116,8 +115,7 @@ package enum EventCopyRows {
             let batch = batches[b]
             let event = batch.events[i]
             let context = batch.context
-            encoder.beginRow(fields: withSeq ? 25 : 24)
-            if withSeq { encoder.int32(Int32(seq)) }
+            encoder.beginRow(fields: 24)
             encoder.int64(batch.appId)
             encoder.timestamp(event.eventTime)
             encoder.uuid(event.eventId)
@@ -232,8 +230,8 @@ enum RollupDeltaRows {
     }
 }
 
-/// Loading events with a plain COPY, no dedup and no rollups: the baseline `tapwire bench`
-/// compares the collector with, and a fast way to seed large volumes for report benchmarks.
+/// Loading events with a plain COPY, no dedup and no rollups: a fast way to seed large volumes
+/// for the report benchmarks and the tests.
 public enum BulkLoad {
     /// COPYs the events into `events` in one transaction and returns the row count.
     @discardableResult
@@ -242,7 +240,7 @@ public enum BulkLoad {
         let writer = EventWriter(connection: connection, partitions: partitions)
         try writer.ensurePartitions(for: batches)
         return try connection.transaction { () throws(DatabaseError) -> Int in
-            try connection.copyIn(EmbeddedSQL.copyEvents, data: EventCopyRows.encode(batches, withSeq: false))
+            try connection.copyIn(EmbeddedSQL.copyEvents, data: EventCopyRows.encode(batches))
         }
     }
 }

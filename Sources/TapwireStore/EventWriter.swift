@@ -121,7 +121,7 @@ public final class EventWriter {
 
         init(_ batches: [StagedBatch], plan: StagingPlan, rows seqs: [Int]) {
             self.seqs = seqs
-            events = EventCopyRows.encode(batches, withSeq: false, order: seqs)
+            events = EventCopyRows.encode(batches, order: seqs)
             var rollups = RollupDeltas()
             for seq in seqs {
                 let (b, i) = plan.locations[seq]

@@ -1,6 +1,5 @@
 -- Rows straight into events, no dedup here. A group commit (EventWriter.commit) sends only the rows
--- whose ids it has just claimed; BulkLoad sends rows unchecked, as the plain-COPY baseline of
--- `tapwire bench` and to seed benchmark data.
+-- whose ids it has just claimed; BulkLoad sends rows unchecked, to seed benchmark and test data.
 COPY events (app_id, event_time, event_id, type, device_time, received_at, time_clamped,
     notification_id, category, action_identifier, user_text_length, has_media, media_types,
     media_requested, category_registered, campaign, variant, delivered_at, app_version, build,
