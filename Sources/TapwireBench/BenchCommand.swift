@@ -96,7 +96,8 @@ enum BenchCommand {
         defer { setup.close() }
         try Migrator().migrate(setup)
         try setup.query(BenchSQL.baselineTable)
-        let statements = (try? setup.query(BenchSQL.statementsEnable)) != nil
+        // CREATE EXTENSION succeeds without the preload; only a reset proves the counters run.
+        let statements = (try? setup.query(BenchSQL.statementsEnable)) != nil && (try? setup.query(BenchSQL.statementsReset)) != nil
         let cpu = DatabaseCPU(backendPID: setup.backendPID)
         print("bench: \(batchCount) batches × \(batchSize) events a round, \(roundCount) rounds per id kind, \(connections) keep-alive connections")
         if !statements { print("bench: no pg_stat_statements (start PostgreSQL with shared_preload_libraries=pg_stat_statements, as make bench does): no per-statement times") }
