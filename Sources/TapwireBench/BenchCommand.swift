@@ -316,7 +316,7 @@ enum BenchCommand {
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
 
         init?(backendPID: Int32) {
-            guard backendPID > 0, let stat = Self.stat(backendPID), stat.count > 3, let parent = Int32(stat[3]),
+            guard backendPID > 0, let stat = Self.stat(backendPID), stat.count > 2, let parent = Int32(stat[2]),
                   let parentStat = Self.stat(parent), parentStat.first?.contains("postgres") == true || parentStat.first?.contains("postmaster") == true
             else { return nil }
             postmaster = parent
