@@ -14,7 +14,7 @@ import TapwireZlib
 enum BenchCommand {
     static let usage = """
     tapwire-bench ingest --database-url URL [--connections 16] [--batch-size 500] [--batches 400] [--rounds 3]
-                         [--json FILE] [--tapwire PATH]
+                         [--json FILE] [--tapwire PATH] [--curve W:LINGER_MS:FILL,…]
       Creates a scratch database next to the one URL names, starts `tapwire serve` on it, and for
       random (v4) and then UUIDv7 ids alternates rounds of: a plain COPY of pre-built rows into a
       table with a uuid primary key (the baseline), and the same number of events posted as
@@ -26,6 +26,9 @@ enum BenchCommand {
       peak RSS.
       --tapwire  the `tapwire` binary to run as the collector (default: TAPWIRE_BINARY, else the
                  one next to this program)
+      --curve    then, for each point (writers : commit linger ms : commit fill events), a fresh
+                 collector takes one round of UUIDv7 batches at peak: prints events/s, p50/p99 and
+                 database CPU per 1M events, the curve the group-commit defaults are chosen from
     """
 
     struct Latencies {
@@ -75,6 +78,7 @@ enum BenchCommand {
         let batchCount = try args.int("batches") ?? 400
         let roundCount = max(1, try args.int("rounds") ?? 3)
         let jsonOut = try args.option("json")
+        let curve = try (try args.option("curve")).map(CurvePoint.parse) ?? []
         let tapwire = try tapwirePath(try args.option("tapwire"))
         let location = try DatabaseLocation.resolve(&args)
         try args.finish()
@@ -218,6 +222,10 @@ enum BenchCommand {
         }
         let complete = stored == expected
         printTable(all, rss: rss)
+        if !curve.isEmpty {
+            try runCurve(curve, url: url, setup: setup, tapwire: tapwire, cpu: cpu, connections: connections, batchSize: batchSize,
+                         batchCount: batchCount, generator: &generator)
+        }
         print("stored: \(stored.values.reduce(0, +)) of \(expected.values.reduce(0, +)) posted (every 200 checked against the table)\(complete ? "" : ": MISSING EVENTS")")
         if let jsonOut {
             func statementJSON(_ list: [(String, Double)]?) -> JSONValue {
@@ -243,6 +251,63 @@ enum BenchCommand {
             try result.serialized(pretty: true).write(toFile: jsonOut, atomically: true, encoding: .utf8)
         }
         return complete ? 0 : 1
+    }
+
+    /// One point of the group-commit curve: the collector's writers, linger and fill.
+    struct CurvePoint {
+        var writers: Int
+        var lingerMilliseconds: Int
+        var fillEvents: Int
+
+        static func parse(_ text: String) throws -> [CurvePoint] {
+            try text.split(separator: ",").map { item in
+                let parts = item.split(separator: ":").map { Int($0) }
+                guard parts.count == 3, let w = parts[0], let l = parts[1], let f = parts[2], w > 0, l >= 0, f > 0 else {
+                    throw CLIError("--curve takes WRITERS:LINGER_MS:FILL_EVENTS points separated by commas, e.g. 1:5:4000,2:20:4000; got \(item)")
+                }
+                return CurvePoint(writers: w, lingerMilliseconds: l, fillEvents: f)
+            }
+        }
+    }
+
+    /// The group-commit curve: each point on a fresh collector, one round of UUIDv7 batches at peak.
+    static func runCurve(_ points: [CurvePoint], url: String, setup: PostgresConnection, tapwire: String, cpu: DatabaseCPU?,
+                         connections: Int, batchSize: Int, batchCount: Int, generator: inout SeededGenerator) throws {
+        print("\ngroup-commit curve (UUIDv7, \(batchCount * batchSize) events a point, \(connections) connections):")
+        print("writers  linger ms  fill events  events/s   p50 / p99 ms      database CPU s per 1M")
+        for (n, point) in points.enumerated() {
+            let port = EmbeddedPostgres.freePort()
+            let log = NSTemporaryDirectory() + "tapwire-bench-curve-\(port).log"
+            let server = try Subprocess.spawn(tapwire, ["serve", "--database-url", url, "--port", String(port), "--log-level", "warning"], logPath: log,
+                                              environment: ["TAPWIRE_RATE_LIMIT": "0", "TAPWIRE_WRITERS": String(point.writers),
+                                                            "TAPWIRE_COMMIT_LINGER_MS": String(point.lingerMilliseconds),
+                                                            "TAPWIRE_COMMIT_FILL_EVENTS": String(point.fillEvents)])
+            defer {
+                server.signal(SIGINT)
+                if server.wait(timeout: 20) == nil { server.signal(SIGKILL); _ = server.wait(timeout: 5) }
+            }
+            guard waitForHealth(port: port) else { throw CLIError("the collector did not start; see \(log)") }
+            let app = try AppStore().createApp(named: "bench-curve-\(n)", on: setup)
+            let auth = "Basic " + Data((app.writeKey.text + ":").utf8).base64EncodedString()
+            let start = Timestamp.now
+            let bodies = try (0..<batchCount).map { b in
+                try Zlib.compress(wireJSON((0..<batchSize).map { _ in
+                    let time = start.adding(seconds: -Double(generator.next() % 300))
+                    return syntheticEvent(&generator, id: IdKind.v7.make(&generator, at: time), at: time)
+                }, context: DeviceContext(appVersion: ["3.2.1", "3.3.0"][b % 2], platform: b % 5 == 0 ? "watchOS" : "iOS"), sentAt: start))
+            }
+            _ = try post(Array(bodies.prefix(20)), port: port, auth: auth, connections: connections, ratePerSecond: nil)
+            let cpuBefore = cpu?.seconds()
+            let began = monotonicNanoseconds()
+            let result = try post(Array(bodies.dropFirst(20)), port: port, auth: auth, connections: connections, ratePerSecond: nil)
+            let rate = Double((bodies.count - 20) * batchSize) / (Double(monotonicNanoseconds() - began) / 1e9)
+            try RollupStore().fold(on: setup)
+            let cpuPerMillion = cpuBefore.flatMap { before in cpu.map { ($0.seconds() - before) / (Double((bodies.count - 20) * batchSize) / 1e6) } }
+            guard result.failures == 0 else { throw CLIError("\(result.failures) batches failed on the curve; see \(log)") }
+            print(String(format: "%7d  %9d  %11d  %8.0f   %6.1f / %6.1f   %@", point.writers, point.lingerMilliseconds, point.fillEvents, rate,
+                         result.latencies.percentile(0.5) * 1000, result.latencies.percentile(0.99) * 1000,
+                         cpuPerMillion.map { String(format: "%.1f", $0) } ?? "n/a"))
+        }
     }
 
     /// The figures of both id kinds side by side.

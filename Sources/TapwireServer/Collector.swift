@@ -31,7 +31,8 @@ public final class Collector: HTTPHandler {
                 metrics.observe(CollectorMetrics.commitEvents, [], Double(stats.events))
             },
             onDatabaseError: { error in metrics.increment(CollectorMetrics.databaseErrors, [error.code.rawValue]) })
-        folder = RollupFolder(databaseURL: configuration.databaseURL, logger: logger) { rows, seconds in
+        folder = RollupFolder(databaseURL: configuration.databaseURL, intervalSeconds: Double(configuration.rollupFoldMilliseconds) / 1000,
+                              logger: logger) { rows, seconds in
             metrics.observe(CollectorMetrics.rollupFoldSeconds, [], seconds)
             metrics.increment(CollectorMetrics.rollupDeltasFolded, [], by: Double(rows))
         }

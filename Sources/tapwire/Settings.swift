@@ -47,6 +47,14 @@ enum Settings {
                 help: "While a writer is busy, milliseconds another waits for its group to fill (0: never)") { c, v throws(CLIError) in
             c.commitLingerMilliseconds = try number(v, "--commit-linger")
         },
+        Setting(flag: "commit-fill", environment: "TAPWIRE_COMMIT_FILL_EVENTS", defaultText: "4000",
+                help: "While a writer is busy, the events another waits for (up to --commit-linger) before committing") { c, v throws(CLIError) in
+            c.commitFillEvents = max(1, try number(v, "--commit-fill"))
+        },
+        Setting(flag: "rollup-fold-interval", environment: "TAPWIRE_ROLLUP_FOLD_MS", defaultText: "1000",
+                help: "Milliseconds between folds of the pending rollup deltas into the rollups (what dashboards lag by)") { c, v throws(CLIError) in
+            c.rollupFoldMilliseconds = max(10, try number(v, "--rollup-fold-interval"))
+        },
         Setting(flag: "reader-threads", environment: "TAPWIRE_READER_THREADS", defaultText: "4",
                 help: "Threads (and connections) for key lookups, manifests and reports") { c, v throws(CLIError) in
             c.readerThreads = max(1, try number(v, "--reader-threads"))
