@@ -48,11 +48,13 @@ let package = Package(
         .target(name: "TapwireFuzz", dependencies: ["TapwireCore", "TapwireServer", "TapwireZlib"], swiftSettings: strict + fuzzed),
         .executableTarget(name: "tapwire-fuzz", dependencies: ["TapwireFuzz"], path: "Sources/TapwireFuzzer",
                           swiftSettings: strict + fuzzDriver, linkerSettings: fuzzLink),
-        // make soak: the collector, client processes and faults on a schedule; checks nothing acknowledged is lost.
         // The one plain HTTP/1.1 client of the tools (bench, soak, demo, tests): exact bytes over loopback TCP.
         .target(name: "TapwireLoopbackClient", dependencies: ["TapwireCore"], swiftSettings: strict),
-        .executableTarget(name: "tapwire-soak", dependencies: ["TapwireCore", "TapwireStore", "TapwireLoopbackClient"], path: "Sources/TapwireSoak", swiftSettings: strict,
-                          plugins: ["EmbedSQL"]),
+        // The soak's pure parts, unit-tested: its options, the fault schedule, the verdict over the gathered facts.
+        .target(name: "TapwireSoakCore", dependencies: ["TapwireCore"], swiftSettings: strict),
+        // make soak: the collector, client processes and faults on a schedule; checks nothing acknowledged is lost.
+        .executableTarget(name: "tapwire-soak", dependencies: ["TapwireSoakCore", "TapwireStore", "TapwireLoopbackClient"], path: "Sources/TapwireSoak",
+                          swiftSettings: strict, plugins: ["EmbedSQL"]),
         // Argument reading, subcommand dispatch and the database location, for tapwire and tapwire-bench.
         .target(name: "TapwireCommandLine", dependencies: ["TapwireCore", "TapwireStore"], swiftSettings: strict),
         .executableTarget(name: "tapwire",
@@ -73,6 +75,7 @@ let package = Package(
         .testTarget(name: "TapwireStoreTests", dependencies: ["TapwireStore", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireServerTests", dependencies: ["TapwireServer", "TapwireLoopbackClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireReportTests", dependencies: ["TapwireReport", "TapwireTestSupport"], swiftSettings: strict),
+        .testTarget(name: "TapwireSoakCoreTests", dependencies: ["TapwireSoakCore"], swiftSettings: strict),
         .testTarget(name: "TapwireLoopbackClientTests", dependencies: ["TapwireLoopbackClient", "TapwireStore", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireClientTests", dependencies: ["TapwireClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReliabilityTests", dependencies: ["TapwireFuzz", "TapwireServer", "TapwireLoopbackClient", "TapwireZlib", "TapwireTestSupport"],
