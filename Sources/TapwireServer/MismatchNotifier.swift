@@ -45,9 +45,7 @@ public final class MismatchNotifier: Sendable {
     private let logger: Logger
     /// The lease owner: unique per process and start.
     private let owner: String
-    private let running = Atomic<Bool>(false)
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    private let background = BackgroundLoop(name: "tapwire-alerts")
 
     public init(webhookURL: String, databaseURL: String, options: Options = Options(), metrics: MetricsRegistry, logger: Logger) throws(APIError) {
         guard let url = URL(string: webhookURL), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
@@ -73,27 +71,19 @@ public final class MismatchNotifier: Sendable {
     }
 
     public func start() {
-        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let thread = Thread { [self] in
-            self.loop()
-            self.finished.signal()
-        }
-        thread.name = "tapwire-alerts"
-        thread.start()
+        background.start { [self] in loop() }
     }
 
     /// Stops after the delivery in flight, if any (bounded by the request timeout).
     public func stop() {
-        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        wake.signal()
-        finished.wait()
+        background.stop()
     }
 
     private func loop() {
         var connection: PostgresConnection?
         var nextScan = monotonicNanoseconds()
         var rng = SystemRandomNumberGenerator()
-        while running.load(ordering: .acquiring) {
+        while background.isRunning {
             do throws(DatabaseError) {
                 if connection == nil || !(connection!.isUsable) {
                     connection?.close()
@@ -110,7 +100,7 @@ public final class MismatchNotifier: Sendable {
                 connection?.close()
                 connection = nil
             }
-            _ = wake.wait(timeout: .now() + options.deliverySeconds)
+            background.pause(seconds: options.deliverySeconds)
         }
         connection?.close()
     }
@@ -131,7 +121,7 @@ public final class MismatchNotifier: Sendable {
 
     private func deliver(on connection: PostgresConnection, rng: inout SystemRandomNumberGenerator) throws(DatabaseError) {
         let store = MismatchStore()
-        while running.load(ordering: .acquiring) {
+        while background.isRunning {
             let leased = try store.lease(owner: owner, leaseSeconds: options.leaseSeconds, limit: options.batchSize, on: connection)
             if leased.isEmpty { return }
             for alert in leased {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TapwireCore
 
 /// The collector's background fold: about once a second it moves the rollup deltas group
@@ -11,9 +10,7 @@ public final class RollupFolder: Sendable {
     private let databaseURL: String
     private let intervalSeconds: Double
     private let logger: Logger
-    private let running = Atomic<Bool>(false)
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchGroup()
+    private let background = BackgroundLoop(name: "tapwire-rollup-fold")
     private let onFold: @Sendable (_ rows: Int, _ seconds: Double) -> Void
 
     public init(databaseURL: String, intervalSeconds: Double = 1, logger: Logger,
@@ -25,21 +22,12 @@ public final class RollupFolder: Sendable {
     }
 
     public func start() {
-        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        finished.enter()
-        let thread = Thread { [self] in
-            self.loop()
-            self.finished.leave()
-        }
-        thread.name = "tapwire-rollup-fold"
-        thread.start()
+        background.start { [self] in loop() }
     }
 
     /// Stops the loop after one last fold (call after the group committer has drained).
     public func stop() {
-        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        wake.signal()
-        finished.wait()
+        background.stop()
     }
 
     private func loop() {
@@ -47,7 +35,7 @@ public final class RollupFolder: Sendable {
         var backoff = Backoff(baseSeconds: 0.2, maxSeconds: 5)
         var random = SystemRandomNumberGenerator()
         while true {
-            let stopping = !running.load(ordering: .acquiring)
+            let stopping = !background.isRunning
             do {
                 if connection == nil || connection?.isUsable == false {
                     connection?.close()
@@ -58,11 +46,11 @@ public final class RollupFolder: Sendable {
                 onFold(rows, Double(monotonicNanoseconds() - started) / 1e9)
                 backoff.reset()
                 if stopping { break }
-                _ = wake.wait(timeout: .now() + intervalSeconds)
+                background.pause(seconds: intervalSeconds)
             } catch {
                 if stopping { break }
                 logger.warning("rollup fold failed", ["code": .string(error.code.rawValue), "sqlstate": .string(error.sqlState ?? "")])
-                _ = wake.wait(timeout: .now() + backoff.nextDelay(using: &random))
+                background.pause(seconds: backoff.nextDelay(using: &random))
             }
         }
         connection?.close()

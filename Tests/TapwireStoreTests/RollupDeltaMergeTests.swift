@@ -9,21 +9,6 @@ import TapwireTestSupport
 /// rebuild` recomputes them in SQL (sql/fresh/). These hold the two equal, and the SQL and Swift
 /// histogram bins equal, against the real PostgreSQL.
 @Suite struct RollupDeltaMergeTests {
-    /// Every rollup row of an app, as text, in key order.
-    static let snapshot = """
-        SELECT 'c', grain, hour, category, app_version, platform, campaign, variant, has_media::text, '',
-               delivered, sent, media_requested, opens, dismissals, actions, replies FROM rollup_counts WHERE app_id = $1::bigint
-        UNION ALL SELECT 'a', grain, hour, category, app_version, platform, campaign, variant, '', action, n, 0, 0, 0, 0, 0, 0
-               FROM rollup_actions WHERE app_id = $1::bigint
-        UNION ALL SELECT 'h', grain, hour, category, app_version, platform, campaign, variant, metric::text, bin::text, n, 0, 0, 0, 0, 0, 0
-               FROM rollup_histograms WHERE app_id = $1::bigint
-        UNION ALL SELECT 'u', 0, bucket, category, app_version, platform, type::text, action, category_registered::text,
-               first_seen::text || ' ' || last_seen::text, event_count, 0, 0, 0, 0, 0, 0 FROM mismatch_usage_hourly WHERE app_id = $1::bigint
-        UNION ALL SELECT 'd', 0, day, category, app_version, platform, type::text, action, category_registered::text,
-               first_seen::text || ' ' || last_seen::text, event_count, 0, 0, 0, 0, 0, 0 FROM mismatch_usage_daily WHERE app_id = $1::bigint
-        ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
-        """
-
     static func randomEvent(_ rng: inout SeededGenerator, around now: Timestamp) -> Event {
         let time = now.adding(microseconds: -Int64.random(in: 0...(50 * 3_600_000_000), using: &rng))
         let type = EventType.allCases.randomElement(using: &rng)!
@@ -87,11 +72,11 @@ import TapwireTestSupport
         defer { connection.close() }
         #expect(try RollupStore().fold(on: connection) > 0)
         #expect(try RollupStore().fold(on: connection) == 0, "a fold takes every pending delta")
-        let incremental = try connection.query(Self.snapshot, [String(app.appId)]).rows
+        let incremental = try RollupSnapshot.rows(appId: app.appId, on: connection)
         #expect(incremental.count > 500)
         let range = try #require(try RollupStore().eventHours(appId: app.appId, on: connection))
         try RollupStore().rebuild(appId: app.appId, from: range.from, to: range.to, on: connection)
-        let rebuilt = try connection.query(Self.snapshot, [String(app.appId)]).rows
+        let rebuilt = try RollupSnapshot.rows(appId: app.appId, on: connection)
         #expect(rebuilt.count == incremental.count)
         #expect(rebuilt == incremental, "rollups merged from Swift deltas differ from the SQL recomputation")
     }
