@@ -11,7 +11,7 @@ public struct MismatchStore: Sendable {
     /// The rollups of one app summed over [since, until); `since` is rounded down to its hour.
     public func usage(appId: Int64, since: Timestamp, until: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> [CategoryUsage] {
         let w = MismatchWindow(since: since, until: until)
-        try RollupStore().fold(on: connection) // pending deltas first: count every acknowledged event
+        try RollupStore().foldBeforeReading(on: connection) // pending deltas first: count every acknowledged event
         let result = try connection.query(EmbeddedSQL.mismatchUsageWindow, [
             String(appId), w.hourStart.description, w.fullDaysStart.description, w.fullDaysEnd.description, w.until.description,
         ])
@@ -54,7 +54,7 @@ public struct MismatchStore: Sendable {
 
     /// Apps with any usage since `since`.
     public func activeApps(since: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> [(appId: Int64, name: String)] {
-        try RollupStore().fold(on: connection)
+        try RollupStore().foldBeforeReading(on: connection)
         return try connection.query(EmbeddedSQL.mismatchActiveApps, [since.description]).rows.compactMap { row in
             guard let id = row[0].flatMap({ Int64($0) }), let name = row[1] else { return nil }
             return (id, name)

@@ -292,7 +292,7 @@ public struct ReportStore: Sendable {
         // One snapshot for every read, so the parts of a report always add up.
         do throws(DatabaseError) {
             // Pending deltas first, so the report counts every acknowledged event.
-            try RollupStore().fold(on: connection)
+            try RollupStore().foldBeforeReading(on: connection)
             return try connection.transaction(.readOnlySnapshot) { () throws(DatabaseError) -> ReportData in
                 // A rollup read touches few rows: starting parallel workers costs more than it saves,
                 // and on a busy server a worker can take seconds to start.

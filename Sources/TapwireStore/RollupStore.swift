@@ -25,6 +25,16 @@ public struct RollupStore: Sendable {
         Int(try connection.query(EmbeddedSQL.foldRollupDeltas).scalar ?? "0") ?? 0
     }
 
+    /// The fold a reader does first. A role that may not write (a read-only one, as Grafana's)
+    /// reads without it, at most one background fold behind, rather than failing.
+    public func foldBeforeReading(on connection: PostgresConnection) throws(DatabaseError) {
+        do {
+            try fold(on: connection)
+        } catch where error.sqlState == "42501" || error.sqlState == "25006" {
+            // insufficient_privilege, read_only_sql_transaction
+        }
+    }
+
     /// The whole hours that hold events of the app (or of every app), or nil when there are none.
     public func eventHours(appId: Int64?, on connection: PostgresConnection) throws(DatabaseError) -> (from: Timestamp, to: Timestamp)? {
         let row = try connection.query(EmbeddedSQL.rollupsEventRange, [appId.map(String.init)]).rows.first

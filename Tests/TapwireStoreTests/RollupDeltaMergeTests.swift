@@ -107,6 +107,17 @@ import TapwireTestSupport
         #expect(writer.claimStrategy.mode == .bulk)
     }
 
+    /// A reader whose role may not write still reads: its fold is skipped, not fatal.
+    @Test func aReadOnlyReaderSkipsTheFold() throws {
+        let db = try TestDatabase.create()
+        let connection = try db.connect()
+        defer { connection.close() }
+        try connection.query("SET default_transaction_read_only = on")
+        #expect(throws: DatabaseError.self) { try RollupStore().fold(on: connection) }
+        try RollupStore().foldBeforeReading(on: connection)
+        #expect(try connection.query("SELECT 1").scalar == "1")
+    }
+
     /// tapwire_latency_bin (SQL) and LatencyBins.bin(forMicroseconds:) (Swift) agree on bin
     /// edges, powers of two, sub-second, negative and multi-day latencies.
     @Test func latencyBinsAgreeWithSQL() throws {
