@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Mismatch detection benchmark (part of `make bench`, run under scripts/with-postgres.sh):
 # 30 days of 10M events in a scratch database; prints detection time from the rollups against
-# a raw-event scan of the same events, and the group-commit cost of the rollup CTEs.
+# a raw-event scan of the same events.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${TAPWIRE_TEST_DATABASE_URL:?run under scripts/with-postgres.sh (or set TAPWIRE_TEST_DATABASE_URL to a superuser URL)}"
