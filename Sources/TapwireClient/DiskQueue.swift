@@ -244,14 +244,13 @@ final class DiskQueue {
 
     private func takeLock() throws(QueueError) {
         let url = directory.appendingPathComponent("LOCK")
-        if !FileManager.default.fileExists(atPath: url.path) {
-            _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        // Close-on-exec from the open itself: a process started by another thread between an
+        // open and a later fcntl would inherit the descriptor and keep the lock after close().
+        let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw QueueError(.io, "cannot open \(url.path) (errno \(errno))")
         }
-        guard let handle = FileHandle(forUpdatingAtPath: url.path) else {
-            throw QueueError(.io, "cannot open \(url.path)")
-        }
-        // Not inherited by child processes: a child holding a copy would keep the lock after close().
-        _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         guard flock(handle.fileDescriptor, LOCK_EX | LOCK_NB) == 0 else {
             try? handle.close()
             throw QueueError(.locked, "another process or client already uses the queue in \(directory.path); give each process (app, extension) its own directory")
