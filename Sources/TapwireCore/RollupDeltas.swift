@@ -209,9 +209,6 @@ public struct RollupDeltas: Sendable, Equatable {
         shapes = [:]
     }
 
-    /// Whether there is nothing to merge.
-    public var isEmpty: Bool { shapes.isEmpty && counts.isEmpty && usageHourly.isEmpty }
-
     private mutating func fold(_ shape: Shape, _ tally: ShapeTally) {
         let day = Self.floor(shape.hour, Self.microsecondsPerDay)
         func dimensions(_ grain: Int16, _ bucket: Int64, appVersion: String = "", platform: String = "",
