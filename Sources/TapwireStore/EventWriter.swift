@@ -60,13 +60,14 @@ public final class EventWriter {
         }
         let plan = StagingPlan(batches)
         // Encoded before the transaction, so locks are held for the database's work only.
-        let ids = EventCopyRows.encodeIds(batches, plan: plan, withSeq: false)
         let allNew = GroupRows(batches, plan: plan, rows: plan.order)
         var attempt = 0
         while true {
             let mode = claimStrategy.mode
+            // The staging path's rows carry their seq (sql/queries/copy_staged_ids.sql).
+            let ids = EventCopyRows.encodeIds(batches, plan: plan, withSeq: mode == .skipping)
             do {
-                let (outcomes, storedBefore) = try commitOnce(batches, plan: plan, mode: mode, bulkIds: ids, allNew: allNew)
+                let (outcomes, storedBefore) = try commitOnce(batches, plan: plan, mode: mode, ids: ids, allNew: allNew)
                 claimStrategy.committed(storedBefore: storedBefore)
                 return outcomes
             } catch {
@@ -132,15 +133,15 @@ public final class EventWriter {
         }
     }
 
-    private func commitOnce(_ batches: [StagedBatch], plan: StagingPlan, mode: ClaimStrategy.Mode, bulkIds: [UInt8],
+    private func commitOnce(_ batches: [StagedBatch], plan: StagingPlan, mode: ClaimStrategy.Mode, ids: [UInt8],
                             allNew: GroupRows) throws(DatabaseError) -> (outcomes: [BatchOutcome], storedBefore: Int) {
         try connection.transaction { () throws(DatabaseError) -> ([BatchOutcome], Int) in
             var rows = allNew
             switch mode {
             case .bulk:
-                try connection.copyIn(EmbeddedSQL.copyEventIds, data: bulkIds)
+                try connection.copyIn(EmbeddedSQL.copyEventIds, data: ids)
             case .skipping:
-                try connection.copyIn(EmbeddedSQL.copyStagedIds, data: EventCopyRows.encodeIds(batches, plan: plan, withSeq: true))
+                try connection.copyIn(EmbeddedSQL.copyStagedIds, data: ids)
                 let claimed = try connection.query(EmbeddedSQL.claimEventIds).affectedRows
                 if claimed < plan.order.count {
                     let before = Set(try connection.query(EmbeddedSQL.stagedDuplicates).rows.compactMap { $0[0].flatMap { Int($0) } })
