@@ -179,7 +179,7 @@ enum BenchCommand {
                 let postStart = monotonicNanoseconds()
                 let result = try post(round.bodies, port: port, auth: auth, connections: connections, ratePerSecond: nil)
                 peakRates.append(Double(totalEvents) / (Double(monotonicNanoseconds() - postStart) / 1e9))
-                guard result.failures == 0 else { throw CLIError("\(result.failures) batches failed at peak; see \(log)") }
+                guard result.failures == 0 else { throw CLIError("\(result.failures) batches failed at peak (first: \(result.firstFailure ?? "?")); see \(log)") }
                 // What the collector's background fold does within a second, counted in the round.
                 try RollupStore().fold(on: setup)
                 if let before = cpuBefore, let after = cpu?.seconds() { collectorCPUSeconds += after - before }
@@ -209,7 +209,7 @@ enum BenchCommand {
             }
             figures.halfOffered = figures.peakRate / 2
             let half = try post(halfBodies, port: port, auth: auth, connections: connections, ratePerSecond: figures.peakRate / 2 / Double(batchSize))
-            guard half.failures == 0 else { throw CLIError("\(half.failures) batches failed at half peak; see \(log)") }
+            guard half.failures == 0 else { throw CLIError("\(half.failures) batches failed at half peak (first: \(half.firstFailure ?? "?")); see \(log)") }
             figures.half = half.latencies
             expected[app.appId, default: 0] += halfBodies.count * batchSize
             all.append(figures)
@@ -303,7 +303,7 @@ enum BenchCommand {
             let rate = Double((bodies.count - 20) * batchSize) / (Double(monotonicNanoseconds() - began) / 1e9)
             try RollupStore().fold(on: setup)
             let cpuPerMillion = cpuBefore.flatMap { before in cpu.map { ($0.seconds() - before) / (Double((bodies.count - 20) * batchSize) / 1e6) } }
-            guard result.failures == 0 else { throw CLIError("\(result.failures) batches failed on the curve; see \(log)") }
+            guard result.failures == 0 else { throw CLIError("\(result.failures) batches failed on the curve (first: \(result.firstFailure ?? "?")); see \(log)") }
             print(String(format: "%7d  %9d  %11d  %8.0f   %6.1f / %6.1f   %@", point.writers, point.lingerMilliseconds, point.fillEvents, rate,
                          result.latencies.percentile(0.5) * 1000, result.latencies.percentile(0.99) * 1000,
                          cpuPerMillion.map { String(format: "%.1f", $0) } ?? "n/a"))
@@ -354,7 +354,8 @@ enum BenchCommand {
     /// the statement came from.
     static func statementTimes(_ connection: PostgresConnection) throws -> [String: Double] {
         let known: [SQL] = [EmbeddedSQL.copyEventIds, EmbeddedSQL.copyStagedIds, EmbeddedSQL.claimEventIds, EmbeddedSQL.stagedDuplicates,
-                            EmbeddedSQL.copyEvents, EmbeddedSQL.copyRollupDeltas, EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.ensurePartitions,
+                            EmbeddedSQL.copyEvents, EmbeddedSQL.copyRollupDeltaBatch, EmbeddedSQL.takeRollupDeltaBatches, EmbeddedSQL.copyRollupDeltas,
+                            EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.ensurePartitions,
                             EmbeddedSQL.createStagedIds, BenchSQL.baselineCopy]
         var names: [String: String] = [:]
         for sql in known { names[sql.text.trimmingCharacters(in: .whitespacesAndNewlines)] = (sql.name as NSString).lastPathComponent }
@@ -416,6 +417,8 @@ enum BenchCommand {
     struct LoadResult {
         var latencies = Latencies()
         var failures = 0
+        /// What went wrong with the first failed batch (status and body, or the client's error).
+        var firstFailure: String?
     }
 
     /// Posts every body once, spread over `connections` keep-alive connections; paced to
@@ -447,16 +450,21 @@ enum BenchCommand {
                         try connection!.send(head + bodies[i])
                         let response = try connection!.readResponse()
                         local.latencies.samples.append(Double(monotonicNanoseconds() - sent) / 1e9)
-                        if response.status != 200 { local.failures += 1 }
+                        if response.status != 200 {
+                            local.failures += 1
+                            local.firstFailure = local.firstFailure ?? "HTTP \(response.status): \(String(decoding: response.body.prefix(300), as: UTF8.self))"
+                        }
                         if response.headers["connection"]?.lowercased() == "close" { connection = nil }
                     } catch {
                         local.failures += 1
+                        local.firstFailure = local.firstFailure ?? "\(error)"
                         connection = nil
                     }
                 }
                 results.withLock {
                     $0.latencies.samples += local.latencies.samples
                     $0.failures += local.failures
+                    $0.firstFailure = $0.firstFailure ?? local.firstFailure
                 }
             }.start()
         }

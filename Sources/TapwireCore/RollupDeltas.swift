@@ -131,6 +131,12 @@ public struct RollupDeltas: Sendable, Equatable {
         public var firstSeen: Timestamp
         public var lastSeen: Timestamp
 
+        public init(count: Int64, firstSeen: Timestamp, lastSeen: Timestamp) {
+            self.count = count
+            self.firstSeen = firstSeen
+            self.lastSeen = lastSeen
+        }
+
         mutating func add(_ other: Usage) {
             count += other.count
             firstSeen = min(firstSeen, other.firstSeen)
@@ -257,10 +263,26 @@ public struct RollupDeltas: Sendable, Equatable {
         let usage = Usage(count: tally.events, firstSeen: tally.first, lastSeen: tally.last)
         var key = UsageKey(appId: shape.appId, bucket: shape.hour, appVersion: shape.appVersion, platform: shape.platform,
                            type: shape.type, category: shape.category, action: shape.action ?? "", categoryRegistered: registered)
-        usageHourly[key, default: Usage(count: 0, firstSeen: usage.firstSeen, lastSeen: usage.lastSeen)].add(usage)
+        mergeHourlyUsage(key, usage)
         key.bucket = day
+        mergeDailyUsage(key, usage)
+    }
+
+    // Rows computed earlier, merged in: the fold sums the deltas of many commits this way
+    // before it writes each key once.
+
+    public mutating func merge(_ key: CountsKey, _ value: Counts) { counts[key, default: Counts()].add(value) }
+    public mutating func merge(_ key: ActionKey, _ n: Int64) { actions[key, default: 0] += n }
+    public mutating func merge(_ key: HistogramKey, _ n: Int64) { histograms[key, default: 0] += n }
+    public mutating func mergeHourlyUsage(_ key: UsageKey, _ usage: Usage) {
+        usageHourly[key, default: Usage(count: 0, firstSeen: usage.firstSeen, lastSeen: usage.lastSeen)].add(usage)
+    }
+    public mutating func mergeDailyUsage(_ key: UsageKey, _ usage: Usage) {
         usageDaily[key, default: Usage(count: 0, firstSeen: usage.firstSeen, lastSeen: usage.lastSeen)].add(usage)
     }
+
+    /// How many rows the deltas hold, over all five tables.
+    public var rowCount: Int { counts.count + actions.count + histograms.count + usageHourly.count + usageDaily.count }
 
     /// Floor division, so instants before 1970 fall in the bucket that holds them.
     static func floor(_ value: Int64, _ unit: Int64) -> Int64 {

@@ -1,58 +1,60 @@
 import TapwireCore
 
-/// Builds PostgreSQL's binary COPY format ("PGCOPY\n\377\r\n\0", then tuples of
-/// length-prefixed fields). Binary means no escaping at all: a tab, a backslash or a `\.` line
-/// in a category travels as its bytes, and the server does no text parsing.
-struct CopyBinaryEncoder {
-    private(set) var bytes: [UInt8]
-    private static let postgresEpochOffset: Int64 = 946_684_800_000_000 // µs from 1970 to 2000
+/// Length-prefixed binary values (an int32 byte count, -1 for NULL, then the value in
+/// PostgreSQL's binary send format). A field of a binary COPY row and an element of a binary
+/// array share this layout, so both writers get the value encodings from here, once.
+protocol BinaryValueWriter {
+    var bytes: [UInt8] { get set }
+    /// Called after each value is appended (arrays count their elements and note NULLs).
+    mutating func didAppendValue(isNull: Bool)
+}
 
-    init(reservingCapacity capacity: Int = 1 << 16) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
-        bytes.append(contentsOf: [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00]) // PGCOPY\n\377\r\n\0
-        append32(0) // flags
-        append32(0) // header extension length
+enum PostgresEpoch {
+    /// µs from 1970 (Tapwire's timestamps) to 2000 (PostgreSQL's binary timestamps).
+    static let offsetMicroseconds: Int64 = 946_684_800_000_000
+}
+
+extension BinaryValueWriter {
+    mutating func null() {
+        append32(0xFFFF_FFFF)
+        didAppendValue(isNull: true)
     }
-
-    mutating func finish() -> [UInt8] {
-        append16(0xFFFF) // trailer: field count -1
-        return bytes
-    }
-
-    mutating func beginRow(fields: Int) { append16(UInt16(fields)) }
-
-    mutating func null() { append32(0xFFFF_FFFF) }
 
     mutating func int16(_ value: Int16) {
         append32(2)
         append16(UInt16(bitPattern: value))
+        didAppendValue(isNull: false)
     }
 
     mutating func int32(_ value: Int32) {
         append32(4)
         append32(UInt32(bitPattern: value))
+        didAppendValue(isNull: false)
     }
 
     mutating func int64(_ value: Int64) {
         append32(8)
         append64(UInt64(bitPattern: value))
+        didAppendValue(isNull: false)
     }
 
     mutating func bool(_ value: Bool) {
         append32(1)
         bytes.append(value ? 1 : 0)
+        didAppendValue(isNull: false)
     }
 
     mutating func timestamp(_ value: Timestamp) {
         append32(8)
-        append64(UInt64(bitPattern: value.microseconds &- Self.postgresEpochOffset))
+        append64(UInt64(bitPattern: value.microseconds &- PostgresEpoch.offsetMicroseconds))
+        didAppendValue(isNull: false)
     }
 
     mutating func uuid(_ value: EventID) {
         append32(16)
         append64(value.high)
         append64(value.low)
+        didAppendValue(isNull: false)
     }
 
     /// text, varchar and enum labels all travel as their UTF-8 bytes.
@@ -62,23 +64,91 @@ struct CopyBinaryEncoder {
             append32(UInt32(utf8.count))
             bytes.append(contentsOf: utf8)
         }
+        didAppendValue(isNull: false)
     }
 
     mutating func optionalText(_ value: String?) { if let value { text(value) } else { null() } }
     mutating func optionalBool(_ value: Bool?) { if let value { bool(value) } else { null() } }
     mutating func optionalTimestamp(_ value: Timestamp?) { if let value { timestamp(value) } else { null() } }
     mutating func optionalInt32(_ value: Int32?) { if let value { int32(value) } else { null() } }
+    mutating func optionalInt16(_ value: Int16?) { if let value { int16(value) } else { null() } }
 
-    private mutating func append16(_ v: UInt16) {
+    fileprivate mutating func append16(_ v: UInt16) {
         withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
-    private mutating func append32(_ v: UInt32) {
+    fileprivate mutating func append32(_ v: UInt32) {
         withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
-    private mutating func append64(_ v: UInt64) {
+    fileprivate mutating func append64(_ v: UInt64) {
         withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+}
+
+/// Builds PostgreSQL's binary COPY format ("PGCOPY\n\377\r\n\0", then tuples of
+/// length-prefixed fields). Binary means no escaping at all: a tab, a backslash or a `\.` line
+/// in a category travels as its bytes, and the server does no text parsing.
+struct CopyBinaryEncoder: BinaryValueWriter {
+    var bytes: [UInt8]
+
+    init(reservingCapacity capacity: Int = 1 << 16) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+        bytes.append(contentsOf: [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00]) // PGCOPY\n\377\r\n\0
+        append32(0) // flags
+        append32(0) // header extension length
+    }
+
+    mutating func didAppendValue(isNull: Bool) {}
+
+    mutating func finish() -> [UInt8] {
+        append16(0xFFFF) // trailer: field count -1
+        return bytes
+    }
+
+    mutating func beginRow(fields: Int) { append16(UInt16(fields)) }
+
+    /// A one-dimensional array field (array_send's layout: ndim, has-nulls flag, element type,
+    /// then length and lower bound 1, then the elements).
+    mutating func array(_ column: BinaryArray) {
+        if column.count == 0 {
+            append32(12)
+            append32(0) // ndim 0: the empty array
+            append32(0)
+            append32(column.elementType.rawValue)
+            return
+        }
+        append32(UInt32(20 + column.bytes.count))
+        append32(1)
+        append32(column.hasNull ? 1 : 0)
+        append32(column.elementType.rawValue)
+        append32(UInt32(column.count))
+        append32(1)
+        bytes.append(contentsOf: column.bytes)
+    }
+}
+
+/// The elements of one binary array field, appended with the same value encodings as COPY fields.
+struct BinaryArray: BinaryValueWriter {
+    /// The element types the arrays Tapwire sends hold (OIDs from pg_type, fixed since 8.x).
+    enum ElementType: UInt32 {
+        case bool = 16, int8 = 20, int2 = 21, text = 25, timestamptz = 1184
+    }
+
+    let elementType: ElementType
+    var bytes: [UInt8] = []
+    private(set) var count = 0
+    private(set) var hasNull = false
+
+    init(_ elementType: ElementType, reservingCapacity capacity: Int = 0) {
+        self.elementType = elementType
+        bytes.reserveCapacity(capacity)
+    }
+
+    mutating func didAppendValue(isNull: Bool) {
+        count += 1
+        if isNull { hasNull = true }
     }
 }
 
@@ -162,9 +232,222 @@ extension EventCopyRows {
     }
 }
 
-/// The rows of `RollupDeltas`, in the layout of rollup_deltas (migration 0050).
+/// What a commit's events add to the rollups (`RollupDeltas`), as one row per app of
+/// rollup_delta_batches (migration 0060): a column per field of a delta, each an array with an
+/// element per delta. A row per commit and app instead of one per delta is what makes appending
+/// and folding cheap: the database writes, logs and later deletes one tuple, not hundreds.
 enum RollupDeltaRows {
-    static func encode(_ deltas: RollupDeltas) -> [UInt8] {
+    /// One app's deltas: the array columns of rollup_delta_batches after app_id, in the order of
+    /// sql/queries/copy_rollup_deltas.sql.
+    private struct Columns {
+        var kind = BinaryArray(.int2), grain = BinaryArray(.int2), bucket = BinaryArray(.timestamptz)
+        var category = BinaryArray(.text), appVersion = BinaryArray(.text), platform = BinaryArray(.text)
+        var campaign = BinaryArray(.text), variant = BinaryArray(.text)
+        var hasMedia = BinaryArray(.bool), action = BinaryArray(.text)
+        var metric = BinaryArray(.int2), bin = BinaryArray(.int2)
+        var type = BinaryArray(.text), categoryRegistered = BinaryArray(.int2)
+        var n = (0..<7).map { _ in BinaryArray(.int8) }
+        var firstSeen = BinaryArray(.timestamptz), lastSeen = BinaryArray(.timestamptz)
+
+        /// kind, then the engagement dimensions every rollup_counts/actions/histograms delta has.
+        mutating func engagement(_ kind: Int16, _ d: RollupDeltas.Dimensions) {
+            self.kind.int16(kind)
+            grain.int16(d.grain)
+            bucket.timestamp(Timestamp(microseconds: d.bucket))
+            category.text(d.category)
+            appVersion.text(d.appVersion)
+            platform.text(d.platform)
+            campaign.text(d.campaign)
+            variant.text(d.variant)
+            type.null()
+            categoryRegistered.null()
+            firstSeen.null()
+            lastSeen.null()
+        }
+
+        /// Counters n1…n7; a table with one counter leaves n2…n7 NULL.
+        mutating func counters(_ values: [Int64]) {
+            for column in n.indices {
+                if column < values.count { n[column].int64(values[column]) } else { n[column].null() }
+            }
+        }
+
+        var all: [BinaryArray] {
+            [kind, grain, bucket, category, appVersion, platform, campaign, variant, hasMedia, action,
+             metric, bin, type, categoryRegistered] + n + [firstSeen, lastSeen]
+        }
+    }
+
+    /// A commit's deltas: one row per app.
+    static func encodeBatch(_ deltas: RollupDeltas) -> [UInt8] {
+        var apps: [Int64: Columns] = [:]
+        func append(_ appId: Int64, _ delta: (inout Columns) -> Void) { delta(&apps[appId, default: Columns()]) }
+        for (key, c) in deltas.counts {
+            append(key.dimensions.appId) {
+                $0.engagement(1, key.dimensions)
+                $0.hasMedia.bool(key.hasMedia)
+                $0.action.null()
+                $0.metric.null()
+                $0.bin.null()
+                $0.counters([c.delivered, c.sent, c.mediaRequested, c.opens, c.dismissals, c.actions, c.replies])
+            }
+        }
+        for (key, count) in deltas.actions {
+            append(key.dimensions.appId) {
+                $0.engagement(2, key.dimensions)
+                $0.hasMedia.null()
+                $0.action.text(key.action)
+                $0.metric.null()
+                $0.bin.null()
+                $0.counters([count])
+            }
+        }
+        for (key, count) in deltas.histograms {
+            append(key.dimensions.appId) {
+                $0.engagement(3, key.dimensions)
+                $0.hasMedia.null()
+                $0.action.null()
+                $0.metric.int16(Int16(key.metric.rawValue))
+                $0.bin.int16(key.bin)
+                $0.counters([count])
+            }
+        }
+        for (kind, table) in [(Int16(4), deltas.usageHourly), (5, deltas.usageDaily)] {
+            for (key, usage) in table {
+                append(key.appId) {
+                    $0.kind.int16(kind)
+                    $0.grain.null()
+                    $0.bucket.timestamp(Timestamp(microseconds: key.bucket))
+                    $0.category.text(key.category)
+                    $0.appVersion.text(key.appVersion)
+                    $0.platform.text(key.platform)
+                    $0.campaign.null()
+                    $0.variant.null()
+                    $0.hasMedia.null()
+                    $0.action.text(key.action)
+                    $0.metric.null()
+                    $0.bin.null()
+                    $0.type.text(key.type.rawValue)
+                    $0.categoryRegistered.int16(key.categoryRegistered)
+                    $0.counters([usage.count])
+                    $0.firstSeen.timestamp(usage.firstSeen)
+                    $0.lastSeen.timestamp(usage.lastSeen)
+                }
+            }
+        }
+        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + apps.values.reduce(0) { $0 + $1.all.reduce(0) { $0 + $1.bytes.count + 24 } })
+        for appId in apps.keys.sorted() {
+            let columns = apps[appId]!.all
+            assert(Set(columns.map(\.count)).count == 1, "every column holds one element per delta")
+            encoder.beginRow(fields: 1 + columns.count)
+            encoder.int64(appId)
+            for column in columns { encoder.array(column) }
+        }
+        return encoder.finish()
+    }
+
+    /// Reads back rows of rollup_delta_batches (as `encodeBatch` wrote them, in the column
+    /// order of sql/queries/take_rollup_delta_batches.sql), piece by piece as COPY sends them,
+    /// and merges every delta into `sums`.
+    struct BatchReader {
+        private var decoder = CopyBinaryDecoder()
+        private(set) var sums = RollupDeltas()
+        /// How many deltas were read.
+        private(set) var deltasRead = 0
+
+        mutating func consume(_ data: [UInt8]) throws(DatabaseError) {
+            decoder.append(data)
+            while let row = try decoder.nextRow() { try merge(row) }
+        }
+
+        /// The merged deltas, once the COPY has ended.
+        mutating func finish() throws(DatabaseError) -> RollupDeltas {
+            guard decoder.finished else { throw DatabaseError(.unexpectedResult, "binary COPY data ended without its trailer") }
+            return sums
+        }
+
+        private mutating func merge(_ fields: [ArraySlice<UInt8>?]) throws(DatabaseError) {
+            guard fields.count == 24 else { throw DatabaseError(.unexpectedResult, "a rollup_delta_batches row of \(fields.count) columns, not 24") }
+            guard let appField = fields[0] else { throw DatabaseError(.unexpectedResult, "a rollup_delta_batches row without app_id") }
+            let appId = try BinaryValues.int64(appField)
+            let kind = try BinaryValues.array(fields[1], of: .int2, BinaryValues.int16)
+            let grain = try BinaryValues.array(fields[2], of: .int2, BinaryValues.int16)
+            let bucket = try BinaryValues.array(fields[3], of: .timestamptz, BinaryValues.timestamp)
+            let category = try BinaryValues.array(fields[4], of: .text, BinaryValues.text)
+            let appVersion = try BinaryValues.array(fields[5], of: .text, BinaryValues.text)
+            let platform = try BinaryValues.array(fields[6], of: .text, BinaryValues.text)
+            let campaign = try BinaryValues.array(fields[7], of: .text, BinaryValues.text)
+            let variant = try BinaryValues.array(fields[8], of: .text, BinaryValues.text)
+            let hasMedia = try BinaryValues.array(fields[9], of: .bool, BinaryValues.bool)
+            let action = try BinaryValues.array(fields[10], of: .text, BinaryValues.text)
+            let metric = try BinaryValues.array(fields[11], of: .int2, BinaryValues.int16)
+            let bin = try BinaryValues.array(fields[12], of: .int2, BinaryValues.int16)
+            let type = try BinaryValues.array(fields[13], of: .text, BinaryValues.text)
+            let categoryRegistered = try BinaryValues.array(fields[14], of: .int2, BinaryValues.int16)
+            var n: [[Int64?]] = []
+            for column in 15..<22 { n.append(try BinaryValues.array(fields[column], of: .int8, BinaryValues.int64)) }
+            let firstSeen = try BinaryValues.array(fields[22], of: .timestamptz, BinaryValues.timestamp)
+            let lastSeen = try BinaryValues.array(fields[23], of: .timestamptz, BinaryValues.timestamp)
+            let lengths: [Int] = [grain.count, bucket.count, category.count, appVersion.count, platform.count, campaign.count,
+                                  variant.count, hasMedia.count, action.count, metric.count, bin.count, type.count,
+                                  categoryRegistered.count, firstSeen.count, lastSeen.count] + n.map(\.count)
+            guard lengths.allSatisfy({ $0 == kind.count }) else {
+                throw DatabaseError(.unexpectedResult, "a rollup_delta_batches row whose arrays differ in length")
+            }
+            func required<T>(_ value: T?, _ column: String) throws(DatabaseError) -> T {
+                guard let value else { throw DatabaseError(.unexpectedResult, "a rollup delta without \(column)") }
+                return value
+            }
+            for i in kind.indices {
+                let bucketMicroseconds = try required(bucket[i], "bucket").microseconds
+                let count = try required(n[0][i], "n1")
+                func dimensions() throws(DatabaseError) -> RollupDeltas.Dimensions {
+                    RollupDeltas.Dimensions(appId: appId, grain: try required(grain[i], "grain"), bucket: bucketMicroseconds,
+                                            category: try required(category[i], "category"),
+                                            appVersion: try required(appVersion[i], "app_version"),
+                                            platform: try required(platform[i], "platform"),
+                                            campaign: try required(campaign[i], "campaign"), variant: try required(variant[i], "variant"))
+                }
+                switch kind[i] {
+                case 1:
+                    var c = RollupDeltas.Counts()
+                    c.delivered = count
+                    c.sent = try required(n[1][i], "n2")
+                    c.mediaRequested = try required(n[2][i], "n3")
+                    c.opens = try required(n[3][i], "n4")
+                    c.dismissals = try required(n[4][i], "n5")
+                    c.actions = try required(n[5][i], "n6")
+                    c.replies = try required(n[6][i], "n7")
+                    sums.merge(RollupDeltas.CountsKey(dimensions: try dimensions(), hasMedia: try required(hasMedia[i], "has_media")), c)
+                case 2:
+                    sums.merge(RollupDeltas.ActionKey(dimensions: try dimensions(), action: try required(action[i], "action")), count)
+                case 3:
+                    guard let metric = HistogramMetric(rawValue: Int(try required(metric[i], "metric"))) else {
+                        throw DatabaseError(.unexpectedResult, "a histogram delta of an unknown metric")
+                    }
+                    sums.merge(RollupDeltas.HistogramKey(dimensions: try dimensions(), metric: metric, bin: try required(bin[i], "bin")), count)
+                case 4, 5:
+                    guard let eventType = EventType(rawValue: try required(type[i], "type")) else {
+                        throw DatabaseError(.unexpectedResult, "a usage delta of an unknown event type")
+                    }
+                    let key = RollupDeltas.UsageKey(appId: appId, bucket: bucketMicroseconds, appVersion: try required(appVersion[i], "app_version"),
+                                                    platform: try required(platform[i], "platform"), type: eventType,
+                                                    category: try required(category[i], "category"), action: try required(action[i], "action"),
+                                                    categoryRegistered: try required(categoryRegistered[i], "category_registered"))
+                    let usage = RollupDeltas.Usage(count: count, firstSeen: try required(firstSeen[i], "first_seen"),
+                                                   lastSeen: try required(lastSeen[i], "last_seen"))
+                    if kind[i] == 4 { sums.mergeHourlyUsage(key, usage) } else { sums.mergeDailyUsage(key, usage) }
+                default:
+                    throw DatabaseError(.unexpectedResult, "a rollup delta of unknown kind \(kind[i].map(String.init) ?? "NULL")")
+                }
+                deltasRead += 1
+            }
+        }
+    }
+
+    /// Deltas as one row each, in the layout of rollup_deltas (migration 0050), which
+    /// tapwire_fold_rollup_deltas() upserts: what the fold writes once it has summed the batches.
+    static func encodeRows(_ deltas: RollupDeltas) -> [UInt8] {
         let rows = deltas.counts.count + deltas.actions.count + deltas.histograms.count + deltas.usageHourly.count + deltas.usageDaily.count
         var encoder = CopyBinaryEncoder(reservingCapacity: 64 + rows * 200)
         func dimensions(_ kind: Int16, _ d: RollupDeltas.Dimensions) {
@@ -229,6 +512,7 @@ enum RollupDeltaRows {
         return encoder.finish()
     }
 }
+
 
 /// Loading events with a plain COPY, no dedup and no rollups: a fast way to seed large volumes
 /// for the report benchmarks and the tests.

@@ -129,7 +129,7 @@ public final class EventWriter {
                 rollups.add(batches[b].events[i], appId: batches[b].appId, context: batches[b].context)
             }
             rollups.finish()
-            deltas = RollupDeltaRows.encode(rollups)
+            deltas = RollupDeltaRows.encodeBatch(rollups)
         }
     }
 
@@ -150,7 +150,7 @@ public final class EventWriter {
             }
             if !rows.seqs.isEmpty {
                 try connection.copyIn(EmbeddedSQL.copyEvents, data: rows.events)
-                try connection.copyIn(EmbeddedSQL.copyRollupDeltas, data: rows.deltas)
+                try connection.copyIn(EmbeddedSQL.copyRollupDeltaBatch, data: rows.deltas)
             }
             return (Self.outcomes(batches, storedSeqs: rows.seqs), plan.order.count - rows.seqs.count)
         }

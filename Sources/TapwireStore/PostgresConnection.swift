@@ -239,6 +239,56 @@ public final class PostgresConnection {
         return copied
     }
 
+    /// Runs `COPY (…) TO STDOUT`, handing `receive` each piece of data as it arrives (in binary
+    /// COPY, a row per piece), so the caller need not hold the whole output. When `receive`
+    /// throws, the rest is read and dropped, so the connection stays usable, and the error is
+    /// rethrown.
+    public func copyOut(_ sql: SQL, receive: ([UInt8]) throws(DatabaseError) -> Void) throws(DatabaseError) {
+        do throws(DatabaseError) {
+            try copyOut(sql.text, receive: receive)
+        } catch {
+            throw error.naming(sql)
+        }
+    }
+
+    private func copyOut(_ sql: String, receive: ([UInt8]) throws(DatabaseError) -> Void) throws(DatabaseError) {
+        let connection = try live()
+        do {
+            let start = PQexec(connection, sql)
+            defer { PQclear(start) }
+            guard let start, PQresultStatus(start) == PGRES_COPY_OUT else {
+                throw Self.error(from: start, connection: connection) ?? DatabaseError(.copyFailed, "COPY TO STDOUT did not start")
+            }
+        }
+        var receiverFailure: DatabaseError?
+        var receiveFailure: String?
+        while true {
+            var buffer: UnsafeMutablePointer<CChar>?
+            let length = PQgetCopyData(connection, &buffer, 0)
+            if length > 0, let buffer {
+                defer { PQfreemem(buffer) }
+                guard receiverFailure == nil else { continue }
+                let piece = buffer.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
+                    Array(UnsafeBufferPointer(start: $0, count: Int(length)))
+                }
+                do { try receive(piece) } catch { receiverFailure = error }
+                continue
+            }
+            if length == -2 { receiveFailure = Self.message(connection) }
+            break // -1: the COPY is done; its final result follows
+        }
+        var failure: DatabaseError?
+        while let result = PQgetResult(connection) {
+            defer { PQclear(result) }
+            if let error = Self.error(from: result, connection: connection) { failure = failure ?? error }
+        }
+        if let failure { throw failure }
+        if let receiveFailure {
+            throw DatabaseError(isUsable ? .copyFailed : .connectionLost, receiveFailure)
+        }
+        if let receiverFailure { throw receiverFailure }
+    }
+
     /// Turns a PGresult into rows or an error, and clears it.
     private func consume(_ result: OpaquePointer?, connection: OpaquePointer) throws(DatabaseError) -> QueryResult {
         defer { PQclear(result) }

@@ -1,7 +1,8 @@
 import TapwireCore
 
-/// The rollups' upkeep. Group commits append the rows their events add (`RollupDeltas`) to
-/// rollup_deltas; `fold` moves them into the rollup tables (migration 0050).
+/// The rollups' upkeep. Group commits append what their events add (`RollupDeltas`) to
+/// rollup_delta_batches, a row of arrays per commit and app; `fold` sums the pending batches
+/// here and writes each key once into the rollup tables (migrations 0050 and 0060).
 ///
 /// `tapwire rollups rebuild` recomputes the rollups of a range from events in SQL, one UTC day
 /// per transaction: it stages the day's events and runs sql/fresh/, an independent definition
@@ -19,10 +20,25 @@ public struct RollupStore: Sendable {
     public init() {}
 
     /// Moves every pending delta into the rollup tables, in its own transaction; returns the
-    /// delta rows moved. Readers that must count every acknowledged event call it first.
+    /// deltas moved. Readers that must count every acknowledged event call it first.
     @discardableResult
     public func fold(on connection: PostgresConnection) throws(DatabaseError) -> Int {
-        Int(try connection.query(EmbeddedSQL.foldRollupDeltas).scalar ?? "0") ?? 0
+        try connection.transaction { () throws(DatabaseError) -> Int in try foldPending(on: connection) }
+    }
+
+    /// The fold, inside the caller's transaction: takes the pending batches (deleting them),
+    /// sums their deltas per key, and has tapwire_fold_rollup_deltas() upsert the sums together
+    /// with any row a collector of the previous version appended to rollup_deltas. Summing here
+    /// is what keeps the fold cheap: the database sorts and upserts each key once per fold, not
+    /// once per commit that touched it.
+    private func foldPending(on connection: PostgresConnection) throws(DatabaseError) -> Int {
+        var reader = RollupDeltaRows.BatchReader()
+        try connection.copyOut(EmbeddedSQL.takeRollupDeltaBatches) { (piece) throws(DatabaseError) in try reader.consume(piece) }
+        let sums = try reader.finish()
+        let taken = reader.deltasRead
+        if sums.rowCount > 0 { try connection.copyIn(EmbeddedSQL.copyRollupDeltas, data: RollupDeltaRows.encodeRows(sums)) }
+        let upserted = Int(try connection.query(EmbeddedSQL.foldRollupDeltas).scalar ?? "0") ?? 0
+        return taken + upserted - sums.rowCount
     }
 
     /// The fold a reader does first. A role that may not write (a read-only one, as Grafana's)
@@ -68,7 +84,7 @@ public struct RollupStore: Sendable {
                     try connection.query(EmbeddedSQL.createStaging)
                     let staged = try connection.transaction { () throws(DatabaseError) -> Int in
                         try connection.query(EmbeddedSQL.rollupsRebuildLock)
-                        try connection.query(EmbeddedSQL.foldRollupDeltas)
+                        try foldPending(on: connection)
                         try connection.query(EmbeddedSQL.rollupsRebuildDelete, parameters)
                         let staged = try connection.query(EmbeddedSQL.rollupsRebuildStage, parameters).affectedRows
                         if staged > 0 {

@@ -89,7 +89,7 @@ private let manifest = Manifest(appVersion: "1.0", categories: [
         let writer = EventWriter(connection: connection, partitions: PartitionDays())
         _ = try writer.commit([StagedBatch(appId: appId, receivedAt: t0, context: DeviceContext(appVersion: "2.0", platform: "iOS"),
                                            events: (0..<5).map { event(.delivered, "x", at: Double($0), seed: &seed) })])
-        try connection.query("TRUNCATE rollup_deltas, mismatch_usage_hourly, mismatch_usage_daily")
+        try connection.query("TRUNCATE rollup_delta_batches, rollup_deltas, mismatch_usage_hourly, mismatch_usage_daily")
         let backfill = try #require(EmbeddedSQL.migrations.first { $0.version == 20 }).sql
         let insert = String(backfill[backfill.range(of: "INSERT INTO mismatch_usage_hourly")!.lowerBound...])
         try connection.executeScript(insert)

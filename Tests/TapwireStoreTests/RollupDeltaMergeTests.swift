@@ -107,6 +107,53 @@ import TapwireTestSupport
         #expect(writer.claimStrategy.mode == .bulk)
     }
 
+    /// Deltas a collector of the previous version appended a row each to rollup_deltas (during
+    /// a rolling upgrade) are folded with this version's batches, each exactly once; and a fold
+    /// that fails after taking the batches rolls back, leaving them for the next.
+    @Test func previousVersionRowsAndBatchesFoldTogether() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp()
+        let connection = try db.connect()
+        defer { connection.close() }
+        var rng = SeededGenerator(seed: 31)
+        let context = DeviceContext(appVersion: "1.0", platform: "iOS")
+        let now = Timestamp.now
+        let ours = StagedBatch(appId: app.appId, receivedAt: now, context: context,
+                               events: (0..<400).map { _ in Self.randomEvent(&rng, around: now) })
+        let theirs = StagedBatch(appId: app.appId, receivedAt: now, context: context,
+                                 events: (0..<300).map { _ in Self.randomEvent(&rng, around: now) })
+        let writer = EventWriter(connection: connection, partitions: PartitionDays())
+        #expect(try writer.commit([ours]).first?.stored == 400)
+        // The previous version: the events, and their deltas a row each.
+        try BulkLoad.copyEvents([theirs], on: connection)
+        var previous = RollupDeltas()
+        previous.add(theirs.events, appId: app.appId, context: context)
+        previous.finish()
+        try connection.transaction { () throws(DatabaseError) in
+            try connection.copyIn(EmbeddedSQL.copyRollupDeltas, data: RollupDeltaRows.encodeRows(previous))
+        }
+        #expect(try db.query("SELECT count(*) FROM rollup_delta_batches").scalar == "1")
+
+        // A fold whose upsert fails (the rollup table is locked away from it) takes nothing.
+        try connection.query("SET lock_timeout = '200ms'")
+        let blocker = try db.connect()
+        defer { blocker.close() }
+        try blocker.query("BEGIN")
+        try blocker.query("LOCK TABLE rollup_histograms IN ACCESS EXCLUSIVE MODE")
+        #expect(throws: DatabaseError.self) { try RollupStore().fold(on: connection) }
+        try blocker.query("ROLLBACK")
+        #expect(try db.query("SELECT count(*) FROM rollup_delta_batches").scalar == "1")
+        #expect(try db.query("SELECT count(*) FROM rollup_deltas").scalar == String(previous.rowCount))
+
+        #expect(try RollupStore().fold(on: connection) > previous.rowCount)
+        #expect(try db.query("SELECT count(*) FROM rollup_delta_batches").scalar == "0")
+        #expect(try db.query("SELECT count(*) FROM rollup_deltas").scalar == "0")
+        let folded = try RollupSnapshot.rows(appId: app.appId, on: connection)
+        let range = try #require(try RollupStore().eventHours(appId: app.appId, on: connection))
+        try RollupStore().rebuild(appId: app.appId, from: range.from, to: range.to, on: connection)
+        #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == folded)
+    }
+
     /// A reader whose role may not write still reads: its fold is skipped, not fatal.
     @Test func aReadOnlyReaderSkipsTheFold() throws {
         let db = try TestDatabase.create()

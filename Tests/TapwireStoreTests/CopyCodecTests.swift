@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import TapwireCore
+@testable import TapwireStore
+import TapwireTestSupport
+
+/// The binary COPY codec without a database: what a commit writes to rollup_delta_batches reads
+/// back, through the fold's streaming reader, as the same deltas, whatever pieces the data
+/// arrives in; damaged data is an error, never a silently short sum.
+@Suite struct CopyCodecTests {
+    static func deltas(seed: UInt64, events: Int) -> RollupDeltas {
+        var rng = SeededGenerator(seed: seed)
+        let now = Timestamp.now
+        var deltas = RollupDeltas()
+        for _ in 0..<events {
+            let appId = Int64.random(in: 1...3, using: &rng)
+            let context = DeviceContext(appVersion: ["1.0", "1.1", ""].randomElement(using: &rng)!,
+                                        platform: ["iOS", "watchOS"].randomElement(using: &rng)!)
+            deltas.add(RollupDeltaMergeTests.randomEvent(&rng, around: now), appId: appId, context: context)
+        }
+        deltas.finish()
+        return deltas
+    }
+
+    /// Splits `data` into pieces of random sizes (1 byte to a few KB).
+    static func pieces(_ data: [UInt8], seed: UInt64) -> [[UInt8]] {
+        var rng = SeededGenerator(seed: seed)
+        var result: [[UInt8]] = []
+        var start = 0
+        while start < data.count {
+            let end = min(data.count, start + Int.random(in: 1...4096, using: &rng))
+            result.append(Array(data[start..<end]))
+            start = end
+        }
+        return result
+    }
+
+    @Test func aBatchReadsBackAsTheSameDeltasInAnyPieces() throws {
+        let original = Self.deltas(seed: 5, events: 3000)
+        #expect(original.rowCount > 500)
+        let data = RollupDeltaRows.encodeBatch(original)
+        for seed in 1...4 as ClosedRange<UInt64> {
+            var reader = RollupDeltaRows.BatchReader()
+            for piece in Self.pieces(data, seed: seed) { try reader.consume(piece) }
+            #expect(try reader.finish() == original)
+            #expect(reader.deltasRead == original.rowCount)
+        }
+    }
+
+    /// Several commits' batches in one COPY sum per key, as merging the events at once would.
+    @Test func batchesOfSeveralCommitsSumPerKey() throws {
+        var all = RollupDeltas()
+        var reader = RollupDeltaRows.BatchReader()
+        var rng = SeededGenerator(seed: 9)
+        let now = Timestamp.now
+        var stream = CopyBinaryEncoder()
+        var commits: [[UInt8]] = []
+        for _ in 0..<5 {
+            var commit = RollupDeltas()
+            for _ in 0..<400 {
+                let event = RollupDeltaMergeTests.randomEvent(&rng, around: now)
+                let context = DeviceContext(appVersion: "2.0", platform: "iOS")
+                commit.add(event, appId: 7, context: context)
+                all.add(event, appId: 7, context: context)
+            }
+            commit.finish()
+            commits.append(RollupDeltaRows.encodeBatch(commit))
+        }
+        all.finish()
+        // One COPY stream holding every commit's row: each commit's rows without its header and trailer.
+        for commit in commits { stream.bytes.append(contentsOf: commit[19..<(commit.count - 2)]) }
+        try reader.consume(stream.finish())
+        #expect(try reader.finish() == all)
+    }
+
+    @Test func damagedDataIsAnError() throws {
+        let data = RollupDeltaRows.encodeBatch(Self.deltas(seed: 6, events: 200))
+        // Cut short: no trailer.
+        var short = RollupDeltaRows.BatchReader()
+        try short.consume(Array(data.dropLast(2)))
+        #expect(throws: DatabaseError.self) { try short.finish() }
+        // Not binary COPY data.
+        var text = RollupDeltaRows.BatchReader()
+        #expect(throws: DatabaseError.self) { try text.consume(Array("1\tchat\n".utf8) + [UInt8](repeating: 0, count: 40)) }
+        // An array of another element type where int2 is expected (kind): flip the first
+        // array's element type OID (int2 = 21) to int4 (23).
+        var wrongType = data
+        let kindField = 19 + 2 + 4 + 8 // header, field count, app_id's length and value
+        let oidOffset = kindField + 4 + 8 // the field's length, then ndim and the has-nulls flag
+        #expect(Array(wrongType[oidOffset..<oidOffset + 4]) == [0, 0, 0, 21])
+        wrongType[oidOffset + 3] = 23
+        var typed = RollupDeltaRows.BatchReader()
+        #expect(throws: DatabaseError.self) { try typed.consume(wrongType) }
+    }
+
+    @Test func emptyArraysAndNullElementsRoundTrip() throws {
+        var column = BinaryArray(.text)
+        column.text("a")
+        column.null()
+        column.text("tab\there")
+        var encoder = CopyBinaryEncoder()
+        encoder.beginRow(fields: 2)
+        encoder.array(column)
+        encoder.array(BinaryArray(.int8))
+        var decoder = CopyBinaryDecoder()
+        decoder.append(encoder.finish())
+        let row = try #require(try decoder.nextRow())
+        #expect(try BinaryValues.array(row[0], of: .text, BinaryValues.text) == ["a", nil, "tab\there"])
+        #expect(try BinaryValues.array(row[1], of: .int8, BinaryValues.int64) == [])
+        #expect(try decoder.nextRow() == nil)
+        #expect(decoder.finished)
+    }
+}
