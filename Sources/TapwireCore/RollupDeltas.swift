@@ -208,24 +208,83 @@ public struct RollupDeltas: Sendable, Equatable {
         shapes[shape, default: ShapeTally()].record(event)
     }
 
-    /// Folds the shapes tallied so far into the rollup rows. Call once all events are added;
-    /// adding more afterwards and calling it again is fine.
+    /// Folds the shapes tallied so far into the rollup rows, every grain. Call once all events
+    /// are added; adding more afterwards and calling it again is fine.
     public mutating func finish() {
+        var fresh = RollupDeltas()
+        for (shape, tally) in shapes { fresh.fold(shape, tally) }
+        shapes = [:]
+        fresh.deriveCoarserGrains()
+        merge(fresh)
+    }
+
+    /// Folds the shapes tallied so far into the finest rows only: grain 0 of the engagement
+    /// rollups and the hourly mismatch usage. Every other row is a sum of these, so a group
+    /// commit stores only them, and the fold, after summing many commits, derives the rest once
+    /// (`deriveCoarserGrains`).
+    public mutating func finishFinest() {
         for (shape, tally) in shapes { fold(shape, tally) }
         shapes = [:]
     }
 
-    private mutating func fold(_ shape: Shape, _ tally: ShapeTally) {
-        let day = Self.floor(shape.hour, Self.microsecondsPerDay)
-        func dimensions(_ grain: Int16, _ bucket: Int64, appVersion: String = "", platform: String = "",
-                        campaign: String = "", variant: String = "") -> Dimensions {
-            Dimensions(appId: shape.appId, grain: grain, bucket: bucket, category: shape.category, appVersion: appVersion,
-                       platform: platform, campaign: campaign, variant: variant)
-        }
-        let full = dimensions(Grain.everyDimension, shape.hour, appVersion: shape.appVersion, platform: shape.platform,
-                              campaign: shape.campaign, variant: shape.variant)
+    /// True when the rows are all of the finest grain (what `finishFinest` leaves).
+    public var holdsOnlyFinestRows: Bool {
+        counts.keys.allSatisfy { $0.dimensions.grain == Grain.everyDimension }
+            && actions.keys.allSatisfy { $0.dimensions.grain == Grain.everyDimension }
+            && histograms.keys.allSatisfy { $0.dimensions.grain == Grain.everyDimension }
+            && usageDaily.isEmpty
+    }
 
-        // rollup_counts, grains 0, 1 and 4: every event makes a row, even one counted nowhere.
+    /// Adds the coarser rows implied by the finest ones: rollup_counts grains 1 and 4,
+    /// rollup_actions and rollup_histograms grains 2 and 3, and the daily usage. Call it once, on
+    /// rows that hold only the finest grain (a second call would count them again).
+    public mutating func deriveCoarserGrains() {
+        precondition(holdsOnlyFinestRows, "coarser grains are derived once, from the finest rows only")
+        func coarser(_ d: Dimensions, _ grain: Int16) -> Dimensions {
+            let day = Self.floor(d.bucket, Self.microsecondsPerDay)
+            switch grain {
+            case Grain.appVersion:
+                return Dimensions(appId: d.appId, grain: grain, bucket: d.bucket, category: d.category, appVersion: d.appVersion,
+                                  platform: "", campaign: "", variant: "")
+            case Grain.strata:
+                return Dimensions(appId: d.appId, grain: grain, bucket: day, category: d.category, appVersion: d.appVersion,
+                                  platform: d.platform, campaign: d.campaign, variant: "")
+            case Grain.hourly:
+                return Dimensions(appId: d.appId, grain: grain, bucket: d.bucket, category: d.category, appVersion: "",
+                                  platform: "", campaign: "", variant: "")
+            default: // Grain.daily
+                return Dimensions(appId: d.appId, grain: grain, bucket: day, category: d.category, appVersion: "",
+                                  platform: "", campaign: "", variant: "")
+            }
+        }
+        for (key, c) in counts {
+            for grain in [Grain.appVersion, Grain.strata] {
+                counts[CountsKey(dimensions: coarser(key.dimensions, grain), hasMedia: key.hasMedia), default: Counts()].add(c)
+            }
+        }
+        for (key, n) in actions {
+            for grain in [Grain.hourly, Grain.daily] {
+                actions[ActionKey(dimensions: coarser(key.dimensions, grain), action: key.action), default: 0] += n
+            }
+        }
+        for (key, n) in histograms {
+            for grain in [Grain.hourly, Grain.daily] {
+                histograms[HistogramKey(dimensions: coarser(key.dimensions, grain), metric: key.metric, bin: key.bin), default: 0] += n
+            }
+        }
+        for (key, usage) in usageHourly {
+            var daily = key
+            daily.bucket = Self.floor(key.bucket, Self.microsecondsPerDay)
+            mergeDailyUsage(daily, usage)
+        }
+    }
+
+    /// The finest rows one shape adds (grain 0, hourly usage); `deriveCoarserGrains` does the rest.
+    private mutating func fold(_ shape: Shape, _ tally: ShapeTally) {
+        let full = Dimensions(appId: shape.appId, grain: Grain.everyDimension, bucket: shape.hour, category: shape.category,
+                              appVersion: shape.appVersion, platform: shape.platform, campaign: shape.campaign, variant: shape.variant)
+
+        // rollup_counts: every event makes a row, even one counted nowhere.
         var c = Counts()
         let registeredAction = shape.type == .response && shape.action.map { !SystemAction.isSystem($0) } == true
         switch shape.type {
@@ -242,30 +301,23 @@ public struct RollupDeltas: Sendable, Equatable {
                 c.replies = tally.withReplyLength
             }
         }
-        for d in [full, dimensions(Grain.appVersion, shape.hour, appVersion: shape.appVersion),
-                  dimensions(Grain.strata, day, appVersion: shape.appVersion, platform: shape.platform, campaign: shape.campaign)] {
-            counts[CountsKey(dimensions: d, hasMedia: shape.hasMedia), default: Counts()].add(c)
-        }
+        counts[CountsKey(dimensions: full, hasMedia: shape.hasMedia), default: Counts()].add(c)
 
-        // rollup_actions and rollup_histograms, grains 0, 2 and 3.
-        let plain = [full, dimensions(Grain.hourly, shape.hour), dimensions(Grain.daily, day)]
+        // rollup_actions and rollup_histograms.
         if registeredAction, let action = shape.action {
-            for d in plain { actions[ActionKey(dimensions: d, action: action), default: 0] += tally.events }
+            actions[ActionKey(dimensions: full, action: action), default: 0] += tally.events
         }
         for (metricBin, n) in tally.bins {
             let metric = HistogramMetric(rawValue: Int(metricBin >> 16))!
             let bin = Int16(truncatingIfNeeded: metricBin & 0xFFFF)
-            for d in plain { histograms[HistogramKey(dimensions: d, metric: metric, bin: bin), default: 0] += n }
+            histograms[HistogramKey(dimensions: full, metric: metric, bin: bin), default: 0] += n
         }
 
-        // mismatch_usage_hourly and _daily.
+        // mismatch_usage_hourly.
         let registered: Int16 = shape.categoryRegistered.map { $0 ? 1 : 0 } ?? -1
-        let usage = Usage(count: tally.events, firstSeen: tally.first, lastSeen: tally.last)
-        var key = UsageKey(appId: shape.appId, bucket: shape.hour, appVersion: shape.appVersion, platform: shape.platform,
-                           type: shape.type, category: shape.category, action: shape.action ?? "", categoryRegistered: registered)
-        mergeHourlyUsage(key, usage)
-        key.bucket = day
-        mergeDailyUsage(key, usage)
+        mergeHourlyUsage(UsageKey(appId: shape.appId, bucket: shape.hour, appVersion: shape.appVersion, platform: shape.platform,
+                                  type: shape.type, category: shape.category, action: shape.action ?? "", categoryRegistered: registered),
+                         Usage(count: tally.events, firstSeen: tally.first, lastSeen: tally.last))
     }
 
     // Rows computed earlier, merged in: the fold sums the deltas of many commits this way
@@ -279,6 +331,14 @@ public struct RollupDeltas: Sendable, Equatable {
     }
     public mutating func mergeDailyUsage(_ key: UsageKey, _ usage: Usage) {
         usageDaily[key, default: Usage(count: 0, firstSeen: usage.firstSeen, lastSeen: usage.lastSeen)].add(usage)
+    }
+    /// Every row of `other` (its shapes not yet finished are not rows and are left out).
+    public mutating func merge(_ other: RollupDeltas) {
+        for (key, value) in other.counts { merge(key, value) }
+        for (key, n) in other.actions { merge(key, n) }
+        for (key, n) in other.histograms { merge(key, n) }
+        for (key, usage) in other.usageHourly { mergeHourlyUsage(key, usage) }
+        for (key, usage) in other.usageDaily { mergeDailyUsage(key, usage) }
     }
 
     /// How many rows the deltas hold, over all five tables.

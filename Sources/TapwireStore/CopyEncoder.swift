@@ -348,7 +348,7 @@ enum RollupDeltaRows {
 
     /// Reads back rows of rollup_delta_batches (as `encodeBatch` wrote them, in the column
     /// order of sql/queries/take_rollup_delta_batches.sql), piece by piece as COPY sends them,
-    /// and merges every delta into `sums`.
+    /// and merges every delta into `sums`: the finest rows of many commits, summed per key.
     struct BatchReader {
         private var decoder = CopyBinaryDecoder()
         private(set) var sums = RollupDeltas()
@@ -360,10 +360,12 @@ enum RollupDeltaRows {
             while let row = try decoder.nextRow() { try merge(row) }
         }
 
-        /// The merged deltas, once the COPY has ended.
+        /// The merged deltas with their coarser grains derived, once the COPY has ended.
         mutating func finish() throws(DatabaseError) -> RollupDeltas {
             guard decoder.finished else { throw DatabaseError(.unexpectedResult, "binary COPY data ended without its trailer") }
-            return sums
+            var all = sums
+            all.deriveCoarserGrains()
+            return all
         }
 
         private mutating func merge(_ fields: [ArraySlice<UInt8>?]) throws(DatabaseError) {
@@ -399,6 +401,11 @@ enum RollupDeltaRows {
                 return value
             }
             for i in kind.indices {
+                // A commit stores the finest rows only (grain 0, hourly usage): anything else
+                // would be counted again when the fold derives the coarser grains.
+                guard kind[i] == 4 || grain[i] == RollupDeltas.Grain.everyDimension else {
+                    throw DatabaseError(.unexpectedResult, "a rollup delta of grain \(grain[i].map(String.init) ?? "NULL") in a batch, which holds grain 0 only")
+                }
                 let bucketMicroseconds = try required(bucket[i], "bucket").microseconds
                 let count = try required(n[0][i], "n1")
                 func dimensions() throws(DatabaseError) -> RollupDeltas.Dimensions {
@@ -426,7 +433,7 @@ enum RollupDeltaRows {
                         throw DatabaseError(.unexpectedResult, "a histogram delta of an unknown metric")
                     }
                     sums.merge(RollupDeltas.HistogramKey(dimensions: try dimensions(), metric: metric, bin: try required(bin[i], "bin")), count)
-                case 4, 5:
+                case 4:
                     guard let eventType = EventType(rawValue: try required(type[i], "type")) else {
                         throw DatabaseError(.unexpectedResult, "a usage delta of an unknown event type")
                     }
@@ -436,7 +443,7 @@ enum RollupDeltaRows {
                                                     categoryRegistered: try required(categoryRegistered[i], "category_registered"))
                     let usage = RollupDeltas.Usage(count: count, firstSeen: try required(firstSeen[i], "first_seen"),
                                                    lastSeen: try required(lastSeen[i], "last_seen"))
-                    if kind[i] == 4 { sums.mergeHourlyUsage(key, usage) } else { sums.mergeDailyUsage(key, usage) }
+                    sums.mergeHourlyUsage(key, usage)
                 default:
                     throw DatabaseError(.unexpectedResult, "a rollup delta of unknown kind \(kind[i].map(String.init) ?? "NULL")")
                 }

@@ -128,7 +128,7 @@ public final class EventWriter {
                 let (b, i) = plan.locations[seq]
                 rollups.add(batches[b].events[i], appId: batches[b].appId, context: batches[b].context)
             }
-            rollups.finish()
+            rollups.finishFinest() // the fold derives the coarser grains, once for many commits
             deltas = RollupDeltaRows.encodeBatch(rollups)
         }
     }

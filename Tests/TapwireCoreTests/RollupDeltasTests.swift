@@ -173,6 +173,44 @@ struct RollupDeltasTests {
         #expect(counts.count > 100 && histogramRows.count > 50)
     }
 
+    /// The fold's path: the finest rows of several commits, merged, then the coarser grains
+    /// derived once, equal every grain computed from all the events at once.
+    @Test func finestRowsOfSeveralCommitsDeriveTheSameCoarserGrains() {
+        var rng = SeededGenerator(seed: 41)
+        var all = RollupDeltas()
+        var merged = RollupDeltas()
+        for commit in 0..<4 {
+            var part = RollupDeltas()
+            for i in 0..<300 {
+                let type = EventType.allCases.randomElement(using: &rng)!
+                let action = type == .response ? [SystemAction.open, SystemAction.dismiss, "reply", "like"].randomElement(using: &rng)! : nil
+                let time = at(Int64.random(in: -1500...1500, using: &rng))
+                let event = Event(eventId: .v7(at: time, using: &rng), type: type, deviceTime: time,
+                                  category: ["chat", "promo"].randomElement(using: &rng)!, actionIdentifier: action,
+                                  userTextLength: action == "reply" ? Int32.random(in: 0...300, using: &rng) : nil,
+                                  hasMedia: Bool.random(using: &rng), categoryRegistered: [true, false, nil].randomElement(using: &rng)!,
+                                  campaign: ["w", nil].randomElement(using: &rng)!, variant: ["A", "B", nil].randomElement(using: &rng)!,
+                                  deliveredAt: type == .response ? time.adding(microseconds: -Int64.random(in: 0...90_000_000, using: &rng)) : nil)
+                let context = DeviceContext(appVersion: ["1", "2"][(commit + i) % 2], platform: ["iOS", "watchOS"][i % 2])
+                part.add(event, appId: Int64(1 + i % 2), context: context)
+                all.add(event, appId: Int64(1 + i % 2), context: context)
+            }
+            part.finishFinest()
+            #expect(part.holdsOnlyFinestRows)
+            merged.merge(part)
+        }
+        merged.deriveCoarserGrains()
+        all.finish()
+        #expect(!merged.holdsOnlyFinestRows)
+        #expect(merged.counts == all.counts)
+        #expect(merged.actions == all.actions)
+        #expect(merged.histograms == all.histograms)
+        #expect(merged.usageHourly == all.usageHourly)
+        #expect(merged.usageDaily == all.usageDaily)
+        #expect(all.counts.keys.contains { $0.dimensions.grain == RollupDeltas.Grain.strata })
+        #expect(all.histograms.keys.contains { $0.dimensions.grain == RollupDeltas.Grain.daily })
+    }
+
     @Test func latencyBinsFollowPostgresIntervalArithmetic() {
         // Days and µs add up as PostgreSQL's date_part('epoch', interval) does.
         #expect(LatencyBins.bin(forMicroseconds: 999_999) == 0)
