@@ -202,6 +202,6 @@ public enum CollectorMetrics {
         registry.declare(databaseErrors, help: "Database errors, by error code.", kind: .counter, labels: ["code"])
         registry.declare(rollupFoldSeconds, help: "Time of one fold of pending rollup deltas into the rollups.", kind: .histogram,
                          buckets: latencyBuckets)
-        registry.declare(rollupDeltasFolded, help: "Pending rollup delta rows folded into the rollups.", kind: .counter)
+        registry.declare(rollupDeltasFolded, help: "Pending rollup deltas folded into the rollups (their finest rows, before the coarser grains are derived).", kind: .counter)
     }
 }

@@ -23,8 +23,9 @@ public final class PartitionDays: Sendable {
 }
 
 /// Writes groups of batches in one transaction: the dedup claim, a binary COPY of the new rows
-/// into events, and a COPY of the rollup rows they add, computed here by `RollupDeltas` and
-/// appended to rollup_deltas, which `RollupFolder` folds into the rollups (steps in `commit`;
+/// into events, and a COPY of the finest rollup rows they add, computed here by `RollupDeltas`
+/// and appended to rollup_delta_batches as one row of arrays per app, which `RollupFolder` folds
+/// into the rollups (steps in `commit`;
 /// docs/architecture.md, "One event's path", step 4). Owns its connection.
 public final class EventWriter {
     public let connection: PostgresConnection
@@ -47,8 +48,8 @@ public final class EventWriter {
     /// in event_ids, either with one COPY (`ClaimStrategy.bulk`, which fails if any was stored
     /// before, and the group is then claimed again) or by staging them and inserting with
     /// ON CONFLICT DO NOTHING (sql/queries/claim_event_ids.sql, then staged_duplicates.sql says
-    /// which were skipped); COPY the new rows into events; COPY the rollup rows they add into
-    /// rollup_deltas (sql/queries/copy_rollup_deltas.sql); COMMIT.
+    /// which were skipped); COPY the new rows into events; COPY the finest rollup rows they add
+    /// into rollup_delta_batches (sql/queries/copy_rollup_delta_batch.sql); COMMIT.
     public func commit(_ batches: [StagedBatch]) throws(DatabaseError) -> [BatchOutcome] {
         guard batches.contains(where: { !$0.events.isEmpty }) else {
             return batches.map { _ in BatchOutcome(stored: 0, duplicates: 0) }

@@ -1,9 +1,9 @@
 import Foundation
 import TapwireCore
 
-/// The collector's background fold: about once a second it moves the rollup deltas group
-/// commits appended into the rollup tables (migration 0050), so each rollup key is upserted once
-/// per second, not once per commit, and readers that go to the tables directly (dashboards) lag
+/// The collector's background fold: about once a second it sums the rollup deltas group commits
+/// appended and writes them into the rollup tables (`RollupStore.fold`; migrations 0050, 0060),
+/// so each rollup key is upserted once per second, not once per commit, and readers that go to the tables directly (dashboards) lag
 /// by about that much. Readers that must be exact fold first themselves. One thread, one
 /// connection of its own; a database that is down is retried with backoff.
 public final class RollupFolder: Sendable {
