@@ -67,6 +67,17 @@ extension BinaryValueWriter {
         didAppendValue(isNull: false)
     }
 
+    mutating func value(_ value: RollupDeltaRows.Value) {
+        switch value {
+        case .null: null()
+        case .int16(let v): int16(v)
+        case .int64(let v): int64(v)
+        case .bool(let v): bool(v)
+        case .timestamp(let v): timestamp(v)
+        case .text(let v): text(v)
+        }
+    }
+
     mutating func optionalText(_ value: String?) { if let value { text(value) } else { null() } }
     mutating func optionalBool(_ value: Bool?) { if let value { bool(value) } else { null() } }
     mutating func optionalTimestamp(_ value: Timestamp?) { if let value { timestamp(value) } else { null() } }
@@ -232,116 +243,72 @@ extension EventCopyRows {
     }
 }
 
-/// What a commit's events add to the rollups (`RollupDeltas`), as one row per app of
-/// rollup_delta_batches (migration 0060): a column per field of a delta, each an array with an
-/// element per delta. A row per commit and app instead of one per delta is what makes appending
-/// and folding cheap: the database writes, logs and later deletes one tuple, not hundreds.
+/// What a commit's events add to the rollups (`RollupDeltas`), in the two layouts the database
+/// takes it in: one row per app of rollup_delta_batches (migration 0060), a column per field of a
+/// delta, each an array with an element per delta, which a commit appends; and one row per delta
+/// of rollup_deltas (migration 0050), which the fold writes its sums to. A row per commit and app
+/// instead of one per delta is what makes appending and folding cheap: the database writes, logs
+/// and later deletes one tuple, not hundreds. Both layouts come from `values`, so they carry the
+/// same fields.
 enum RollupDeltaRows {
-    /// One app's deltas: the array columns of rollup_delta_batches after app_id, in the order of
-    /// sql/queries/copy_rollup_deltas.sql.
-    private struct Columns {
-        var kind = BinaryArray(.int2), grain = BinaryArray(.int2), bucket = BinaryArray(.timestamptz)
-        var category = BinaryArray(.text), appVersion = BinaryArray(.text), platform = BinaryArray(.text)
-        var campaign = BinaryArray(.text), variant = BinaryArray(.text)
-        var hasMedia = BinaryArray(.bool), action = BinaryArray(.text)
-        var metric = BinaryArray(.int2), bin = BinaryArray(.int2)
-        var type = BinaryArray(.text), categoryRegistered = BinaryArray(.int2)
-        var n = (0..<7).map { _ in BinaryArray(.int8) }
-        var firstSeen = BinaryArray(.timestamptz), lastSeen = BinaryArray(.timestamptz)
-
-        /// kind, then the engagement dimensions every rollup_counts/actions/histograms delta has.
-        mutating func engagement(_ kind: Int16, _ d: RollupDeltas.Dimensions) {
-            self.kind.int16(kind)
-            grain.int16(d.grain)
-            bucket.timestamp(Timestamp(microseconds: d.bucket))
-            category.text(d.category)
-            appVersion.text(d.appVersion)
-            platform.text(d.platform)
-            campaign.text(d.campaign)
-            variant.text(d.variant)
-            type.null()
-            categoryRegistered.null()
-            firstSeen.null()
-            lastSeen.null()
-        }
-
-        /// Counters n1…n7; a table with one counter leaves n2…n7 NULL.
-        mutating func counters(_ values: [Int64]) {
-            for column in n.indices {
-                if column < values.count { n[column].int64(values[column]) } else { n[column].null() }
-            }
-        }
-
-        var all: [BinaryArray] {
-            [kind, grain, bucket, category, appVersion, platform, campaign, variant, hasMedia, action,
-             metric, bin, type, categoryRegistered] + n + [firstSeen, lastSeen]
-        }
+    /// One field of a delta.
+    enum Value {
+        case null, int16(Int16), int64(Int64), bool(Bool), timestamp(Timestamp), text(String)
     }
 
-    /// A commit's deltas: one row per app.
-    static func encodeBatch(_ deltas: RollupDeltas) -> [UInt8] {
-        var apps: [Int64: Columns] = [:]
-        func append(_ appId: Int64, _ delta: (inout Columns) -> Void) { delta(&apps[appId, default: Columns()]) }
+    /// The element types of rollup_delta_batches' 23 array columns, after app_id.
+    static let batchColumnTypes: [BinaryArray.ElementType] =
+        [.int2, .int2, .timestamptz, .text, .text, .text, .text, .text, .bool, .text, .int2, .int2, .text, .int2]
+        + Array(repeating: .int8, count: 7) + [.timestamptz, .timestamptz]
+
+    /// Every delta as its 24 fields, in the column order of rollup_deltas and
+    /// sql/queries/copy_rollup_deltas.sql: kind (1 counts, 2 actions, 3 histograms, 4 hourly
+    /// usage, 5 daily usage), app_id, grain, bucket, category, app_version, platform, campaign,
+    /// variant, has_media, action, metric, bin, type, category_registered, n1…n7, first_seen,
+    /// last_seen.
+    static func forEachDelta(_ deltas: RollupDeltas, _ body: ([Value]) -> Void) {
+        func engagement(_ kind: Int16, _ d: RollupDeltas.Dimensions, hasMedia: Value = .null, action: Value = .null,
+                        metric: Value = .null, bin: Value = .null, counters: [Int64]) -> [Value] {
+            [.int16(kind), .int64(d.appId), .int16(d.grain), .timestamp(Timestamp(microseconds: d.bucket)), .text(d.category),
+             .text(d.appVersion), .text(d.platform), .text(d.campaign), .text(d.variant), hasMedia, action, metric, bin,
+             .null, .null] + (0..<7).map { $0 < counters.count ? .int64(counters[$0]) : .null } + [.null, .null]
+        }
         for (key, c) in deltas.counts {
-            append(key.dimensions.appId) {
-                $0.engagement(1, key.dimensions)
-                $0.hasMedia.bool(key.hasMedia)
-                $0.action.null()
-                $0.metric.null()
-                $0.bin.null()
-                $0.counters([c.delivered, c.sent, c.mediaRequested, c.opens, c.dismissals, c.actions, c.replies])
-            }
+            body(engagement(1, key.dimensions, hasMedia: .bool(key.hasMedia),
+                            counters: [c.delivered, c.sent, c.mediaRequested, c.opens, c.dismissals, c.actions, c.replies]))
         }
-        for (key, count) in deltas.actions {
-            append(key.dimensions.appId) {
-                $0.engagement(2, key.dimensions)
-                $0.hasMedia.null()
-                $0.action.text(key.action)
-                $0.metric.null()
-                $0.bin.null()
-                $0.counters([count])
-            }
+        for (key, n) in deltas.actions {
+            body(engagement(2, key.dimensions, action: .text(key.action), counters: [n]))
         }
-        for (key, count) in deltas.histograms {
-            append(key.dimensions.appId) {
-                $0.engagement(3, key.dimensions)
-                $0.hasMedia.null()
-                $0.action.null()
-                $0.metric.int16(Int16(key.metric.rawValue))
-                $0.bin.int16(key.bin)
-                $0.counters([count])
-            }
+        for (key, n) in deltas.histograms {
+            body(engagement(3, key.dimensions, metric: .int16(Int16(key.metric.rawValue)), bin: .int16(key.bin), counters: [n]))
         }
         for (kind, table) in [(Int16(4), deltas.usageHourly), (5, deltas.usageDaily)] {
             for (key, usage) in table {
-                append(key.appId) {
-                    $0.kind.int16(kind)
-                    $0.grain.null()
-                    $0.bucket.timestamp(Timestamp(microseconds: key.bucket))
-                    $0.category.text(key.category)
-                    $0.appVersion.text(key.appVersion)
-                    $0.platform.text(key.platform)
-                    $0.campaign.null()
-                    $0.variant.null()
-                    $0.hasMedia.null()
-                    $0.action.text(key.action)
-                    $0.metric.null()
-                    $0.bin.null()
-                    $0.type.text(key.type.rawValue)
-                    $0.categoryRegistered.int16(key.categoryRegistered)
-                    $0.counters([usage.count])
-                    $0.firstSeen.timestamp(usage.firstSeen)
-                    $0.lastSeen.timestamp(usage.lastSeen)
-                }
+                body([.int16(kind), .int64(key.appId), .null, .timestamp(Timestamp(microseconds: key.bucket)), .text(key.category),
+                      .text(key.appVersion), .text(key.platform), .null, .null, .null, .text(key.action), .null, .null,
+                      .text(key.type.rawValue), .int16(key.categoryRegistered), .int64(usage.count)]
+                     + Array(repeating: .null, count: 6) + [.timestamp(usage.firstSeen), .timestamp(usage.lastSeen)])
             }
         }
-        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + apps.values.reduce(0) { $0 + $1.all.reduce(0) { $0 + $1.bytes.count + 24 } })
+    }
+
+    /// A commit's deltas, as rows of rollup_delta_batches (one per app, in app order).
+    static func encodeBatch(_ deltas: RollupDeltas) -> [UInt8] {
+        var apps: [Int64: [BinaryArray]] = [:]
+        forEachDelta(deltas) { values in
+            guard case .int64(let appId) = values[1] else { preconditionFailure("a delta's second field is its app_id") }
+            var columns = apps[appId] ?? batchColumnTypes.map { BinaryArray($0) }
+            for (index, value) in values.enumerated() where index != 1 {
+                columns[index < 1 ? index : index - 1].value(value)
+            }
+            apps[appId] = columns
+        }
+        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + apps.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.bytes.count + 24 } })
         for appId in apps.keys.sorted() {
-            let columns = apps[appId]!.all
-            assert(Set(columns.map(\.count)).count == 1, "every column holds one element per delta")
-            encoder.beginRow(fields: 1 + columns.count)
+            encoder.beginRow(fields: 1 + batchColumnTypes.count)
             encoder.int64(appId)
-            for column in columns { encoder.array(column) }
+            for column in apps[appId]! { encoder.array(column) }
         }
         return encoder.finish()
     }
@@ -455,71 +422,14 @@ enum RollupDeltaRows {
     /// Deltas as one row each, in the layout of rollup_deltas (migration 0050), which
     /// tapwire_fold_rollup_deltas() upserts: what the fold writes once it has summed the batches.
     static func encodeRows(_ deltas: RollupDeltas) -> [UInt8] {
-        let rows = deltas.counts.count + deltas.actions.count + deltas.histograms.count + deltas.usageHourly.count + deltas.usageDaily.count
-        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + rows * 200)
-        func dimensions(_ kind: Int16, _ d: RollupDeltas.Dimensions) {
-            encoder.beginRow(fields: 24)
-            encoder.int16(kind)
-            encoder.int64(d.appId)
-            encoder.int16(d.grain)
-            encoder.timestamp(Timestamp(microseconds: d.bucket))
-            encoder.text(d.category)
-            encoder.text(d.appVersion)
-            encoder.text(d.platform)
-            encoder.text(d.campaign)
-            encoder.text(d.variant)
-        }
-        func nulls(_ n: Int) { for _ in 0..<n { encoder.null() } }
-        for (key, c) in deltas.counts {
-            dimensions(1, key.dimensions)
-            encoder.bool(key.hasMedia)
-            nulls(4) // action, metric, bin, type
-            encoder.null() // category_registered
-            for n in [c.delivered, c.sent, c.mediaRequested, c.opens, c.dismissals, c.actions, c.replies] { encoder.int64(n) }
-            nulls(2)
-        }
-        for (key, n) in deltas.actions {
-            dimensions(2, key.dimensions)
-            encoder.null()
-            encoder.text(key.action)
-            nulls(4)
-            encoder.int64(n)
-            nulls(8)
-        }
-        for (key, n) in deltas.histograms {
-            dimensions(3, key.dimensions)
-            nulls(2)
-            encoder.int16(Int16(key.metric.rawValue))
-            encoder.int16(key.bin)
-            nulls(2)
-            encoder.int64(n)
-            nulls(8)
-        }
-        for (kind, table) in [(Int16(4), deltas.usageHourly), (5, deltas.usageDaily)] {
-            for (key, usage) in table {
-                encoder.beginRow(fields: 24)
-                encoder.int16(kind)
-                encoder.int64(key.appId)
-                encoder.null() // grain
-                encoder.timestamp(Timestamp(microseconds: key.bucket))
-                encoder.text(key.category)
-                encoder.text(key.appVersion)
-                encoder.text(key.platform)
-                nulls(3) // campaign, variant, has_media
-                encoder.text(key.action)
-                nulls(2) // metric, bin
-                encoder.text(key.type.rawValue)
-                encoder.int16(key.categoryRegistered)
-                encoder.int64(usage.count)
-                nulls(6)
-                encoder.timestamp(usage.firstSeen)
-                encoder.timestamp(usage.lastSeen)
-            }
+        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + deltas.rowCount * 200)
+        forEachDelta(deltas) { values in
+            encoder.beginRow(fields: values.count)
+            for value in values { encoder.value(value) }
         }
         return encoder.finish()
     }
 }
-
 
 /// Loading events with a plain COPY, no dedup and no rollups: a fast way to seed large volumes
 /// for the report benchmarks and the tests.

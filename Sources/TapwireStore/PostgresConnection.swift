@@ -195,15 +195,19 @@ public final class PostgresConnection {
         }
     }
 
-    private func copy(_ sql: String, data: [UInt8]) throws(DatabaseError) -> Int {
+    /// Sends a COPY statement and checks the server entered the COPY state asked for.
+    private func startCopy(_ sql: String, expecting status: ExecStatusType) throws(DatabaseError) -> OpaquePointer {
         let connection = try live()
-        do {
-            let start = PQexec(connection, sql)
-            defer { PQclear(start) }
-            guard let start, PQresultStatus(start) == PGRES_COPY_IN else {
-                throw Self.error(from: start, connection: connection) ?? DatabaseError(.copyFailed, "COPY did not start")
-            }
+        let start = PQexec(connection, sql)
+        defer { PQclear(start) }
+        guard let start, PQresultStatus(start) == status else {
+            throw Self.error(from: start, connection: connection) ?? DatabaseError(.copyFailed, "COPY did not start")
         }
+        return connection
+    }
+
+    private func copy(_ sql: String, data: [UInt8]) throws(DatabaseError) -> Int {
+        let connection = try startCopy(sql, expecting: PGRES_COPY_IN)
         let chunk = 1 << 18
         var offset = 0
         var sendFailure: String?
@@ -252,14 +256,7 @@ public final class PostgresConnection {
     }
 
     private func copyOut(_ sql: String, receive: ([UInt8]) throws(DatabaseError) -> Void) throws(DatabaseError) {
-        let connection = try live()
-        do {
-            let start = PQexec(connection, sql)
-            defer { PQclear(start) }
-            guard let start, PQresultStatus(start) == PGRES_COPY_OUT else {
-                throw Self.error(from: start, connection: connection) ?? DatabaseError(.copyFailed, "COPY TO STDOUT did not start")
-            }
-        }
+        let connection = try startCopy(sql, expecting: PGRES_COPY_OUT)
         var receiverFailure: DatabaseError?
         var receiveFailure: String?
         while true {
