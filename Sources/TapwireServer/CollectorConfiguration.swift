@@ -17,7 +17,7 @@ public struct CollectorConfiguration: Sendable {
     public var commitFillEvents = 4000
     /// How often the pending rollup deltas are folded into the rollups: what dashboards lag by at
     /// most. Longer folds fewer times the same rollup rows; reports fold first and never lag.
-    public var rollupFoldMilliseconds = 1000
+    public var rollupFoldMilliseconds = 2000
     /// Past this many events waiting for a writer, new batches get 503 with Retry-After.
     public var maxQueuedEvents = 200_000
     /// Threads (and connections) for key lookups, manifests and reports.

@@ -155,7 +155,7 @@ struct SoakDriver {
         let storedRows = (try? check.query(SoakSQL.storedIds, app).rows.compactMap { $0[0] }) ?? []
         let integrity = (try? check.query(SoakSQL.integrity, app).rows.first) ?? []
         // The rollups as the group commits left them (their pending deltas folded, as the collector
-        // does every second), against the SQL recomputation from raw events.
+        // does every two seconds), against the SQL recomputation from raw events.
         let folded = (try? RollupStore().fold(on: check)) != nil
         let before = (try? check.query(SoakSQL.rollupsDigest, app).rows.first) ?? []
         let usageDiff = (try? check.query(SoakSQL.mismatchUsageDiff, app).rows.first) ?? []

@@ -1,11 +1,12 @@
 import Foundation
 import TapwireCore
 
-/// The collector's background fold: about once a second it sums the rollup deltas group commits
-/// appended and writes them into the rollup tables (`RollupStore.fold`; migrations 0050, 0060),
-/// so each rollup key is upserted once per second, not once per commit, and readers that go to the tables directly (dashboards) lag
-/// by about that much. Readers that must be exact fold first themselves. One thread, one
-/// connection of its own; a database that is down is retried with backoff.
+/// The collector's background fold: every `intervalSeconds` (2 by default) it sums the rollup
+/// deltas group commits appended and writes them into the rollup tables (`RollupStore.fold`;
+/// migrations 0050, 0060), so each rollup key is upserted once per fold, not once per commit, and
+/// readers that go to the tables directly (dashboards) lag by about that much. Readers that must
+/// be exact fold first themselves. One thread, one connection of its own; a database that is
+/// down is retried with backoff.
 public final class RollupFolder: Sendable {
     private let databaseURL: String
     private let intervalSeconds: Double
@@ -13,7 +14,7 @@ public final class RollupFolder: Sendable {
     private let background = BackgroundLoop(name: "tapwire-rollup-fold")
     private let onFold: @Sendable (_ rows: Int, _ seconds: Double) -> Void
 
-    public init(databaseURL: String, intervalSeconds: Double = 1, logger: Logger,
+    public init(databaseURL: String, intervalSeconds: Double = 2, logger: Logger,
                 onFold: @escaping @Sendable (_ rows: Int, _ seconds: Double) -> Void = { _, _ in }) {
         self.databaseURL = databaseURL
         self.intervalSeconds = intervalSeconds

@@ -51,7 +51,7 @@ enum Settings {
                 help: "While a writer is busy, the events another waits for (up to --commit-linger) before committing") { c, v throws(CLIError) in
             c.commitFillEvents = max(1, try number(v, "--commit-fill"))
         },
-        Setting(flag: "rollup-fold-interval", environment: "TAPWIRE_ROLLUP_FOLD_MS", defaultText: "1000",
+        Setting(flag: "rollup-fold-interval", environment: "TAPWIRE_ROLLUP_FOLD_MS", defaultText: "2000",
                 help: "Milliseconds between folds of the pending rollup deltas into the rollups (what dashboards lag by)") { c, v throws(CLIError) in
             c.rollupFoldMilliseconds = max(10, try number(v, "--rollup-fold-interval"))
         },

@@ -201,7 +201,7 @@ import TapwireTestSupport
         let connection = try PostgresConnection(url: url)
         defer { connection.close() }
         let appId = try #require(try connection.query("SELECT app_id FROM apps WHERE name = 'demo'").scalar)
-        // What the panels see once the collector's background fold (about a second) has run.
+        // What the panels see once the collector's background fold (every two seconds) has run.
         try RollupStore().fold(on: connection)
         return Seeded(url: url, appId: appId, appName: "demo", from: Timestamp(microseconds: end.microseconds - 11 * 24 * hour),
                       to: end, metrics: metrics)

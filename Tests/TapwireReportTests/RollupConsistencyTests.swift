@@ -64,7 +64,7 @@ struct RollupConsistencyTests {
 
         let connection = try collector.database.connect()
         defer { connection.close() }
-        // What the collector's background fold does about once a second, done now.
+        // What the collector's background fold does every two seconds, done now.
         try RollupStore().fold(on: connection)
         let stored = Int(try connection.query("SELECT count(*) FROM events WHERE app_id = $1::bigint", [String(app.appId)]).scalar ?? "0") ?? 0
         let uniqueIds = Set(posted.compactMap { $0["eventId"]?.stringValue }).count
