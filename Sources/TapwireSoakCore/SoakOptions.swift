@@ -35,6 +35,7 @@ public struct SoakOptions: Sendable, Equatable {
     public enum ParseError: Error, Equatable, CustomStringConvertible, Sendable {
         case missingValue(option: String)
         case notPositive(option: String)
+        case notACount(option: String)
         case unknownOption(String)
         case helpRequested
 
@@ -42,6 +43,7 @@ public struct SoakOptions: Sendable, Equatable {
             switch self {
             case .missingValue(let name): "\(name) needs a value\n\(SoakOptions.usage)"
             case .notPositive(let name): "\(name) needs a positive number"
+            case .notACount(let name): "\(name) needs a whole number, 0 or more"
             case .unknownOption(let name): "unknown option \(name)\n\(SoakOptions.usage)"
             case .helpRequested: SoakOptions.usage
             }
@@ -70,7 +72,9 @@ public struct SoakOptions: Sendable, Equatable {
             case "--bin": o.binDirectory = try value(name)
             case "--work": o.work = try value(name)
             case "--max-rss-mib": o.maxRSSMiB = Int(try number(name))
-            case "--client-kills": o.clientKills = Int(try value(name)) ?? 3
+            case "--client-kills":
+                guard let kills = Int(try value(name)), kills >= 0 else { throw .notACount(option: name) }
+                o.clientKills = kills
             case "-h", "--help": throw .helpRequested
             default: throw .unknownOption(name)
             }

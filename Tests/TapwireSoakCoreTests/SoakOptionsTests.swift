@@ -26,8 +26,9 @@ import Testing
         #expect(o.clients == 1, "at least one client")
     }
 
-    @Test func clientKillsThatAreNotANumberKeepTheDefault() throws {
-        #expect(try SoakOptions.parse(["--client-kills", "many"]).clientKills == 3)
+    @Test func clientKillsMustBeACount() throws {
+        #expect(throws: SoakOptions.ParseError.notACount(option: "--client-kills")) { try SoakOptions.parse(["--client-kills", "many"]) }
+        #expect(throws: SoakOptions.ParseError.notACount(option: "--client-kills")) { try SoakOptions.parse(["--client-kills", "-1"]) }
         #expect(try SoakOptions.parse(["--client-kills", "0"]).clientKills == 0)
     }
 
