@@ -52,8 +52,10 @@ let package = Package(
         .target(name: "TapwireLoopbackClient", dependencies: ["TapwireCore"], swiftSettings: strict),
         // The soak's pure parts, unit-tested: its options, the fault schedule, the verdict over the gathered facts.
         .target(name: "TapwireSoakCore", dependencies: ["TapwireCore"], swiftSettings: strict),
+        // The rollups recomputed in SQL (sql/fresh/): the tests' and the soak's oracle, not the product's.
+        .target(name: "TapwireRollupOracle", dependencies: ["TapwireCore", "TapwireStore"], swiftSettings: strict, plugins: ["EmbedSQL"]),
         // make soak: the collector, client processes and faults on a schedule; checks nothing acknowledged is lost.
-        .executableTarget(name: "tapwire-soak", dependencies: ["TapwireSoakCore", "TapwireStore", "TapwireLoopbackClient"], path: "Sources/TapwireSoak",
+        .executableTarget(name: "tapwire-soak", dependencies: ["TapwireSoakCore", "TapwireStore", "TapwireLoopbackClient", "TapwireRollupOracle"], path: "Sources/TapwireSoak",
                           swiftSettings: strict, plugins: ["EmbedSQL"]),
         // Argument reading, subcommand dispatch and the database location, for tapwire and tapwire-bench.
         .target(name: "TapwireCommandLine", dependencies: ["TapwireCore", "TapwireStore"], swiftSettings: strict),
@@ -67,20 +69,20 @@ let package = Package(
                           path: "Sources/TapwireBench", swiftSettings: strict, plugins: ["EmbedSQL"]),
 
         // Shared helpers for tests: a private PostgreSQL per suite, requests over the loopback client, the soak's faults (SoakSQL).
-        .target(name: "TapwireTestSupport", dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireLoopbackClient", "TapwireZlib"],
+        .target(name: "TapwireTestSupport", dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireLoopbackClient", "TapwireZlib", "TapwireRollupOracle"],
                 path: "Tests/TapwireTestSupport", swiftSettings: strict, plugins: ["EmbedSQL"]),
         .testTarget(name: "TapwireWireTests", dependencies: ["TapwireWire"], swiftSettings: strict),
         .testTarget(name: "TapwireZlibTests", dependencies: ["TapwireZlib"], swiftSettings: strict),
         .testTarget(name: "TapwireCoreTests", dependencies: ["TapwireCore"], swiftSettings: strict),
-        .testTarget(name: "TapwireStoreTests", dependencies: ["TapwireStore", "TapwireTestSupport"], swiftSettings: strict),
+        .testTarget(name: "TapwireStoreTests", dependencies: ["TapwireStore", "TapwireTestSupport", "TapwireRollupOracle"], swiftSettings: strict),
         .testTarget(name: "TapwireServerTests", dependencies: ["TapwireServer", "TapwireLoopbackClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),
-        .testTarget(name: "TapwireReportTests", dependencies: ["TapwireReport", "TapwireTestSupport"], swiftSettings: strict),
+        .testTarget(name: "TapwireReportTests", dependencies: ["TapwireReport", "TapwireTestSupport", "TapwireRollupOracle"], swiftSettings: strict),
         .testTarget(name: "TapwireSoakCoreTests", dependencies: ["TapwireSoakCore"], swiftSettings: strict),
         .testTarget(name: "TapwireLoopbackClientTests", dependencies: ["TapwireLoopbackClient", "TapwireStore", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireClientTests", dependencies: ["TapwireClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReliabilityTests", dependencies: ["TapwireFuzz", "TapwireServer", "TapwireLoopbackClient", "TapwireZlib", "TapwireTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "EndToEndTests", dependencies: ["TapwireTestSupport"], swiftSettings: strict),
+        .testTarget(name: "EndToEndTests", dependencies: ["TapwireTestSupport", "TapwireRollupOracle"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

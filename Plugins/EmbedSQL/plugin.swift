@@ -5,12 +5,14 @@ import PackagePlugin
 /// names the statement that failed), so `sql/` stays the single source of the schema and the
 /// queries while the binaries still work outside the checkout. Each target embeds only its own
 /// folders: the product's schema and queries go into TapwireStore, the benchmarks' and the soak's
-/// SQL only into those tools (the soak's faults also into the tests).
+/// SQL only into those tools (the soak's faults also into the tests), and the SQL recomputation
+/// of the rollups only into the oracle the tests and the soak check against.
 @main
 struct EmbedSQL: BuildToolPlugin {
     /// The folders of `sql/` a target embeds, and the name of the enum they become.
     static let embedded: [String: (folders: [String], enumName: String)] = [
-        "TapwireStore": (["migrations", "fresh", "queries"], "EmbeddedSQL"),
+        "TapwireStore": (["migrations", "queries"], "EmbeddedSQL"),
+        "TapwireRollupOracle": (["fresh", "oracle"], "OracleSQL"),
         "tapwire-bench": (["bench"], "BenchSQL"),
         "tapwire-soak": (["soak"], "SoakSQL"),
         "TapwireTestSupport": (["soak"], "SoakSQL"),

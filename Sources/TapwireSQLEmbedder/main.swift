@@ -103,7 +103,7 @@ if folders.contains("migrations") {
     out += "    ]\n"
 }
 if folders.contains("fresh") {
-    out += "    /// `sql/fresh/*.sql`, in name order: run in each group commit over the newly stored rows.\n"
+    out += "    /// `sql/fresh/*.sql`, in name order: the rollups recomputed in SQL (the oracle).\n"
     out += "    package static let freshRowStatements: [(name: String, sql: SQL)] = [\n"
     for relative in freshStatements.sorted() {
         out += "        (\"\(relative)\", SQL(\(literal(contents[relative]!)), name: \(quoted("sql/" + relative)))),\n"

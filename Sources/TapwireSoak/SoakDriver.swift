@@ -1,6 +1,7 @@
 import Foundation
 import TapwireSoakCore
 import TapwireStore
+import TapwireRollupOracle
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -93,6 +94,7 @@ struct SoakDriver {
             totalSeconds: Date().timeIntervalSince(launched), recordingSeconds: options.seconds, targetRate: targetRate, benchPeak: benchPeak,
             clients: clients, storedRows: checks.storedRows, integrityRow: checks.integrityRow, remaining: remaining, drainFailures: drainFailures,
             rollupsFolded: checks.folded, rebuildStatus: checks.rebuildStatus, digestBefore: checks.before, digestAfter: checks.after,
+            digestOracle: checks.oracle,
             usageDiff: checks.usageDiff, collectorPeakRSS: collector.peakRSS, collectorRestarts: collector.restarts.load(ordering: .relaxed),
             maxRSSMiB: options.maxRSSMiB, faultLog: faults.log, faultsNotInjected: faults.notInjected)
         return Finished(facts: facts, database: database, work: work)
@@ -136,6 +138,7 @@ struct SoakDriver {
         var usageDiff: [String?]
         var rebuildStatus: Int32?
         var after: [String?]
+        var oracle: [String?]
     }
 
     private func check(_ database: SoakDatabase, appId: Int64) -> Checks {
@@ -155,14 +158,20 @@ struct SoakDriver {
         let storedRows = (try? check.query(SoakSQL.storedIds, app).rows.compactMap { $0[0] }) ?? []
         let integrity = (try? check.query(SoakSQL.integrity, app).rows.first) ?? []
         // The rollups as the group commits left them (their pending deltas folded, as the collector
-        // does every two seconds), against the SQL recomputation from raw events.
+        // does every two seconds), against `tapwire rollups rebuild` (the same Swift aggregates,
+        // from raw events) and against the SQL recomputation from raw events (the oracle).
         let folded = (try? RollupStore().fold(on: check)) != nil
         let before = (try? check.query(SoakSQL.rollupsDigest, app).rows.first) ?? []
         let usageDiff = (try? check.query(SoakSQL.mismatchUsageDiff, app).rows.first) ?? []
         let rebuild = try? Subprocess.run(tapwire, ["rollups", "rebuild", "--app", "soak", "--database-url", database.url])
         let after = (try? check.query(SoakSQL.rollupsDigest, app).rows.first) ?? []
+        var oracle: [String?] = []
+        if let range = try? RollupStore().eventHours(appId: appId, on: check),
+           (try? RollupOracle.recompute(appId: appId, from: range.from, to: range.to, on: check)) != nil {
+            oracle = (try? check.query(SoakSQL.rollupsDigest, app).rows.first) ?? []
+        }
         check.close()
         return Checks(storedRows: storedRows, integrityRow: integrity, folded: folded, before: before, usageDiff: usageDiff,
-                      rebuildStatus: rebuild?.status, after: after)
+                      rebuildStatus: rebuild?.status, after: after, oracle: oracle)
     }
 }

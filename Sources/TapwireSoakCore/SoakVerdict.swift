@@ -51,9 +51,11 @@ public struct SoakFacts: Sendable {
     public var rollupsFolded: Bool
     /// `tapwire rollups rebuild`'s exit status, nil if it did not run.
     public var rebuildStatus: Int32?
-    /// `soak_rollups_digest.sql` before and after the rebuild (each column "rows:digest").
+    /// `soak_rollups_digest.sql` before and after the rebuild (each column "rows:digest"), and
+    /// after the SQL recomputation from raw events (the oracle; empty if it failed).
     public var digestBefore: [String?]
     public var digestAfter: [String?]
+    public var digestOracle: [String?]
     /// `soak_mismatch_usage_diff.sql`: two counts of differing rows, both "0" when equal.
     public var usageDiff: [String?]
     public var collectorPeakRSS: Int
@@ -65,7 +67,7 @@ public struct SoakFacts: Sendable {
 
     public init(totalSeconds: Double, recordingSeconds: Double, targetRate: Double, benchPeak: Double?, clients: [Client],
                 storedRows: [String], integrityRow: [String?], remaining: Int, drainFailures: [String],
-                rollupsFolded: Bool, rebuildStatus: Int32?, digestBefore: [String?], digestAfter: [String?], usageDiff: [String?],
+                rollupsFolded: Bool, rebuildStatus: Int32?, digestBefore: [String?], digestAfter: [String?], digestOracle: [String?], usageDiff: [String?],
                 collectorPeakRSS: Int, collectorRestarts: Int, maxRSSMiB: Int, faultLog: [String], faultsNotInjected: [String]) {
         self.totalSeconds = totalSeconds
         self.recordingSeconds = recordingSeconds
@@ -80,6 +82,7 @@ public struct SoakFacts: Sendable {
         self.rebuildStatus = rebuildStatus
         self.digestBefore = digestBefore
         self.digestAfter = digestAfter
+        self.digestOracle = digestOracle
         self.usageDiff = usageDiff
         self.collectorPeakRSS = collectorPeakRSS
         self.collectorRestarts = collectorRestarts
@@ -127,9 +130,10 @@ public struct SoakVerdict: Sendable {
         let cappedMissing = cappedIds.filter { !stored.contains($0) }
         let cappedPrefixOK = Set(cappedMissing) == Set(cappedIds.prefix(cappedMissing.count))
 
-        // The rollups as the group commits left them (pending deltas folded) against the rebuild.
-        let before = facts.digestBefore, after = facts.digestAfter
-        let rollupsOK = facts.rollupsFolded && facts.rebuildStatus == 0 && !before.isEmpty && before == after
+        // The rollups as the group commits left them (pending deltas folded) against the rebuild
+        // and against the SQL recomputation (the oracle).
+        let before = facts.digestBefore, after = facts.digestAfter, oracle = facts.digestOracle
+        let rollupsOK = facts.rollupsFolded && facts.rebuildStatus == 0 && !before.isEmpty && before == after && before == oracle
             && (before.first ?? nil)?.hasPrefix("0:") == false
         let usageOK = facts.usageDiff.count == 2 && facts.usageDiff.allSatisfy { $0 == "0" }
 
@@ -165,7 +169,7 @@ public struct SoakVerdict: Sendable {
         if orphanClaims != 0 { problems.append("\(orphanClaims) dedup claims have no event row") }
         if unlogged.count > kills { problems.append("\(unlogged.count) stored events are in no client's log (at most one per client kill, \(kills), can be)") }
         if facts.remaining != 0 { problems.append("\(facts.remaining) events still queued after the drain") }
-        if !rollupsOK { problems.append("the rollups differ from a rebuild from raw events (before \(before), after \(after), rebuild \(facts.rebuildStatus ?? -1))") }
+        if !rollupsOK { problems.append("the rollups differ from a recomputation from raw events (before \(before), after the rebuild \(after), the SQL oracle \(oracle), rebuild \(facts.rebuildStatus ?? -1))") }
         if !usageOK { problems.append("the mismatch usage rollups differ from the raw events (\(facts.usageDiff))") }
         if peakMiB > Double(facts.maxRSSMiB) { problems.append(String(format: "collector peak RSS %.0f MiB is over the %d MiB cap", peakMiB, facts.maxRSSMiB)) }
         problems += facts.drainFailures
@@ -186,7 +190,7 @@ public struct SoakVerdict: Sendable {
             "duplicates stored:  \(duplicatesStored)",
             "orphan dedup claims: \(orphanClaims)",
             "stored, not logged: \(unlogged.count) (a kill between record and log write leaves at most one per kill)",
-            "rollups vs rebuild: \(rollupsOK ? "identical" : "DIFFERENT") (rows:digest \(before.compactMap { $0?.split(separator: ":").first }.joined(separator: "/")))",
+            "rollups vs rebuild and SQL oracle: \(rollupsOK ? "identical" : "DIFFERENT") (rows:digest \(before.compactMap { $0?.split(separator: ":").first }.joined(separator: "/")))",
             "mismatch usage vs raw: \(usageOK ? "identical" : "DIFFERENT \(facts.usageDiff)")",
             String(format: "collector peak RSS: %.1f MiB (cap %d MiB), restarts %d", peakMiB, facts.maxRSSMiB, facts.collectorRestarts),
             "client kills:       \(kills); harness runs: \(paced.reduce(0) { $0 + $1.rounds }); failed to start: \(paced.reduce(0) { $0 + $1.startFailures })",

@@ -80,6 +80,11 @@ enum BinaryValues {
         return Int16(bitPattern: UInt16(truncatingIfNeeded: bigEndian(bytes)))
     }
 
+    static func int32(_ bytes: ArraySlice<UInt8>) throws(DatabaseError) -> Int32 {
+        guard bytes.count == 4 else { throw DatabaseError(.unexpectedResult, "an int4 of \(bytes.count) bytes") }
+        return Int32(bitPattern: UInt32(truncatingIfNeeded: bigEndian(bytes)))
+    }
+
     static func int64(_ bytes: ArraySlice<UInt8>) throws(DatabaseError) -> Int64 {
         guard bytes.count == 8 else { throw DatabaseError(.unexpectedResult, "an int8 of \(bytes.count) bytes") }
         return Int64(bitPattern: bigEndian(bytes))

@@ -4,11 +4,13 @@ import TapwireCore
 /// rollup_delta_batches, a row of arrays per commit and app; `fold` sums the pending batches
 /// here and writes each key once into the rollup tables (migrations 0050 and 0060).
 ///
-/// `tapwire rollups rebuild` recomputes the rollups of a range from events in SQL, one UTC day
-/// per transaction: it stages the day's events and runs sql/fresh/, an independent definition
-/// of every aggregate that the tests and the soak hold equal to `RollupDeltas`. Each transaction
-/// locks the rollup tables and the pending deltas against group commits (not against reports)
-/// and folds first, so no commit can fall between delete and recompute.
+/// `tapwire rollups rebuild` recomputes the rollups of a range from events, one UTC day per
+/// transaction, with the same code: it streams the day's events back (binary `COPY … TO STDOUT`)
+/// through `RollupDeltas`, so one definition of every aggregate serves the commits and the
+/// rebuild. Each transaction locks the rollup tables and the pending deltas against group
+/// commits (not against reports) and folds first, so no commit can fall between delete and
+/// recompute. The SQL recomputation of sql/fresh/ is kept apart, as the tests' and the soak's
+/// independent oracle (Sources/TapwireRollupOracle).
 public struct RollupStore: Sendable {
     public struct Progress: Sendable, Equatable {
         public var from: Timestamp
@@ -31,7 +33,7 @@ public struct RollupStore: Sendable {
     /// with any row a collector of the previous version appended to rollup_deltas. Summing here
     /// is what keeps the fold cheap: the database sorts and upserts each key once per fold, not
     /// once per commit that touched it.
-    private func foldPending(on connection: PostgresConnection) throws(DatabaseError) -> Int {
+    package func foldPending(on connection: PostgresConnection) throws(DatabaseError) -> Int {
         var reader = RollupDeltaRows.BatchReader()
         try connection.copyOut(EmbeddedSQL.takeRollupDeltaBatches) { (piece) throws(DatabaseError) in try reader.consume(piece) }
         let sums = try reader.finish()
@@ -63,6 +65,27 @@ public struct RollupStore: Sendable {
     @discardableResult
     public func rebuild(appId: Int64?, from: Timestamp, to: Timestamp, on connection: PostgresConnection,
                         progress: (Progress) -> Void = { _ in }) throws(DatabaseError) -> [Progress] {
+        try forEachDay(appId: appId, from: from, to: to, on: connection, progress: progress) { (parameters) throws(DatabaseError) -> Int in
+            try connection.query(EmbeddedSQL.rollupsRebuildRange, parameters)
+            var reader = RebuildEventReader()
+            try connection.copyOut(EmbeddedSQL.rollupsRebuildEvents) { (piece) throws(DatabaseError) in try reader.consume(piece) }
+            let deltas = try reader.finish()
+            if deltas.rowCount > 0 {
+                try connection.copyIn(EmbeddedSQL.copyRollupDeltas, data: RollupDeltaRows.encodeRows(deltas))
+                try connection.query(EmbeddedSQL.foldRollupDeltas)
+            }
+            return reader.eventsRead
+        }
+    }
+
+    /// Runs `recompute` for each UTC day of [from, to) (widened to whole days), each in its own
+    /// transaction that first locks the rollups and the pending deltas against group commits,
+    /// folds, and deletes the day's rollups (of the app, or of every app). `recompute` gets the
+    /// parameters (app or NULL, day start, day end) and returns how many events it read. A
+    /// transaction that loses a lock race is retried.
+    package func forEachDay(appId: Int64?, from: Timestamp, to: Timestamp, on connection: PostgresConnection,
+                            progress: (Progress) -> Void,
+                            recompute: ([String?]) throws(DatabaseError) -> Int) throws(DatabaseError) -> [Progress] {
         let hour: Int64 = 3_600_000_000
         let day: Int64 = 24 * hour
         let start = Self.floor(from.microseconds, day)
@@ -81,19 +104,13 @@ public struct RollupStore: Sendable {
             var attempt = 0
             while true {
                 do {
-                    try connection.query(EmbeddedSQL.createStaging)
-                    let staged = try connection.transaction { () throws(DatabaseError) -> Int in
+                    let events = try connection.transaction { () throws(DatabaseError) -> Int in
                         try connection.query(EmbeddedSQL.rollupsRebuildLock)
-                        try foldPending(on: connection)
+                        _ = try foldPending(on: connection)
                         try connection.query(EmbeddedSQL.rollupsRebuildDelete, parameters)
-                        let staged = try connection.query(EmbeddedSQL.rollupsRebuildStage, parameters).affectedRows
-                        if staged > 0 {
-                            for statement in EmbeddedSQL.freshRowStatements { try connection.query(statement.sql) }
-                        }
-                        return staged
+                        return try recompute(parameters)
                     }
-                    let written = staged
-                    let step = Progress(from: Timestamp(microseconds: chunkStart), to: Timestamp(microseconds: chunkEnd), eventsRecomputed: written)
+                    let step = Progress(from: Timestamp(microseconds: chunkStart), to: Timestamp(microseconds: chunkEnd), eventsRecomputed: events)
                     done.append(step)
                     progress(step)
                     break
@@ -110,5 +127,49 @@ public struct RollupStore: Sendable {
 
     static func floor(_ value: Int64, _ unit: Int64) -> Int64 {
         value >= 0 ? value / unit * unit : -((-value + unit - 1) / unit) * unit
+    }
+}
+
+/// Reads the rows of sql/queries/rollups_rebuild_events.sql, piece by piece as COPY sends them,
+/// into `RollupDeltas`: the rebuild's side of the one definition of every aggregate.
+private struct RebuildEventReader {
+    private var decoder = CopyBinaryDecoder()
+    private var deltas = RollupDeltas()
+    private(set) var eventsRead = 0
+
+    mutating func consume(_ data: [UInt8]) throws(DatabaseError) {
+        decoder.append(data)
+        while let fields = try decoder.nextRow() {
+            guard fields.count == 14 else { throw DatabaseError(.unexpectedResult, "a rebuild event row of \(fields.count) columns, not 14") }
+            func required(_ index: Int) throws(DatabaseError) -> ArraySlice<UInt8> {
+                guard let field = fields[index] else { throw DatabaseError(.unexpectedResult, "a rebuild event row with column \(index + 1) NULL") }
+                return field
+            }
+            func optional<T>(_ index: Int, _ decode: (ArraySlice<UInt8>) throws(DatabaseError) -> T) throws(DatabaseError) -> T? {
+                guard let field = fields[index] else { return nil }
+                return try decode(field)
+            }
+            guard let type = EventType(rawValue: BinaryValues.text(try required(2))) else {
+                throw DatabaseError(.unexpectedResult, "a rebuild event of an unknown type")
+            }
+            let time = try BinaryValues.timestamp(try required(1))
+            // Only what the rollups read: the id and the device's own time play no part.
+            let event = Event(eventId: EventID(high: 0, low: 0), type: type, deviceTime: time, eventTime: time,
+                              category: BinaryValues.text(try required(3)), actionIdentifier: try optional(4, BinaryValues.text),
+                              userTextLength: try optional(5, BinaryValues.int32), hasMedia: try BinaryValues.bool(try required(6)),
+                              mediaRequested: try optional(7, BinaryValues.bool), categoryRegistered: try optional(8, BinaryValues.bool),
+                              campaign: try optional(9, BinaryValues.text), variant: try optional(10, BinaryValues.text),
+                              deliveredAt: try optional(11, BinaryValues.timestamp))
+            let context = DeviceContext(appVersion: BinaryValues.text(try required(12)), platform: BinaryValues.text(try required(13)))
+            deltas.add(event, appId: try BinaryValues.int64(try required(0)), context: context)
+            eventsRead += 1
+        }
+    }
+
+    /// Every grain of the rollups of the events read, once the COPY has ended.
+    mutating func finish() throws(DatabaseError) -> RollupDeltas {
+        guard decoder.finished else { throw DatabaseError(.unexpectedResult, "binary COPY data ended without its trailer") }
+        deltas.finish()
+        return deltas
     }
 }

@@ -3,6 +3,7 @@ import Testing
 import TapwireCore
 import TapwireStore
 import TapwireTestSupport
+import TapwireRollupOracle
 
 /// Drives the built `tapwire` binary the way a user would: migrate, create an app, serve, post,
 /// rotate keys, Ctrl-C.
@@ -136,6 +137,11 @@ import TapwireTestSupport
             #expect(binary.range(of: Data(sql.text.utf8)) == nil, "the tapwire binary embeds sql/soak's \(name)")
         }
         #expect(binary.range(of: Data("tapwire_soak_slow".utf8)) == nil)
+        // Nor the rollups' SQL oracle: the rebuild uses the collector's own Swift aggregates.
+        for statement in OracleSQL.freshRowStatements.map(\.sql) + [OracleSQL.stageEvents, OracleSQL.createStaging] {
+            #expect(binary.range(of: Data(statement.text.utf8)) == nil, "the tapwire binary embeds \(statement.name)")
+        }
+        #expect(binary.range(of: Data("staging_events".utf8)) == nil)
     }
 }
 

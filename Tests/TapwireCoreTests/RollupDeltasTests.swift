@@ -3,7 +3,7 @@ import Testing
 @testable import TapwireCore
 
 /// The rollup rows a commit adds, computed without a database. The store's tests hold them
-/// equal to the SQL recomputation (`tapwire rollups rebuild`, sql/fresh/); these check a worked
+/// equal to the SQL recomputation (`RollupOracle`, sql/fresh/); these check a worked
 /// example by hand and a brute-force recomputation written event by event.
 @Suite("Rollup deltas")
 struct RollupDeltasTests {

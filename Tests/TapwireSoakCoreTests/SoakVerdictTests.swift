@@ -18,7 +18,8 @@ private func cleanFacts() -> SoakFacts {
             .init(index: 2, isCapped: true, ids: capped, dropped: 3, rejected: 0, killed: 0, rounds: 0, startFailures: 0),
         ],
         storedRows: paced0 + paced1 + capped.dropFirst(3), integrityRow: ["187", "187", "0"], remaining: 0, drainFailures: [],
-        rollupsFolded: true, rebuildStatus: 0, digestBefore: ["12:abc", "4:def"], digestAfter: ["12:abc", "4:def"], usageDiff: ["0", "0"],
+        rollupsFolded: true, rebuildStatus: 0, digestBefore: ["12:abc", "4:def"], digestAfter: ["12:abc", "4:def"],
+        digestOracle: ["12:abc", "4:def"], usageDiff: ["0", "0"],
         collectorPeakRSS: 40 * 1_048_576, collectorRestarts: 1, maxRSSMiB: 512,
         faultLog: ["slow database (pg_sleep(0.25) before every id claim): for 5 s"], faultsNotInjected: [])
 }
@@ -41,7 +42,7 @@ private func cleanFacts() -> SoakFacts {
             "duplicates stored:  0",
             "orphan dedup claims: 0",
             "stored, not logged: 0 (a kill between record and log write leaves at most one per kill)",
-            "rollups vs rebuild: identical (rows:digest 12/4)",
+            "rollups vs rebuild and SQL oracle: identical (rows:digest 12/4)",
             "mismatch usage vs raw: identical",
             "collector peak RSS: 40.0 MiB (cap 512 MiB), restarts 1",
             "client kills:       2; harness runs: 23; failed to start: 1",
@@ -119,12 +120,14 @@ private func cleanFacts() -> SoakFacts {
         var facts = cleanFacts()
         facts.digestAfter = ["12:abc", "4:xyz"]
         let different = SoakVerdict(facts)
-        #expect(different.problems == [#"the rollups differ from a rebuild from raw events (before [Optional("12:abc"), Optional("4:def")], after [Optional("12:abc"), Optional("4:xyz")], rebuild 0)"#])
-        #expect(different.figures.contains("rollups vs rebuild: DIFFERENT (rows:digest 12/4)"))
+        #expect(different.problems == [#"the rollups differ from a recomputation from raw events (before [Optional("12:abc"), Optional("4:def")], after the rebuild [Optional("12:abc"), Optional("4:xyz")], the SQL oracle [Optional("12:abc"), Optional("4:def")], rebuild 0)"#])
+        #expect(different.figures.contains("rollups vs rebuild and SQL oracle: DIFFERENT (rows:digest 12/4)"))
         for change in [{ (f: inout SoakFacts) in f.rollupsFolded = false },
                        { $0.rebuildStatus = nil },
                        { $0.rebuildStatus = 1 },
                        { $0.digestBefore = []; $0.digestAfter = [] },
+                       { $0.digestOracle = ["12:abc", "4:xyz"] },
+                       { $0.digestOracle = [] },
                        { $0.digestBefore = ["0:", "4:def"]; $0.digestAfter = ["0:", "4:def"] }] {
             facts = cleanFacts()
             change(&facts)

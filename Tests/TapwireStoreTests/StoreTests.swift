@@ -3,6 +3,7 @@ import Testing
 import TapwireCore
 @testable import TapwireStore
 import TapwireTestSupport
+import TapwireRollupOracle
 
 @Suite struct SessionSettingsTests {
     /// Reports run in tens of milliseconds; a JIT compile triggered by a misestimated cost took longer than the query.
@@ -94,13 +95,13 @@ import TapwireTestSupport
     /// Each embedded migration and group-commit statement is named by a file that exists.
     @Test func embeddedNamesAreFilesUnderSQL() {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-        let names = EmbeddedSQL.migrations.map(\.script.name) + EmbeddedSQL.freshRowStatements.map(\.sql.name)
-            + [EmbeddedSQL.reportRange.name, EmbeddedSQL.ping.name]
-        #expect(names.count == EmbeddedSQL.migrations.count + EmbeddedSQL.freshRowStatements.count + 2)
+        let names = EmbeddedSQL.migrations.map(\.script.name) + OracleSQL.freshRowStatements.map(\.sql.name)
+            + [EmbeddedSQL.reportRange.name, EmbeddedSQL.ping.name, OracleSQL.stageEvents.name]
+        #expect(names.count == EmbeddedSQL.migrations.count + OracleSQL.freshRowStatements.count + 3)
         for name in names {
             #expect(name.hasPrefix("sql/") && name.hasSuffix(".sql") && FileManager.default.fileExists(atPath: root + "/" + name), "\(name)")
         }
-        #expect(EmbeddedSQL.freshRowStatements.allSatisfy { $0.sql.name == "sql/" + $0.name })
+        #expect(OracleSQL.freshRowStatements.allSatisfy { $0.sql.name == "sql/" + $0.name })
     }
 
     @Test func inlineStatementsAreNamedByTheirFirstLine() {

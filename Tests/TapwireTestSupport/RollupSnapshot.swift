@@ -1,8 +1,8 @@
 import TapwireStore
 
 /// Every rollup row of one app (the engagement rollups at every grain and the mismatch usage,
-/// hourly and daily), as text in key order: what the tests compare before and after
-/// `tapwire rollups rebuild`.
+/// hourly and daily), as text in key order: what the tests compare with the SQL oracle's
+/// recomputation (`RollupOracle`) and with `tapwire rollups rebuild`.
 public enum RollupSnapshot {
     public static let sql = """
     SELECT 'c', grain, hour, category, app_version, platform, campaign, variant, has_media::text, '',

@@ -1,5 +1,5 @@
 -- Removes every rollup of [$2, $3) (whole UTC days) for app $1, or every app when $1 is NULL,
--- before the rebuild recomputes them with the statements of sql/fresh/.
+-- before the rebuild recomputes them from the day's events (or the tests' oracle, with sql/fresh/).
 WITH counts AS (
     DELETE FROM rollup_counts
     WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND hour >= $2::timestamptz AND hour < $3::timestamptz
