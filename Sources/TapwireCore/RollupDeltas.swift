@@ -1,11 +1,12 @@
-/// What a set of newly stored events adds to every rollup table: the single definition of each
-/// aggregate. The group commit computes it from the rows its dedup claim found new and merges it
-/// in the same transaction, so the database only upserts a few rows per commit instead of
-/// grouping the events itself (docs/architecture.md, "One event's path", step 4; the tables are
-/// described in sql/migrations/0010_rollups.sql, 0020_mismatch_usage.sql and 0040_rollup_strata.sql).
+/// What a set of stored events adds to every rollup table: the single definition of each
+/// aggregate. A group commit computes the finest rows from the events its dedup claim found new
+/// and appends them in the same transaction; the fold sums many commits' rows and derives the
+/// coarser grains once; `tapwire rollups rebuild` runs a day's events through it again
+/// (docs/architecture.md, "One event's path", step 5; the tables are described in
+/// sql/migrations/0010_rollups.sql, 0020_mismatch_usage.sql and 0040_rollup_strata.sql).
 ///
 /// Events are first tallied by their full shape (everything any rollup keys on, except the
-/// histogram bins), so the per-event work is one dictionary update; the grains are then derived
+/// histogram bins), so the per-event work is one dictionary update; the rows are then derived
 /// from the shapes, which are few.
 public struct RollupDeltas: Sendable, Equatable {
     /// Rollup grains (the `grain` column); what each keeps is documented in migration 0010.
