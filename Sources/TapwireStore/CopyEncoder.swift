@@ -298,11 +298,11 @@ enum RollupDeltaRows {
         var apps: [Int64: [BinaryArray]] = [:]
         forEachDelta(deltas) { values in
             guard case .int64(let appId) = values[1] else { preconditionFailure("a delta's second field is its app_id") }
-            var columns = apps[appId] ?? batchColumnTypes.map { BinaryArray($0) }
+            // Appended in place (not read out, changed and stored back, which would copy every
+            // column's bytes once per delta).
             for (index, value) in values.enumerated() where index != 1 {
-                columns[index < 1 ? index : index - 1].value(value)
+                apps[appId, default: batchColumnTypes.map { BinaryArray($0) }][index < 1 ? index : index - 1].value(value)
             }
-            apps[appId] = columns
         }
         var encoder = CopyBinaryEncoder(reservingCapacity: 64 + apps.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.bytes.count + 24 } })
         for appId in apps.keys.sorted() {
