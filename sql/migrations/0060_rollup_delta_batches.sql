@@ -1,12 +1,13 @@
 -- 0060: a group commit appends its rollup deltas as one row of arrays per app (an element per
--- delta) instead of one row per delta, and the fold sums them in the collector.
+-- delta) instead of one row per delta, and the fold sums them in Swift (in the collector, or in
+-- whichever tapwire process folds: a report, a mismatch check, a rebuild).
 --
--- A commit of a thousand events adds several hundred deltas (every grain of every table, see
--- TapwireCore/RollupDeltas.swift), and folding them in SQL (migration 0050) was the largest
--- share of the database's work per event after the two COPYs of the events themselves. Now the
+-- A commit of a thousand events added several hundred deltas (every grain of every table, see
+-- TapwireCore/RollupDeltas.swift); appending them a row each and folding them in SQL
+-- (migration 0050) took about a third of the database's statement time per event. Now the
 -- commit writes one tuple per app (its arrays stored out of line); the fold takes the pending
--- rows with one `COPY (DELETE … RETURNING …) TO STDOUT`, sums the deltas per key in the
--- collector, and writes each key once, through rollup_deltas and tapwire_fold_rollup_deltas(),
+-- rows with one `COPY (DELETE … RETURNING …) TO STDOUT`, sums the deltas per key, derives the
+-- coarser grains, and writes each key once, through rollup_deltas and tapwire_fold_rollup_deltas(),
 -- in the same transaction (TapwireStore/RollupStore.swift). Every delta is still added exactly
 -- once: concurrent folds delete disjoint rows, and a fold that fails rolls back its delete.
 --
@@ -60,8 +61,8 @@ INSERT INTO tapwire_table_layout (table_name, layout, reason) VALUES
 -- Lays out the new table on Citus (and rollup_deltas, which 0050 listed without applying).
 SELECT tapwire_apply_citus_layout();
 
--- A fold updates the same rollup keys again and again (the current hour's and day's rows, every
--- second under load). With room left on each page the new row version goes on the same page,
+-- A fold updates the same rollup keys again and again (the current hour's and day's rows, at
+-- every fold under load). With room left on each page the new row version goes on the same page,
 -- as a heap-only tuple: the primary key gets no new entry, and the page prunes its dead versions
 -- without waiting for vacuum. Pages written from now on keep 30% free; older pages are
 -- unaffected until rewritten.
