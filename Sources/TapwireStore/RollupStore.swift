@@ -37,10 +37,15 @@ public struct RollupStore: Sendable {
         var reader = RollupDeltaRows.BatchReader()
         try connection.copyOut(EmbeddedSQL.takeRollupDeltaBatches) { (piece) throws(DatabaseError) in try reader.consume(piece) }
         let sums = try reader.finish()
-        let taken = reader.deltasRead
+        return reader.deltasRead + (try upsert(sums, on: connection)) - sums.rowCount
+    }
+
+    /// Writes summed rows into the rollup tables, each key once, in key order: through
+    /// rollup_deltas and tapwire_fold_rollup_deltas(), which also takes any row a collector of the
+    /// previous version appended there. Returns the rows it upserted.
+    private func upsert(_ sums: RollupDeltas, on connection: PostgresConnection) throws(DatabaseError) -> Int {
         if sums.rowCount > 0 { try connection.copyIn(EmbeddedSQL.copyRollupDeltas, data: RollupDeltaRows.encodeRows(sums)) }
-        let upserted = Int(try connection.query(EmbeddedSQL.foldRollupDeltas).scalar ?? "0") ?? 0
-        return taken + upserted - sums.rowCount
+        return Int(try connection.query(EmbeddedSQL.foldRollupDeltas).scalar ?? "0") ?? 0
     }
 
     /// The fold a reader does first. A role that may not write (a read-only one, as Grafana's)
@@ -69,11 +74,7 @@ public struct RollupStore: Sendable {
             try connection.query(EmbeddedSQL.rollupsRebuildRange, parameters)
             var reader = RebuildEventReader()
             try connection.copyOut(EmbeddedSQL.rollupsRebuildEvents) { (piece) throws(DatabaseError) in try reader.consume(piece) }
-            let deltas = try reader.finish()
-            if deltas.rowCount > 0 {
-                try connection.copyIn(EmbeddedSQL.copyRollupDeltas, data: RollupDeltaRows.encodeRows(deltas))
-                try connection.query(EmbeddedSQL.foldRollupDeltas)
-            }
+            _ = try upsert(try reader.finish(), on: connection)
             return reader.eventsRead
         }
     }
