@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import TapwireCore
+@testable import TapwireStore
+import TapwireTestSupport
+
+/// Migration 0070: `events` is found by time through a BRIN index only, and group commits write
+/// each app's rows together, which is what lets that index skip other apps' pages.
+@Suite struct EventsTimeIndexTests {
+    @Test func everyPartitionHasOnlyTheBrinIndex() throws {
+        let db = try TestDatabase.create()
+        // One partition made by the migrations, one made on demand afterwards.
+        try db.query("SELECT tapwire_ensure_event_partitions(current_date - 45, current_date - 45)")
+        let rows = try db.query("""
+            SELECT p.partition_name, count(am.amname), string_agg(am.amname, ',')
+            FROM tapwire_event_partitions() p
+            LEFT JOIN pg_index i ON i.indrelid = to_regclass(p.partition_name)
+            LEFT JOIN pg_class c ON c.oid = i.indexrelid
+            LEFT JOIN pg_am am ON am.oid = c.relam
+            GROUP BY 1 ORDER BY 1
+            """).rows
+        #expect(rows.count >= 5)
+        for row in rows {
+            #expect(row[1] == "1" && row[2] == "brin", "partition \(row[0] ?? "?"): indexes \(row[2] ?? "none")")
+        }
+        let parent = try db.query("""
+            SELECT am.amname, pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+            JOIN pg_am am ON am.oid = c.relam WHERE i.indrelid = 'events'::regclass
+            """).rows
+        #expect(parent.count == 1)
+        #expect(parent.first?[1]?.contains("USING brin (app_id int8_minmax_multi_ops, event_time timestamptz_minmax_multi_ops)") == true)
+    }
+
+    /// Four apps' batches interleaved in each commit, event times shuffled within one hour: one
+    /// app's hour is counted exactly, and reading it skips the page ranges that hold only other
+    /// apps' rows. Each app's run of a commit is about 29 pages and a range 32, so about half the
+    /// ranges hold a run of the app read; with the rows interleaved every range would.
+    @Test func oneAppsHourReadsMostlyItsOwnPages() throws {
+        let db = try TestDatabase.create()
+        let apps = try (0..<4).map { _ in try db.createApp().appId }
+        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
+        defer { writer.connection.close() }
+        let hourStart = Timestamp.startOfUTCDay(Timestamp.now.utcDay - 1).adding(seconds: 10 * 3600)
+        var random = SeededGenerator(seed: 7)
+        let context = DeviceContext(appVersion: "1.0", platform: "iOS")
+        for _ in 0..<5 {
+            var batches: [StagedBatch] = []
+            for _ in 0..<4 {
+                for appId in apps {
+                    let events = (0..<500).map { _ in
+                        let time = hourStart.adding(seconds: Double(random.next() % 3600))
+                        return Event(eventId: .v7(at: time), type: .delivered, deviceTime: time, category: "message")
+                    }
+                    batches.append(StagedBatch(appId: appId, receivedAt: .now, context: context, events: events))
+                }
+            }
+            #expect(try writer.commit(batches).allSatisfy { $0.stored == 500 })
+        }
+        let partition = "events_" + CivilCalendar.isoDate(hourStart.utcDay).replacingOccurrences(of: "-", with: "")
+        try db.query("VACUUM ANALYZE \(partition)") // summarises the BRIN ranges, as autosummarize would
+        let pages = Int(try db.query("SELECT relpages FROM pg_class WHERE oid = to_regclass($1)", [partition]).scalar ?? "") ?? 0
+        #expect(pages > 100)
+
+        let plan = try db.query("""
+            EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT count(*) FROM events
+            WHERE app_id = $1::bigint AND event_time >= $2::timestamptz AND event_time < $3::timestamptz
+            """, [String(apps[2]), hourStart.description, hourStart.adding(seconds: 3600).description]).rows.compactMap { $0[0] }
+        let text = plan.joined(separator: "\n")
+        #expect(text.contains("Bitmap Index Scan"), "\(text)")
+        let lossy = plan.compactMap { line -> Int? in
+            guard let range = line.range(of: "lossy=") else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        }.first ?? pages
+        #expect(lossy * 4 < pages * 3, "read \(lossy) of \(pages) pages:\n\(text)")
+        let count = try db.query("""
+            SELECT count(*) FROM events WHERE app_id = $1::bigint AND event_time >= $2::timestamptz AND event_time < $3::timestamptz
+            """, [String(apps[2]), hourStart.description, hourStart.adding(seconds: 3600).description]).scalar
+        #expect(count == "10000")
+    }
+}
