@@ -106,6 +106,7 @@ enum BenchCommand {
         print("bench: \(batchCount) batches × \(batchSize) events a round, \(roundCount) rounds per id kind, \(connections) keep-alive connections")
         if !statements { print("bench: no pg_stat_statements (start PostgreSQL with shared_preload_libraries=pg_stat_statements, as make bench does): no per-statement times") }
         if cpu == nil { print("bench: the database's processes are not on this machine: no database CPU figures") }
+        try prepareWALSegments(setup)
 
         // The collector, as a child process so its memory can be read on its own.
         let port = EmbeddedPostgres.freePort()
@@ -253,6 +254,26 @@ enum BenchCommand {
         return complete ? 0 : 1
     }
 
+    /// A server that has run for a while reuses the WAL segments its checkpoints free; a fresh
+    /// cluster creates and zero-fills every segment it writes, and a commit that needs the next
+    /// one waits for 16 MiB to be written and synced: the longest stalls of the first runs. So
+    /// 96 segments (1.5 GiB, about what a run writes) are created first and checkpointed, for
+    /// the baseline and the collector alike. Needs a superuser (pg_switch_wal, CHECKPOINT).
+    static func prepareWALSegments(_ connection: PostgresConnection) throws {
+        let started = monotonicNanoseconds()
+        do throws(DatabaseError) {
+            for _ in 0..<96 {
+                try connection.query(BenchSQL.walCommit)
+                try connection.query(BenchSQL.walSwitch)
+            }
+            try connection.query(BenchSQL.checkpoint)
+            print(String(format: "bench: 96 WAL segments created and checkpointed for reuse, as a running server has them (%.1f s)",
+                         Double(monotonicNanoseconds() - started) / 1e9))
+        } catch {
+            print("bench: could not prepare WAL segments (\(error.code.rawValue) \(error.sqlState ?? "")): the first commits to need a new segment will wait for it; run as a superuser")
+        }
+    }
+
     /// One point of the group-commit curve: the collector's writers, linger and fill.
     struct CurvePoint {
         var writers: Int
@@ -355,7 +376,7 @@ enum BenchCommand {
     static func statementTimes(_ connection: PostgresConnection) throws -> [String: Double] {
         let known: [SQL] = [EmbeddedSQL.copyEventIds, EmbeddedSQL.copyStagedIds, EmbeddedSQL.claimEventIds, EmbeddedSQL.stagedDuplicates,
                             EmbeddedSQL.copyEvents, EmbeddedSQL.copyRollupDeltaBatch, EmbeddedSQL.takeRollupDeltaBatches, EmbeddedSQL.copyRollupDeltas,
-                            EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.ensurePartitions,
+                            EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.ensurePartitions, EmbeddedSQL.summarizeEventRanges,
                             EmbeddedSQL.createStagedIds, BenchSQL.baselineCopy]
         var names: [String: String] = [:]
         for sql in known { names[sql.text.trimmingCharacters(in: .whitespacesAndNewlines)] = (sql.name as NSString).lastPathComponent }

@@ -5,8 +5,9 @@ import TapwireCore
 /// deltas group commits appended and writes them into the rollup tables (`RollupStore.fold`;
 /// migrations 0050, 0060), so each rollup key is upserted once per fold, not once per commit, and
 /// readers that go to the tables directly (dashboards) lag by about that much. Readers that must
-/// be exact fold first themselves. One thread, one connection of its own; a database that is
-/// down is retried with backoff.
+/// be exact fold first themselves. After each fold it also summarises the BRIN ranges of events
+/// that commits filled since. One thread, one connection of its own; a database that is down is
+/// retried with backoff.
 public final class RollupFolder: Sendable {
     private let databaseURL: String
     private let intervalSeconds: Double
@@ -45,6 +46,9 @@ public final class RollupFolder: Sendable {
                 let started = monotonicNanoseconds()
                 let rows = try RollupStore().fold(on: connection!)
                 onFold(rows, Double(monotonicNanoseconds() - started) / 1e9)
+                // The BRIN summaries of the pages commits filled since (migration 0070): a range
+                // not yet summarised would match every read of events by time.
+                try connection!.query(EmbeddedSQL.summarizeEventRanges)
                 backoff.reset()
                 if stopping { break }
                 background.pause(seconds: intervalSeconds)

@@ -208,6 +208,40 @@ import TapwireZlib
         #expect(try database.query("SELECT count(*), count(DISTINCT event_id) FROM events").rows.first! == ["2000", "2000"])
     }
 
+    /// The fold loop summarises the BRIN ranges of events that commits fill (migration 0070):
+    /// soon after a post, a read by time that matches no row scans at most the last, partly
+    /// filled range, not the whole day's pages.
+    @Test func theFoldLoopSummarisesTheRangesCommitsFill() throws {
+        let server = try TestCollector.start()
+        let app = try server.database.createApp()
+        for _ in 0..<10 {
+            let response = try server.client().post("/v1/batch", key: app.writeKey.text,
+                                                    json: TestBatch.body((0..<500).map { _ in TestBatch.event() }))
+            #expect(response.status == 200)
+        }
+        let pages = Int(try server.database.query("SELECT pg_relation_size(to_regclass('events_' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD'))) / 8192").scalar ?? "") ?? 0
+        #expect(pages >= 64, "enough rows for two whole ranges of 32 pages")
+        let reader = try server.database.connect()
+        defer { reader.close() }
+        try reader.query("SET enable_seqscan = off") // the read a large partition would get
+        var scanned = Int.max
+        var plan: [String] = []
+        let deadline = Date().addingTimeInterval(15)
+        while scanned > 32, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.2)
+            plan = try reader.query("""
+                EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT count(*) FROM events
+                WHERE app_id = -1 AND event_time >= now() - interval '1 hour'
+                """).rows.compactMap { $0[0] }
+            #expect(plan.contains { $0.contains("Bitmap Index Scan") }, "\(plan)")
+            scanned = plan.compactMap { line -> Int? in
+                guard let range = line.range(of: "lossy=") else { return nil }
+                return Int(line[range.upperBound...].prefix { $0.isNumber })
+            }.reduce(0, +)
+        }
+        #expect(scanned <= 32, "a read matching nothing scanned \(scanned) of \(pages) pages:\n\(plan.joined(separator: "\n"))")
+    }
+
     @Test func aClockTwoHoursFastIsCorrected() throws {
         let server = try TestCollector.start()
         let app = try server.database.createApp()
