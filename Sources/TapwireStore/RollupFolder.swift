@@ -36,6 +36,7 @@ public final class RollupFolder: Sendable {
         var connection: PostgresConnection?
         var backoff = Backoff(baseSeconds: 0.2, maxSeconds: 5)
         var random = SystemRandomNumberGenerator()
+        var summarizeFailure: String?
         while true {
             let stopping = !background.isRunning
             do {
@@ -46,10 +47,22 @@ public final class RollupFolder: Sendable {
                 let started = monotonicNanoseconds()
                 let rows = try RollupStore().fold(on: connection!)
                 onFold(rows, Double(monotonicNanoseconds() - started) / 1e9)
-                // The BRIN summaries of the pages commits filled since (migration 0070): a range
-                // not yet summarised would match every read of events by time.
-                try connection!.query(EmbeddedSQL.summarizeEventRanges)
                 backoff.reset()
+                // The BRIN summaries of the pages commits filled since (migration 0070): a range
+                // not yet summarised would match every read of events by time. Its failure (a
+                // role that does not own events, say) must not hold up the folds: logged when
+                // it starts failing, or fails otherwise, not every fold.
+                do {
+                    try connection!.query(EmbeddedSQL.summarizeEventRanges)
+                    summarizeFailure = nil
+                } catch {
+                    let failure = error.code.rawValue + "/" + (error.sqlState ?? "")
+                    if failure != summarizeFailure {
+                        logger.warning("summarising the BRIN ranges of events failed; reads by time scan the ranges not yet summarised",
+                                       ["code": .string(error.code.rawValue), "sqlstate": .string(error.sqlState ?? "")])
+                    }
+                    summarizeFailure = failure
+                }
                 if stopping { break }
                 background.pause(seconds: intervalSeconds)
             } catch {

@@ -242,6 +242,27 @@ import TapwireZlib
         #expect(scanned <= 32, "a read matching nothing scanned \(scanned) of \(pages) pages:\n\(plan.joined(separator: "\n"))")
     }
 
+    /// A failing BRIN summary call does not hold up the folds after it, and is logged once,
+    /// not at every fold.
+    @Test func theFoldsGoOnWhenSummarisingFails() throws {
+        let server = try TestCollector.start { $0.rollupFoldMilliseconds = 200 }
+        try server.database.query("DROP FUNCTION tapwire_summarize_recent_event_ranges()")
+        let app = try server.database.createApp()
+        let response = try server.client().post("/v1/batch", key: app.writeKey.text, json: TestBatch.body((0..<20).map { _ in TestBatch.event() }))
+        #expect(response.status == 200)
+        let deadline = Date().addingTimeInterval(10)
+        var folded = "0"
+        while folded == "0", Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+            folded = try server.database.query("SELECT count(*) FROM rollup_counts WHERE app_id = $1::bigint", [String(app.appId)]).scalar ?? "0"
+        }
+        #expect(folded != "0", "the commit's deltas were folded")
+        Thread.sleep(forTimeInterval: 1) // several more folds, each followed by a failing call
+        let warnings = server.logs.capturedLines.filter { $0.contains("summarising the BRIN ranges of events failed") }
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(!server.logs.capturedLines.contains { $0.contains("rollup fold failed") })
+    }
+
     @Test func aClockTwoHoursFastIsCorrected() throws {
         let server = try TestCollector.start()
         let app = try server.database.createApp()
