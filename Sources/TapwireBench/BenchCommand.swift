@@ -106,7 +106,7 @@ enum BenchCommand {
         print("bench: \(batchCount) batches × \(batchSize) events a round, \(roundCount) rounds per id kind, \(connections) keep-alive connections")
         if !statements { print("bench: no pg_stat_statements (start PostgreSQL with shared_preload_libraries=pg_stat_statements, as make bench does): no per-statement times") }
         if cpu == nil { print("bench: the database's processes are not on this machine: no database CPU figures") }
-        try prepareWALSegments(setup)
+        prepareWALSegments(setup)
 
         // The collector, as a child process so its memory can be read on its own.
         let port = EmbeddedPostgres.freePort()
@@ -259,16 +259,17 @@ enum BenchCommand {
     /// one waits for 16 MiB to be written and synced: the longest stalls of the first runs. So
     /// 96 segments (1.5 GiB, about what a run writes) are created first and checkpointed, for
     /// the baseline and the collector alike. Needs a superuser (pg_switch_wal, CHECKPOINT).
-    static func prepareWALSegments(_ connection: PostgresConnection) throws {
+    static func prepareWALSegments(_ connection: PostgresConnection) {
+        let segments = 96
         let started = monotonicNanoseconds()
         do throws(DatabaseError) {
-            for _ in 0..<96 {
+            for _ in 0..<segments {
                 try connection.query(BenchSQL.walCommit)
                 try connection.query(BenchSQL.walSwitch)
             }
             try connection.query(BenchSQL.checkpoint)
-            print(String(format: "bench: 96 WAL segments created and checkpointed for reuse, as a running server has them (%.1f s)",
-                         Double(monotonicNanoseconds() - started) / 1e9))
+            print(String(format: "bench: %d WAL segments created and checkpointed for reuse, as a running server has them (%.1f s)",
+                         segments, Double(monotonicNanoseconds() - started) / 1e9))
         } catch {
             print("bench: could not prepare WAL segments (\(error.code.rawValue) \(error.sqlState ?? "")): the first commits to need a new segment will wait for it; run as a superuser")
         }

@@ -296,13 +296,17 @@ enum RollupDeltaRows {
     /// A commit's deltas, as rows of rollup_delta_batches (one per app, in app order).
     static func encodeBatch(_ deltas: RollupDeltas) -> [UInt8] {
         var apps: [Int64: [BinaryArray]] = [:]
+        /// Every field but app_id (values[1]) onto the app's columns.
+        func append(_ values: [Value], to columns: inout [BinaryArray]) {
+            for (index, value) in values.enumerated() where index != 1 {
+                columns[index < 1 ? index : index - 1].value(value)
+            }
+        }
         forEachDelta(deltas) { values in
             guard case .int64(let appId) = values[1] else { preconditionFailure("a delta's second field is its app_id") }
-            // Appended in place (not read out, changed and stored back, which would copy every
-            // column's bytes once per delta).
-            for (index, value) in values.enumerated() where index != 1 {
-                apps[appId, default: batchColumnTypes.map { BinaryArray($0) }][index < 1 ? index : index - 1].value(value)
-            }
+            // Appended in place, one lookup per delta (not read out, changed and stored back,
+            // which would copy every column's bytes once per delta).
+            append(values, to: &apps[appId, default: batchColumnTypes.map { BinaryArray($0) }])
         }
         var encoder = CopyBinaryEncoder(reservingCapacity: 64 + apps.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.bytes.count + 24 } })
         for appId in apps.keys.sorted() {

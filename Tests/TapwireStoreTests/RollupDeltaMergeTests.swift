@@ -6,9 +6,10 @@ import TapwireCore
 import TapwireTestSupport
 import TapwireRollupOracle
 
-/// The group commit adds rollup rows computed in Swift (`RollupDeltas`); `tapwire rollups
-/// rebuild` recomputes them in SQL (sql/fresh/). These hold the two equal, and the SQL and Swift
-/// histogram bins equal, against the real PostgreSQL.
+/// The group commit adds rollup rows computed in Swift (`RollupDeltas`); the tests' oracle
+/// recomputes them in SQL (sql/fresh/, `RollupOracle`), and `tapwire rollups rebuild` with the
+/// Swift code again. These hold the three equal, and the SQL and Swift histogram bins equal,
+/// against the real PostgreSQL.
 @Suite struct RollupDeltaMergeTests {
     static func randomEvent(_ rng: inout SeededGenerator, around now: Timestamp) -> Event {
         let time = now.adding(microseconds: -Int64.random(in: 0...(50 * 3_600_000_000), using: &rng))
