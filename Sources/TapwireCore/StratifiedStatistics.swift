@@ -56,37 +56,71 @@ public struct MantelHaenszelRiskDifference: Sendable, Equatable {
     /// whose numerator is (RD_MH·Σ w)², so estimate and test agree in sign.
     public static func estimate(_ strata: [StratumCounts], z: Double = ProportionStatistics.z95) -> MantelHaenszelRiskDifference? {
         guard strata.allSatisfy(\.isValid) else { return nil }
-        var weights = 0.0, numerator = 0.0, p = 0.0, q = 0.0, nullSum = 0.0, deviation = 0.0
-        var used = 0, excluded = 0
-        for s in strata {
-            guard s.contributes else {
-                excluded += s.n1 + s.n2
-                continue
-            }
-            used += 1
-            let a = Double(s.x1), n1 = Double(s.n1), c = Double(s.x2), n2 = Double(s.n2)
-            let total = n1 + n2
-            weights += n1 * n2 / total
-            numerator += (a * n2 - c * n1) / total
-            p += (n1 * n1 * c - n2 * n2 * a + n1 * n2 * (n2 - n1) / 2) / (total * total)
-            q += (a * (n2 - c) + c * (n1 - a)) / (2 * total)
-            let m = a + c
-            deviation += a - n1 * m / total
-            if total > 1 { nullSum += n1 * n2 * m * (total - m) / (total * total * (total - 1)) }
-        }
-        guard used > 0, weights > 0 else { return nil }
-        let difference = numerator / weights
+        var sums = MantelHaenszelSums()
+        for s in strata { sums.add(s) }
+        return estimate(sums, z: z)
+    }
+
+    /// The estimate from strata already summed (see `MantelHaenszelSums`): what a sequential
+    /// look computes after replacing only the strata that changed. Nil when no stratum had both
+    /// groups.
+    public static func estimate(_ sums: MantelHaenszelSums, z: Double = ProportionStatistics.z95) -> MantelHaenszelRiskDifference? {
+        guard sums.strata > 0, sums.weights > 0 else { return nil }
+        let difference = sums.numerator / sums.weights
         // Rounding can leave a variance of exactly zero a hair below it.
-        let variance = max(0, (difference * p + q) / (weights * weights))
+        let variance = max(0, (difference * sums.p + sums.q) / (sums.weights * sums.weights))
         let half = z * variance.squareRoot()
-        let chiSquare = nullSum > 0 ? deviation * deviation / nullSum : nil
+        let chiSquare = sums.nullSum > 0 ? sums.deviation * sums.deviation / sums.nullSum : nil
         // No variance under the null (every stratum all successes or all failures): no evidence.
-        let pValue = nullSum > 0 ? ProportionStatistics.twoSidedNormalPValue(deviation / nullSum.squareRoot()) : 1
+        let pValue = sums.nullSum > 0 ? ProportionStatistics.twoSidedNormalPValue(sums.deviation / sums.nullSum.squareRoot()) : 1
         return MantelHaenszelRiskDifference(
             difference: difference, variance: variance,
             ci95: ConfidenceInterval(lower: max(-1, difference - half), upper: min(1, difference + half)),
-            pValue: pValue, chiSquare: chiSquare, nullVariance: nullSum / (weights * weights),
-            strata: used, excludedTrials: excluded)
+            pValue: pValue, chiSquare: chiSquare, nullVariance: sums.nullSum / (sums.weights * sums.weights),
+            strata: sums.strata, excludedTrials: sums.excludedTrials)
+    }
+}
+
+/// The sums over strata that the Mantel–Haenszel estimate, Sato's variance and the CMH test are
+/// made of (the formulas are on `MantelHaenszelRiskDifference.estimate`). Each stratum adds its
+/// own terms, so a sequence of looks can keep the sums of the strata that no longer change and
+/// add only the open ones at each look; the formulas exist once.
+public struct MantelHaenszelSums: Sendable, Equatable {
+    /// Σ n1·n2/N: Cochran's weights, the effective number of trials behind the difference.
+    public private(set) var weights = 0.0
+    public private(set) var numerator = 0.0
+    /// Σ x2·n1/N: the second group's rate weighted as the difference weighs it, so
+    /// secondGroupWeighted / weights is the second group's rate standardised to the strata's
+    /// weights (what the regression rule's minimum drop is a share of).
+    public private(set) var secondGroupWeighted = 0.0
+    public private(set) var p = 0.0
+    public private(set) var q = 0.0
+    public private(set) var nullSum = 0.0
+    public private(set) var deviation = 0.0
+    /// Strata with both groups present.
+    public private(set) var strata = 0
+    /// Trials in strata with only one group present.
+    public private(set) var excludedTrials = 0
+
+    public init() {}
+
+    /// Adds one stratum's terms. The stratum must be valid (`StratumCounts.isValid`).
+    public mutating func add(_ s: StratumCounts) {
+        guard s.contributes else {
+            excludedTrials += s.n1 + s.n2
+            return
+        }
+        strata += 1
+        let a = Double(s.x1), n1 = Double(s.n1), c = Double(s.x2), n2 = Double(s.n2)
+        let total = n1 + n2
+        weights += n1 * n2 / total
+        numerator += (a * n2 - c * n1) / total
+        secondGroupWeighted += c * n1 / total
+        p += (n1 * n1 * c - n2 * n2 * a + n1 * n2 * (n2 - n1) / 2) / (total * total)
+        q += (a * (n2 - c) + c * (n1 - a)) / (2 * total)
+        let m = a + c
+        deviation += a - n1 * m / total
+        if total > 1 { nullSum += n1 * n2 * m * (total - m) / (total * total * (total - 1)) }
     }
 }
 
