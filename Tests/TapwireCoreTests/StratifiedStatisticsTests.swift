@@ -16,22 +16,9 @@ private let agresti: [StratumCounts] = [
 /// Tests/Statistics/mantel_haenszel.py: the same figures in exact rational arithmetic, written
 /// from the cell counts, a second route to every number.
 private func recompute(_ strata: [StratumCounts]) throws -> [String: Double?] {
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Statistics/mantel_haenszel.py").path
     let input = "[" + strata.map { "[\($0.x1),\($0.n1),\($0.x2),\($0.n2)]" }.joined(separator: ",") + "]"
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", script]
-    let stdin = Pipe(), stdout = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
-    try stdin.fileHandleForWriting.close()
-    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0, "mantel_haenszel.py failed")
-    let object = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any], "no result from mantel_haenszel.py")
+    let object = try #require(try StatisticsOracle.run("mantel_haenszel.py", input: Data(input.utf8)) as? [String: Any],
+                              "no result from mantel_haenszel.py")
     return object.mapValues { ($0 as? NSNumber)?.doubleValue }
 }
 

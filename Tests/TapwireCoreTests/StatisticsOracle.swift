@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+/// The Python recomputations in Tests/Statistics/ (mantel_haenszel.py, confidence_sequence.py):
+/// the figures written again from the sources' own formulas, in exact or 50-digit arithmetic, a
+/// second route to every number. CI has python3; the scripts need only its standard library.
+enum StatisticsOracle {
+    /// Runs `script` with `input` on standard input and returns its standard output, parsed as JSON.
+    static func run(_ script: String, input: Data) throws -> Any {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Statistics").appendingPathComponent(script).path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", path]
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        try process.run()
+        // The scripts read all of their input before they write: write, close, then read.
+        stdin.fileHandleForWriting.write(input)
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "\(script) failed")
+        return try JSONSerialization.jsonObject(with: output, options: [.fragmentsAllowed])
+    }
+
+    /// confidence_sequence.py with one request object.
+    static func run(_ request: [String: Any]) throws -> [String: Any] {
+        let answer = try run("confidence_sequence.py", input: JSONSerialization.data(withJSONObject: request))
+        return try #require(answer as? [String: Any], "no result from confidence_sequence.py")
+    }
+
+    static func close(_ a: Double, _ b: Any?, relative tolerance: Double = 1e-9) -> Bool {
+        guard let b = (b as? NSNumber)?.doubleValue else { return false }
+        return abs(a - b) <= tolerance * max(1, abs(b))
+    }
+}
