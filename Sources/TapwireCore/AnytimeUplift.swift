@@ -1,0 +1,77 @@
+/// The rich vs text-only adjusted difference made safe to read every morning: beside the
+/// fixed-horizon 95% interval (valid for one look decided in advance), an anytime-valid 95%
+/// interval (Howard et al.'s normal mixture, `NormalMixtureBoundary`) that stays valid however
+/// often the report is opened, and the first day it excluded zero (docs/regressions.md,
+/// "Rich vs text-only, day after day").
+
+/// One day's additions to the strata of the adjusted difference (campaign × app version ×
+/// platform, and category for "All categories"): group 1 rich, group 2 text-only.
+public struct DailyStrata: Sendable, Equatable {
+    /// The report's label of the day (YYYY-MM-DD in its time zone).
+    public var day: String
+    /// The day's counts per stratum key (the key names the stratum; any stable string).
+    public var strata: [String: StratumCounts]
+
+    public init(day: String, strata: [String: StratumCounts]) {
+        self.day = day
+        self.strata = strata
+    }
+}
+
+/// The adjusted difference as of the end of one day, over every day up to it.
+public struct AnytimeUpliftDay: Sendable, Equatable {
+    public var day: String
+    /// Nil when no stratum had both sides yet.
+    public var estimate: AnytimeValidDifference?
+    /// Why the day's figures are withheld (below the minimum sample), nil when shown.
+    public var withheld: String?
+
+    /// Shown, and the anytime-valid interval excludes 0.
+    public var excludesZero: Bool {
+        guard withheld == nil, let ci = estimate?.anytimeValid else { return false }
+        return ci.lower > 0 || ci.upper < 0
+    }
+}
+
+public struct AnytimeUplift: Sendable, Equatable {
+    /// In the order given, cumulative.
+    public var days: [AnytimeUpliftDay]
+    /// The first day the anytime-valid interval excluded 0 ("decided on …"), nil before.
+    public var decidedOn: String?
+
+    /// The last day's figures.
+    public var latest: AnytimeUpliftDay? { days.last }
+
+    /// Default tuning: Σ n1·n2/N = 2,500, Eppo's N_tune of 10,000 deliveries split evenly.
+    public static let defaultTuning = 2_500.0
+
+    /// `days` in order, each holding that day's counts only. The strata accumulate across days
+    /// (a stratum is the same campaign × version × platform whatever the day), so each day's look
+    /// is the report over every day up to it. Days below `minimum` are withheld (and cannot decide).
+    public static func evaluate(days: [DailyStrata], alpha: Double = 0.05, tuningEffectiveTrials: Double = defaultTuning,
+                                minimum: MinimumSample = .default) -> AnytimeUplift {
+        let boundary = NormalMixtureBoundary(alpha: alpha, optimizedAt: tuningEffectiveTrials)
+        var sequence = SequentialMantelHaenszel()
+        var ids: [String: Int] = [:]
+        var out: [AnytimeUpliftDay] = []
+        var decidedOn: String?
+        for day in days {
+            // Sorted, so the sums (and the figures) never depend on hashing.
+            for key in day.strata.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                let id = ids[key] ?? ids.count
+                ids[key] = id
+                sequence.add(day.strata[key]!, to: id)
+            }
+            let snapshot = sequence.current
+            let estimate = snapshot.estimate(boundary: boundary)
+            let p = snapshot.pooled
+            let withheld = estimate == nil
+                ? "no stratum has both rich and text-only deliveries"
+                : minimum.insufficiency(x1: p.x1, n1: p.n1, x2: p.x2, n2: p.n2).map { "in strata with both sides, " + $0 }
+            let look = AnytimeUpliftDay(day: day.day, estimate: estimate, withheld: withheld)
+            if decidedOn == nil, look.excludesZero { decidedOn = day.day }
+            out.append(look)
+        }
+        return AnytimeUplift(days: out, decidedOn: decidedOn)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import TapwireCore
+
+/// Days of rich vs text-only strata: two campaigns × two platforms, rich sent mostly in the
+/// low-rate campaign, `lift` added to rich's rate, seeded.
+private func days(_ count: Int, lift: Double, perDay: Int, seed: UInt64) -> [DailyStrata] {
+    var rng = SeededGenerator(seed: seed)
+    let strata: [(key: String, textRate: Double, richShare: Double)] = [
+        ("sale|iOS", 0.20, 0.2), ("sale|iPadOS", 0.12, 0.3), ("digest|iOS", 0.06, 0.8), ("digest|iPadOS", 0.04, 0.7),
+    ]
+    return (0..<count).map { d in
+        var day: [String: StratumCounts] = [:]
+        for s in strata {
+            let n = perDay / strata.count
+            let n1 = RegressionSimulation.binomial(n, s.richShare, &rng), n2 = n - n1
+            day[s.key] = StratumCounts(x1: RegressionSimulation.binomial(n1, s.textRate + lift, &rng), n1: n1,
+                                       x2: RegressionSimulation.binomial(n2, s.textRate, &rng), n2: n2)
+        }
+        return DailyStrata(day: String(format: "2026-01-%02d", d + 1), strata: day)
+    }
+}
+
+@Suite("Rich vs text-only: the anytime-valid adjusted difference")
+struct AnytimeUpliftTests {
+    /// Every day's figures equal Tests/Statistics/confidence_sequence.py's, and so does the day decided.
+    @Test(arguments: [(0.03, UInt64(1)), (0.0, UInt64(2)), (-0.02, UInt64(3))])
+    func equalsIndependentRecomputation(lift: Double, seed: UInt64) throws {
+        let input = days(30, lift: lift, perDay: 800, seed: seed)
+        let uplift = AnytimeUplift.evaluate(days: input)
+        let reference = try StatisticsOracle.run([
+            "mode": "uplift", "alpha": 0.05, "tuning": AnytimeUplift.defaultTuning, "perSide": 100, "expected": 5,
+            "days": input.map { ["day": $0.day, "strata": $0.strata.mapValues { [$0.x1, $0.n1, $0.x2, $0.n2] }] as [String: Any] },
+        ])
+        let expected = try #require(reference["days"] as? [[String: Any]])
+        try #require(expected.count == uplift.days.count)
+        for (day, r) in zip(uplift.days, expected) {
+            let e = try #require(day.estimate)
+            #expect(StatisticsOracle.close(e.difference, r["difference"]), "\(day.day): difference")
+            #expect(StatisticsOracle.close(e.anytimeValid.lower, r["lower"]), "\(day.day): lower")
+            #expect(StatisticsOracle.close(e.anytimeValid.upper, r["upper"]), "\(day.day): upper")
+            #expect((day.withheld != nil) == (r["withheld"] as? Bool), "\(day.day): withheld")
+        }
+        #expect(uplift.decidedOn == reference["decidedOn"] as? String)
+        if lift > 0 { #expect(uplift.decidedOn != nil, "a 3 pp lift over 30 days of 800 is decided") }
+    }
+
+    /// The anytime-valid interval contains the fixed-horizon one, and is the same Mantel–Haenszel
+    /// estimate the report shows when the days are summed into one table per stratum.
+    @Test func widerThanFixedAndSameEstimateAsTheReport() throws {
+        let input = days(14, lift: 0.02, perDay: 2_000, seed: 9)
+        let uplift = AnytimeUplift.evaluate(days: input)
+        for day in uplift.days {
+            let e = try #require(day.estimate)
+            #expect(e.anytimeValid.lower < e.fixedHorizon95.lower && e.anytimeValid.upper > e.fixedHorizon95.upper)
+        }
+        var totals: [String: StratumCounts] = [:]
+        for day in input {
+            for (key, s) in day.strata {
+                var t = totals[key] ?? StratumCounts(x1: 0, n1: 0, x2: 0, n2: 0)
+                t.x1 += s.x1; t.n1 += s.n1; t.x2 += s.x2; t.n2 += s.n2
+                totals[key] = t
+            }
+        }
+        let report = try #require(MantelHaenszelRiskDifference.estimate(totals.keys.sorted().map { totals[$0]! }))
+        let last = try #require(uplift.latest?.estimate)
+        #expect(abs(last.difference - report.difference) < 1e-12 && abs(last.fixedHorizon95.lower - report.ci95.lower) < 1e-12)
+        #expect(last.pooledDifference < last.difference, "rich went mostly to the low-rate campaign")
+    }
+
+    /// No decision before there is data, and none on a withheld day.
+    @Test func earlyAndOneSidedDays() {
+        let onlyRich = DailyStrata(day: "2026-01-01", strata: ["a": StratumCounts(x1: 50, n1: 100, x2: 0, n2: 0)])
+        let tiny = DailyStrata(day: "2026-01-02", strata: ["a": StratumCounts(x1: 0, n1: 0, x2: 1, n2: 40)])
+        let uplift = AnytimeUplift.evaluate(days: [onlyRich, tiny])
+        #expect(uplift.days[0].estimate == nil && uplift.days[0].withheld != nil)
+        #expect(uplift.days[1].estimate != nil && uplift.days[1].withheld?.contains("fewer than 100") == true)
+        #expect(uplift.decidedOn == nil && !uplift.days[1].excludesZero)
+    }
+
+    /// A team opening the report every morning for 60 days, with no real difference: a
+    /// fixed-horizon 95% interval read each day "decides" far more often than 5%; the
+    /// anytime-valid one at most 5% (500 seeded histories).
+    @Test func dailyPeekingIsSafe() {
+        var anytime = 0, fixed = 0
+        let histories = 500
+        for seed in 0..<UInt64(histories) {
+            let uplift = AnytimeUplift.evaluate(days: days(60, lift: 0, perDay: 400, seed: 1_000 + seed))
+            if uplift.decidedOn != nil { anytime += 1 }
+            if uplift.days.contains(where: { day in
+                guard day.withheld == nil, let ci = day.estimate?.fixedHorizon95 else { return false }
+                return ci.lower > 0 || ci.upper < 0
+            }) { fixed += 1 }
+        }
+        print("Rich vs text-only, no real difference, read daily for 60 days (\(histories) histories): anytime-valid decided in \(anytime), "
+              + "fixed-horizon 95% in \(fixed)")
+        #expect(ProportionStatistics.wilson(successes: anytime, trials: histories)!.upper <= 0.05)
+        #expect(Double(fixed) / Double(histories) > 0.15)
+    }
+}
