@@ -186,8 +186,9 @@ public struct ReleaseRegressionRule: Sendable {
 
         var sequence = SequentialMantelHaenszel()
         var day = Int64.min
+        // Evidence is built for two looks only: the first crossing and the latest.
         var first: RegressionEvidence?
-        var latest: RegressionEvidence?
+        var latest: (snapshot: SequentialMantelHaenszel.Snapshot, lookAt: Int64)?
         var shortfall: RegressionShortfall?
         var index = 0
         while index < used.count {
@@ -207,19 +208,25 @@ public struct ReleaseRegressionRule: Sendable {
                 latest = nil
                 continue
             }
-            guard let evidence = Self.evidence(snapshot, boundary: boundary, relativeDrop: configuration.minimumRelativeDrop,
-                                               lookAt: min(hour + RollupDeltas.microsecondsPerHour, asOf)) else { continue }
+            guard let look = snapshot.interval(boundary: boundary) else { continue }
+            let lookAt = min(hour + RollupDeltas.microsecondsPerHour, asOf)
             shortfall = nil
-            latest = evidence
-            if first == nil, evidence.crossesMinimumDrop { first = evidence }
+            latest = (snapshot, lookAt)
+            // As `RegressionEvidence.crossesMinimumDrop`, without building the evidence.
+            if first == nil, look.anytimeValid.upper < -configuration.minimumRelativeDrop * Self.referenceRate(snapshot) {
+                first = Self.evidence(snapshot, boundary: boundary, relativeDrop: configuration.minimumRelativeDrop, lookAt: lookAt)
+            }
+        }
+        let latestEvidence = latest.flatMap {
+            Self.evidence($0.snapshot, boundary: boundary, relativeDrop: configuration.minimumRelativeDrop, lookAt: $0.lookAt)
         }
         if let first {
             let finding = RegressionFinding(category: plan.category, outcome: plan.outcome, candidateVersion: candidate,
                                             baselineVersion: pooledVersions.first ?? "", baselineVersions: pooledVersions,
-                                            detectedAt: first.lookAt, atDetection: first, latest: latest ?? first)
+                                            detectedAt: first.lookAt, atDetection: first, latest: latestEvidence ?? first)
             return .flagged(finding)
         }
-        if let latest, shortfall == nil { return .fine(latest) }
+        if let latestEvidence, shortfall == nil { return .fine(latestEvidence) }
         let pooled = sequence.current.pooled
         return .notEnoughData(shortfall ?? .noSharedHours, candidateDelivered: pooled.n1, baselineDelivered: pooled.n2)
     }
@@ -237,10 +244,15 @@ public struct ReleaseRegressionRule: Sendable {
         return nil
     }
 
+    /// The baseline's rate standardised to the strata's weights: what the minimum drop is a share of.
+    static func referenceRate(_ snapshot: SequentialMantelHaenszel.Snapshot) -> Double {
+        snapshot.sums.secondGroupWeighted / snapshot.sums.weights
+    }
+
     static func evidence(_ snapshot: SequentialMantelHaenszel.Snapshot, boundary: NormalMixtureBoundary, relativeDrop: Double,
                          lookAt: Int64) -> RegressionEvidence? {
         guard let estimate = snapshot.estimate(boundary: boundary) else { return nil }
-        let reference = snapshot.sums.secondGroupWeighted / snapshot.sums.weights
+        let reference = referenceRate(snapshot)
         let pooled = estimate.pooled
         return RegressionEvidence(lookAt: lookAt, difference: estimate.difference, anytimeValid: estimate.anytimeValid,
                                   fixedHorizon95: estimate.fixedHorizon95, variance: estimate.variance,
@@ -254,9 +266,9 @@ public struct ReleaseRegressionRule: Sendable {
 
 }
 
-/// The rows summed by category, version, platform, segment and hour, with every string replaced
-/// by its rank among the sorted distinct values (so order and sums never depend on the rows'
-/// order or on hashing), each category's cells sorted by hour, platform, segment, version.
+/// The rows by category, with every string replaced by its rank among the sorted distinct values
+/// (so order and sums never depend on the rows' order or on hashing), each category's entries
+/// sorted by hour, platform, segment, version.
 struct RegressionTable {
     var versions: [String] = []
     var versionIndex: [String: Int] = [:]
@@ -264,8 +276,9 @@ struct RegressionTable {
     var firstDelivery: [String: Int64] = [:]
     var categories: [String: Category] = [:]
 
-    /// One cell: a category's hour on one version, platform and segment. Its outcome counts are
-    /// the category's `counts[slot * width ..< (slot + 1) * width]`.
+    /// One row's cell: a category's hour on one version, platform and segment (rows with the
+    /// same keys are separate entries). Its outcome counts are the category's
+    /// `counts[slot * width ..< (slot + 1) * width]`.
     struct Entry {
         var hour: Int64
         var platform: Int
@@ -304,20 +317,18 @@ struct RegressionTable {
         }
     }
 
-    private struct Key: Hashable {
-        var hour: Int64
-        var platform: Int
-        var segment: Int
-        var version: Int
-    }
-
-    /// Numbers strings by first appearance.
+    /// Numbers strings by first appearance. Versions, platforms and a category's actions are a
+    /// handful: compared one by one they cost less than a hash per row.
     private struct Interner {
         var index: [String: Int] = [:]
         var names: [String] = []
 
         mutating func id(_ name: String) -> Int {
-            if let i = index[name] { return i }
+            if names.count <= 8 {
+                if let i = names.firstIndex(of: name) { return i }
+            } else if let i = index[name] {
+                return i
+            }
             index[name] = names.count
             names.append(name)
             return names.count - 1
@@ -332,10 +343,11 @@ struct RegressionTable {
         }
     }
 
-    /// A category while the rows are read: numbers by first appearance, actions apart.
+    /// A category while the rows are read: numbers by first appearance, actions apart. Rows
+    /// with the same keys stay separate entries: `decide` sums each hour × platform × segment's
+    /// entries anyway, so merging them here would only cost a hash per row.
     private struct Gathering {
         var actions = Interner()
-        var slots: [Key: Int] = [:]
         var entries: [Entry] = []
         /// opens, dismissals, text replies per slot.
         var counts: [Int] = []
@@ -355,22 +367,12 @@ struct RegressionTable {
             if v == first.count { first.append(.max) }
             let c = categoryIds.id(row.category)
             if c == gathering.count { gathering.append(Gathering()) }
-            let key = Key(hour: row.hour, platform: platformIds.id(row.platform), segment: segmentIds.id(row.segment), version: v)
-            let slot: Int
-            if let existing = gathering[c].slots[key] {
-                slot = existing
-            } else {
-                slot = gathering[c].entries.count
-                gathering[c].slots[key] = slot
-                gathering[c].entries.append(Entry(hour: key.hour, platform: key.platform, segment: key.segment, version: v, slot: slot))
-                gathering[c].counts.append(0)
-                gathering[c].counts.append(0)
-                gathering[c].counts.append(0)
-            }
-            gathering[c].entries[slot].delivered += row.delivered
-            gathering[c].counts[3 * slot] += row.opens
-            gathering[c].counts[3 * slot + 1] += row.dismissals
-            gathering[c].counts[3 * slot + 2] += row.textReplies
+            let slot = gathering[c].entries.count
+            gathering[c].entries.append(Entry(hour: row.hour, platform: platformIds.id(row.platform), segment: segmentIds.id(row.segment),
+                                              version: v, slot: slot, delivered: row.delivered))
+            gathering[c].counts.append(row.opens)
+            gathering[c].counts.append(row.dismissals)
+            gathering[c].counts.append(row.textReplies)
             for (action, n) in row.actions {
                 gathering[c].actionCounts.append((slot, gathering[c].actions.id(action), n))
             }

@@ -68,19 +68,26 @@ public struct SequentialMantelHaenszel: Sendable, Equatable {
         /// Trials of strata left out because a side had more outcomes than trials.
         public var notMeaningfulTrials: Int
 
-        /// The look's estimate with its anytime-valid interval; nil when no stratum has both groups.
+        /// The look's difference, the variance its interval uses and the anytime-valid interval
+        /// (clamped to −1…1); nil when no stratum has both groups. What an hourly look needs,
+        /// without the test statistics `estimate` adds.
         ///
         /// The interval's standard error is the larger of Sato's and the hypergeometric one under
         /// no difference. Sato's alone shrinks with the observed outcomes of a side, so a side
         /// that by chance has none yet (a rare button on a new version's first day) would look
         /// like a certain drop; under no difference the null variance is the exact scale of the
         /// CMH statistic, and it does not depend on how the outcomes split between the groups.
+        public func interval(boundary: NormalMixtureBoundary) -> (difference: Double, variance: Double, anytimeValid: ConfidenceInterval)? {
+            guard let difference = sums.difference else { return nil }
+            let variance = max(sums.satoVariance(difference: difference), sums.nullVariance)
+            let ci = boundary.interval(estimate: difference, standardError: variance.squareRoot(), time: sums.weights)
+            return (difference, variance, ConfidenceInterval(lower: max(-1, ci.lower), upper: min(1, ci.upper)))
+        }
+
+        /// The look's estimate with both intervals; nil when no stratum has both groups.
         public func estimate(boundary: NormalMixtureBoundary) -> AnytimeValidDifference? {
-            guard let mh = MantelHaenszelRiskDifference.estimate(sums) else { return nil }
-            let variance = max(mh.variance, mh.nullVariance)
-            let ci = boundary.interval(estimate: mh.difference, standardError: variance.squareRoot(), time: sums.weights)
-            return AnytimeValidDifference(mantelHaenszel: mh, variance: variance,
-                                          anytimeValid: ConfidenceInterval(lower: max(-1, ci.lower), upper: min(1, ci.upper)),
+            guard let look = interval(boundary: boundary), let mh = MantelHaenszelRiskDifference.estimate(sums) else { return nil }
+            return AnytimeValidDifference(mantelHaenszel: mh, variance: look.variance, anytimeValid: look.anytimeValid,
                                           effectiveTrials: sums.weights, pooled: pooled)
         }
     }

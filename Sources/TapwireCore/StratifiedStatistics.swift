@@ -65,10 +65,8 @@ public struct MantelHaenszelRiskDifference: Sendable, Equatable {
     /// look computes after replacing only the strata that changed. Nil when no stratum had both
     /// groups.
     public static func estimate(_ sums: MantelHaenszelSums, z: Double = ProportionStatistics.z95) -> MantelHaenszelRiskDifference? {
-        guard sums.strata > 0, sums.weights > 0 else { return nil }
-        let difference = sums.numerator / sums.weights
-        // Rounding can leave a variance of exactly zero a hair below it.
-        let variance = max(0, (difference * sums.p + sums.q) / (sums.weights * sums.weights))
+        guard let difference = sums.difference else { return nil }
+        let variance = sums.satoVariance(difference: difference)
         let half = z * variance.squareRoot()
         let chiSquare = sums.nullSum > 0 ? sums.deviation * sums.deviation / sums.nullSum : nil
         // No variance under the null (every stratum all successes or all failures): no evidence.
@@ -76,7 +74,7 @@ public struct MantelHaenszelRiskDifference: Sendable, Equatable {
         return MantelHaenszelRiskDifference(
             difference: difference, variance: variance,
             ci95: ConfidenceInterval(lower: max(-1, difference - half), upper: min(1, difference + half)),
-            pValue: pValue, chiSquare: chiSquare, nullVariance: sums.nullSum / (sums.weights * sums.weights),
+            pValue: pValue, chiSquare: chiSquare, nullVariance: sums.nullVariance,
             strata: sums.strata, excludedTrials: sums.excludedTrials)
     }
 }
@@ -103,6 +101,18 @@ public struct MantelHaenszelSums: Sendable, Equatable {
     public private(set) var excludedTrials = 0
 
     public init() {}
+
+    /// RD_MH; nil when no stratum has both groups.
+    public var difference: Double? { strata > 0 && weights > 0 ? numerator / weights : nil }
+
+    /// Sato's variance of `difference`.
+    public func satoVariance(difference: Double) -> Double {
+        // Rounding can leave a variance of exactly zero a hair below it.
+        max(0, (difference * p + q) / (weights * weights))
+    }
+
+    /// The variance of the difference when there is none (hypergeometric, each stratum's margins fixed).
+    public var nullVariance: Double { nullSum / (weights * weights) }
 
     /// Adds one stratum's terms. The stratum must be valid (`StratumCounts.isValid`).
     public mutating func add(_ s: StratumCounts) {
