@@ -23,12 +23,11 @@ public struct ReleaseRegressionRule: Sendable {
     /// are ignored. `manifests` maps an app version to the manifest it posted.
     public func evaluate(rows: [RegressionRow], manifests: [String: Manifest], asOf: Int64) -> RegressionEvaluation {
         let table = RegressionTable(rows: rows, before: asOf)
-        let firstDelivery = table.firstDelivery
-        let newestFirst = firstDelivery.keys.sorted(by: Self.newer)
+        let newestFirst = table.deliveredVersions.sorted(by: Self.newer)
         guard let candidate = configuration.candidateVersion ?? newestFirst.first else {
             return .noComparison("no app version delivered before the instant evaluated")
         }
-        guard firstDelivery[candidate] != nil else {
+        guard table.deliveredVersions.contains(candidate) else {
             return .noComparison("version \(candidate) delivered nothing before the instant evaluated")
         }
         let baselines = newestFirst.filter { $0 != candidate }
@@ -273,7 +272,8 @@ struct RegressionTable {
     var versions: [String] = []
     var versionIndex: [String: Int] = [:]
     var segments: [String] = []
-    var firstDelivery: [String: Int64] = [:]
+    /// Versions with at least one delivery.
+    var deliveredVersions: Set<String> = []
     var categories: [String: Category] = [:]
 
     /// One row's cell: a category's hour on one version, platform and segment (rows with the
@@ -359,12 +359,12 @@ struct RegressionTable {
     /// One pass over the rows, a few hash lookups each, then every number replaced by its rank.
     init(rows: [RegressionRow], before asOf: Int64) {
         var versionIds = Interner(), platformIds = Interner(), segmentIds = Interner(), categoryIds = Interner()
-        var first: [Int64] = []
+        var delivered: [Bool] = []
         // Arrays, mutated in place: a category copied out of a dictionary would copy its cells per row.
         var gathering: [Gathering] = []
         for row in rows where row.hour < asOf && !row.appVersion.isEmpty {
             let v = versionIds.id(row.appVersion)
-            if v == first.count { first.append(.max) }
+            if v == delivered.count { delivered.append(false) }
             let c = categoryIds.id(row.category)
             if c == gathering.count { gathering.append(Gathering()) }
             let slot = gathering[c].entries.count
@@ -377,7 +377,7 @@ struct RegressionTable {
                 gathering[c].actionCounts.append((slot, gathering[c].actions.id(action), n))
             }
             if row.delivered > 0 {
-                first[v] = min(first[v], row.hour)
+                delivered[v] = true
                 while gathering[c].delivering.count <= v { gathering[c].delivering.append(false) }
                 gathering[c].delivering[v] = true
             }
@@ -388,7 +388,7 @@ struct RegressionTable {
         versions = versionNames
         versionIndex = Dictionary(uniqueKeysWithValues: versions.enumerated().map { ($1, $0) })
         segments = segmentNames
-        for (v, name) in versionIds.names.enumerated() where first[v] != .max { firstDelivery[name] = first[v] }
+        for (v, name) in versionIds.names.enumerated() where delivered[v] { deliveredVersions.insert(name) }
         for (c, name) in categoryIds.names.enumerated() {
             let g = gathering[c]
             let (actionNames, actionRank) = g.actions.ranked()
