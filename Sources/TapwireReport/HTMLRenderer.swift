@@ -87,8 +87,11 @@ public struct HTMLReportRenderer: Sendable {
         } else {
             verdict += " · pooled: insufficient data (\(u.comparison.insufficientReason ?? ""))"
         }
-        let badge = u.confounded
-            ? "<p class=\"confounded\"><span class=\"badge\">confounded</span> \(HTML.escape(Fmt.confoundedExplanation(u)))</p>\n" : "" 
+        var badge = u.confounded
+            ? "<p class=\"confounded\"><span class=\"badge\">confounded</span> \(HTML.escape(Fmt.confoundedExplanation(u)))</p>\n" : ""
+        if !overall.excludedCategories.isEmpty {
+            badge += "<p class=\"muted\">\(HTML.escape(overall.displayName + " leaves out " + overall.excludedCategories.map(Fmt.exclusion).joined(separator: "; ")))</p>\n"
+        }
         return """
         <div class="cards">
         <div class="card"><span class="k">Delivered</span><span class="v">\(Fmt.count(overall.delivered))</span></div>

@@ -226,6 +226,7 @@ public struct CSVReportRenderer: Sendable {
         "adjusted_sufficient", "adjusted_difference_pp", "adjusted_ci_low_pp", "adjusted_ci_high_pp", "adjusted_p_value",
         "adjusted_strata", "excluded_delivered", "confounded", "minimum_detectable_difference_pp", "target_difference_pp",
         "days_to_detect", "engagement_not_meaningful", "rich_not_meaningful", "text_not_meaningful",
+        "uplift_not_meaningful_delivered", "uplift_engaged_without_deliveries", "excluded_categories",
     ]
 
     public func render(_ report: EngagementReport) -> String {
@@ -259,7 +260,11 @@ public struct CSVReportRenderer: Sendable {
             String(c.uplift.adjusted.excludedDelivered), c.uplift.confounded ? "true" : "false",
             n(c.uplift.detection.minimumDetectableDifference.map { $0 * 100 }), n(c.uplift.detection.target * 100),
             c.uplift.detection.daysToDetect.map { String(Rounding.round($0, digits: 1)) } ?? "",
-            c.engagementNotMeaningful ?? "", c.uplift.rich.notMeaningful ?? "", c.uplift.textOnly.notMeaningful ?? "",
+            // rich_not_meaningful and text_not_meaningful stay for existing readers; a side is the sum
+            // of its used cells, so they are always empty (the next two columns say what was left out).
+            c.engagementNotMeaningful ?? "", "", "",
+            String(c.uplift.notMeaningfulDelivered), String(c.uplift.engagedWithoutDeliveries),
+            c.excludedCategories.map { "\($0.category)=\($0.reason.rawValue)" }.joined(separator: ";"),
         ]
         return fields.map(CSVField.escape).joined(separator: ",")
     }

@@ -59,8 +59,9 @@ public struct ReportScope: Sendable, Equatable {
     public var filters: ReportFilters
     public var groupBy: ReportDimension?
     public var source: ReportSource
-    /// Whether to read the strata of the adjusted difference. Off only for the benchmark's
-    /// measure of what they cost.
+    /// Whether to read the strata, the cells every rich vs text-only figure (pooled and adjusted)
+    /// is built from. Off only for the benchmark's measure of what they cost: those figures are
+    /// then empty.
     public var strata: Bool
 
     public init(appId: Int64, from: Timestamp, to: Timestamp, timeZone: String = "UTC", filters: ReportFilters = ReportFilters(),

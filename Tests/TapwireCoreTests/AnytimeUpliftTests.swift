@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TapwireCore
+import TapwireStatisticsOracle
 
 /// Days of rich vs text-only strata: two campaigns × two platforms, rich sent mostly in the
 /// low-rate campaign, `lift` added to rich's rate, seeded.

@@ -6,7 +6,7 @@ import TapwireStore
 import TapwireTestSupport
 
 /// One side of one stratum, posted as events: `delivered` deliveries, the first `engaged` of
-/// them opened. `orphans` opens arrive without any delivery.
+/// them opened. `orphans` opens arrive without any delivery; `sent` is what the backend sent.
 struct StratumCell {
     var category = "message"
     var campaign: String
@@ -16,6 +16,7 @@ struct StratumCell {
     var delivered: Int
     var engaged: Int
     var orphans = 0
+    var sent = 0
 }
 
 /// An app whose telemetry is exactly the given cells, spread over two days from
@@ -44,6 +45,10 @@ struct StrataApp {
                     events.append(TestBatch.event("response", id: .v7(at: responded, using: &rng), at: responded, category: cell.category,
                                                   extra + [("actionIdentifier", .string(SystemAction.open))]))
                 }
+            }
+            for j in 0..<cell.sent {
+                let time = ReportFixtures.start.adding(microseconds: Int64(j) * 60_000_000 + 3_600_000_000)
+                events.append(TestBatch.event("sent", id: .v7(at: time, using: &rng), at: time, category: cell.category, extra))
             }
             for j in 0..<cell.orphans {
                 let time = ReportFixtures.start.adding(microseconds: Int64(j) * 60_000_000 + 7_200_000_000)
@@ -271,42 +276,92 @@ struct AdjustedUpliftTests {
     }
 
     /// Responses without their deliveries: engaged exceeds delivered. No format shows a rate,
-    /// let alone one over 100%, and none computes an interval.
+    /// let alone one over 100%, and none computes an interval; the odd cell leaves out only itself.
     @Test func engagementNeverExceedsItsBase() throws {
         let cells = [StratumCell(category: "orphaned", campaign: "x", rich: true, delivered: 5, engaged: 5, orphans: 9),
-                     StratumCell(category: "orphaned", campaign: "x", rich: false, delivered: 200, engaged: 20)]
+                     StratumCell(category: "orphaned", campaign: "x", rich: false, delivered: 200, engaged: 20),
+                     StratumCell(category: "orphaned", campaign: "y", rich: true, delivered: 150, engaged: 30),
+                     StratumCell(category: "orphaned", campaign: "y", rich: false, delivered: 150, engaged: 15)]
         let sample = try StrataApp(cells)
         defer { sample.collector.stop() }
         let report = try sample.report()
         let c = try ReportFixtures.category(report, "orphaned")
-        #expect(c.uplift.rich.engaged == 14 && c.uplift.rich.delivered == 5)
-        #expect(c.uplift.rich.rate == nil && c.uplift.rich.ci95 == nil && c.uplift.rich.notMeaningful != nil)
-        #expect(!c.uplift.sufficient && c.uplift.comparison.difference == nil)
-        #expect(!c.uplift.adjusted.sufficient && c.uplift.adjusted.reason?.contains("exceeds delivered") == true)
-        #expect(c.engagementNotMeaningful == nil && c.engagementRate == 34.0 / 205)
+        // The rich cell of campaign x (14 engaged of 5) is left out of both figures; campaign y stands.
+        #expect(c.uplift.notMeaningfulDelivered == 5 && c.uplift.engagedWithoutDeliveries == 0)
+        #expect(c.uplift.rich.engaged == 30 && c.uplift.rich.delivered == 150 && c.uplift.rich.rate == 0.2)
+        #expect(c.uplift.textOnly.engaged == 35 && c.uplift.textOnly.delivered == 350)
+        #expect(c.uplift.sufficient && close(c.uplift.comparison.difference, 0.2 - 0.1))
+        #expect(c.uplift.adjusted.strata == 1 && c.uplift.adjusted.excludedDelivered == 200)
+        #expect(c.uplift.adjusted.estimate == MantelHaenszelRiskDifference.estimate([StratumCounts(x1: 0, n1: 0, x2: 20, n2: 200),
+                                                                                     StratumCounts(x1: 30, n1: 150, x2: 15, n2: 150)]))
+        #expect(c.engagementNotMeaningful == nil && c.engagementRate == 79.0 / 505)
         for text in [TableReportRenderer().render(report), MarkdownReportRenderer().render(report), HTMLReportRenderer().render(report)] {
-            #expect(text.contains("invalid") || text.contains("not meaningful"))
+            #expect(text.contains("5 delivered left out"), "the left-out cell is said")
             #expect(!text.contains("280.0%") && !text.contains("280%"), "a rate over 100% is shown")
         }
         let json = JSONReportRenderer().json(report)
-        let rich = json["categories"]?.arrayValue?.first?["rich"]
-        #expect(rich?["rate"] == .null && rich?["ci95"] == .null && rich?["notMeaningful"]?.stringValue?.contains("exceeds delivered") == true)
+        let uplift = json["categories"]?.arrayValue?.first?["uplift"]
+        #expect(uplift?["notMeaningfulDelivered"]?.numberValue?.integer == 5)
+        #expect(json["categories"]?.arrayValue?.first?["rich"]?["notMeaningful"] == .null)
         try SchemaCheck.validate(JSONReportRenderer().render(report))
-        let csv = CSVReportRenderer().render(report)
-        #expect(csv.contains("responses without their deliveries"))
-        // A whole category over its base.
-        let worse = try StrataApp([StratumCell(category: "orphaned", campaign: "x", rich: false, delivered: 3, engaged: 3, orphans: 4)], seed: 5)
+        let csv = CSVReportRenderer().render(report).split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        let column = try #require(CSVReportRenderer.header.firstIndex(of: "uplift_not_meaningful_delivered"))
+        #expect(csv[1][column] == "5")
+        // A whole category over its base: its rate is withheld, and the overall leaves it out.
+        let worse = try StrataApp([StratumCell(category: "orphaned", campaign: "x", rich: false, delivered: 3, engaged: 3, orphans: 4),
+                                   StratumCell(category: "fine", campaign: "x", rich: false, delivered: 300, engaged: 30)], seed: 5)
         defer { worse.collector.stop() }
-        let w = try ReportFixtures.category(try worse.report(), "orphaned")
+        let worseReport = try worse.report()
+        let w = try ReportFixtures.category(worseReport, "orphaned")
         #expect(w.engagementRate == nil && w.engagementCI95 == nil && w.engagementNotMeaningful?.contains("exceeds delivered") == true)
-        #expect(TableReportRenderer().render(try worse.report()).contains("invalid"))
+        #expect(worseReport.overall.engagementRate == 0.1 && worseReport.overall.delivered == 300)
+        #expect(worseReport.overall.excludedCategories.map(\.category) == ["orphaned"]
+                && worseReport.overall.excludedCategories.first?.reason == .engagementNotMeaningful)
+        #expect(TableReportRenderer().render(worseReport).contains("invalid"))
         #expect(Self.percentages("x 280.0% (+150%) 12.5% [0.0, 100.0]") == [280, 12.5], "the scan itself finds a rate over 100%")
-        for report in [report, try worse.report()] {
+        for report in [report, worseReport] {
             for text in [TableReportRenderer().render(report), MarkdownReportRenderer().render(report), HTMLReportRenderer().render(report)] {
                 let over = Self.percentages(text).filter { $0 > 100 }
                 #expect(over.isEmpty, "rates over 100% shown: \(over)")
             }
         }
+    }
+
+    /// The trigger of a blank headline: a category posted as `sent` only, with opens, beside
+    /// categories whose pooled and adjusted differences disagree. Adding it changes none of the
+    /// overall's figures: it has no deliveries, so no stratum and no share of any rate.
+    @Test func aSentOnlyCategoryChangesNoOverallFigure() throws {
+        let confounded = Self.simpson + Self.simpson.map { cell in
+            var c = cell
+            c.category = "social_post"
+            c.delivered += 20
+            return c
+        }
+        let digest = StratumCell(category: "digest", campaign: "", rich: false, delivered: 0, engaged: 0, orphans: 90, sent: 600)
+        let without = try StrataApp(confounded, seed: 3)
+        defer { without.collector.stop() }
+        let with = try StrataApp(confounded + [digest], seed: 3)
+        defer { with.collector.stop() }
+        let a = try without.report(), b = try with.report()
+        let d = try ReportFixtures.category(b, "digest")
+        #expect(d.base == .sent && d.sent == 600 && d.opens == 90)
+        #expect(b.overall.excludedCategories == [OverallExclusion(category: "digest", reason: .sentBase, delivered: 0, sent: 600, engaged: 90)])
+        #expect(b.overall.uplift.engagedWithoutDeliveries == 90 && a.overall.uplift.engagedWithoutDeliveries == 0)
+        var same = b.overall
+        same.excludedCategories = []
+        same.uplift.engagedWithoutDeliveries = 0
+        #expect(same == a.overall, "the sent-only category moved an overall figure")
+        let u = b.overall.uplift
+        #expect(u.adjusted.sufficient && u.adjusted.strata == 4 && u.adjusted.excludedDelivered == 0)
+        #expect(u.confounded && u.detection.minimumDetectableDifference != nil)
+        let html = HTMLReportRenderer().render(b)
+        #expect(html.contains("adjusted for category × campaign × app version × platform: +"), "the headline shows the adjusted overall")
+        #expect(html.contains("<span class=\"badge\">confounded</span>"))
+        #expect(html.contains("digest (no delivered events: its rate is over sent)"))
+        let json = JSONReportRenderer().json(b)
+        #expect(json["overall"]?["uplift"]?["confounded"]?.boolValue == true)
+        #expect(json["overall"]?["excludedCategories"]?.arrayValue?.first?["reason"]?.stringValue == "sent_base")
+        try SchemaCheck.validate(JSONReportRenderer().render(b))
     }
 
     /// Every "12.5%" in a text, as numbers (the lift is relative and has a sign: "+150%" is skipped).
