@@ -22,6 +22,9 @@ struct UpliftCells: Sendable, Equatable {
     private(set) var notMeaningfulDelivered = 0
     /// Engaged responses in cells without a delivery.
     private(set) var engagedWithoutDeliveries = 0
+    /// The same rows day by day (UTC days, in order), each stratum's 2×2 table of that day's
+    /// counts: what `AnytimeUplift` accumulates, judging each look's cells on its own totals.
+    private(set) var days: [DailyStrata] = []
 
     struct StratumSide: Sendable, Equatable {
         var delivered = 0
@@ -40,7 +43,18 @@ struct UpliftCells: Sendable, Equatable {
     /// Rows with the same key (rollup and raw parts, several days) are added before a cell is judged.
     init(_ rows: [ReportStratumRow]) {
         var cells: [Key: (rich: StratumSide, textOnly: StratumSide)] = [:]
+        var daily: [String: [String: StratumCounts]] = [:]
         for row in rows {
+            let id = [row.category, row.campaign, row.appVersion, row.platform].joined(separator: "\u{1}")
+            var table = daily[row.day, default: [:]][id] ?? StratumCounts(x1: 0, n1: 0, x2: 0, n2: 0)
+            if row.hasMedia {
+                table.x1 += row.engaged
+                table.n1 += row.delivered
+            } else {
+                table.x2 += row.engaged
+                table.n2 += row.delivered
+            }
+            daily[row.day, default: [:]][id] = table
             let key = Key(category: row.category, campaign: row.campaign, appVersion: row.appVersion, platform: row.platform)
             var pair = cells[key] ?? (StratumSide(), StratumSide())
             if row.hasMedia {
@@ -52,6 +66,7 @@ struct UpliftCells: Sendable, Equatable {
             }
             cells[key] = pair
         }
+        days = daily.keys.sorted().map { DailyStrata(day: $0, strata: daily[$0]!) }
         for key in cells.keys.sorted() {
             guard let pair = cells[key] else { continue }
             let r = use(pair.rich, into: \.rich), t = use(pair.textOnly, into: \.textOnly)

@@ -10,7 +10,7 @@ enum SampleReport {
     /// The stratum rows the store would read beside `counts` (one campaign and platform): the cells
     /// of the rich vs text-only figures.
     static func strata(of counts: [ReportCountRow]) -> [ReportStratumRow] {
-        counts.map { ReportStratumRow(group: $0.group, category: $0.category, appVersion: $0.appVersion, hasMedia: $0.hasMedia,
+        counts.map { ReportStratumRow(group: $0.group, day: $0.day, category: $0.category, appVersion: $0.appVersion, hasMedia: $0.hasMedia,
                                       delivered: $0.delivered, engaged: $0.opens + $0.actions) }
     }
 
