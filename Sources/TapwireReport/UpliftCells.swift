@@ -43,10 +43,10 @@ struct UpliftCells: Sendable, Equatable {
     /// Rows with the same key (rollup and raw parts, several days) are added before a cell is judged.
     init(_ rows: [ReportStratumRow]) {
         var cells: [Key: (rich: StratumSide, textOnly: StratumSide)] = [:]
-        var daily: [String: [String: StratumCounts]] = [:]
+        var daily: [Int: [String: StratumCounts]] = [:]
         for row in rows {
             let id = [row.category, row.campaign, row.appVersion, row.platform].joined(separator: "\u{1}")
-            var table = daily[row.day, default: [:]][id] ?? StratumCounts(x1: 0, n1: 0, x2: 0, n2: 0)
+            var table = daily[row.utcDay, default: [:]][id] ?? StratumCounts(x1: 0, n1: 0, x2: 0, n2: 0)
             if row.hasMedia {
                 table.x1 += row.engaged
                 table.n1 += row.delivered
@@ -54,7 +54,7 @@ struct UpliftCells: Sendable, Equatable {
                 table.x2 += row.engaged
                 table.n2 += row.delivered
             }
-            daily[row.day, default: [:]][id] = table
+            daily[row.utcDay, default: [:]][id] = table
             let key = Key(category: row.category, campaign: row.campaign, appVersion: row.appVersion, platform: row.platform)
             var pair = cells[key] ?? (StratumSide(), StratumSide())
             if row.hasMedia {
@@ -66,7 +66,10 @@ struct UpliftCells: Sendable, Equatable {
             }
             cells[key] = pair
         }
-        days = daily.keys.sorted().map { DailyStrata(day: $0, strata: daily[$0]!) }
+        days = daily.keys.sorted().map { day in
+            DailyStrata(day: String(Timestamp(microseconds: Int64(day) * 86_400_000_000).iso8601(fractionDigits: 0).prefix(10)),
+                        strata: daily[day]!)
+        }
         for key in cells.keys.sorted() {
             guard let pair = cells[key] else { continue }
             let r = use(pair.rich, into: \.rich), t = use(pair.textOnly, into: \.textOnly)

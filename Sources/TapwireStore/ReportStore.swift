@@ -159,8 +159,9 @@ public struct ReportHistogramRow: Sendable, Equatable {
 /// UTC day.
 public struct ReportStratumRow: Sendable, Equatable {
     public var group: String
-    /// The UTC day, YYYY-MM-DD: the anytime-valid interval looks at the strata day by day.
-    public var day: String
+    /// The UTC day, as days since 1970-01-01: the anytime-valid interval looks at the strata day
+    /// by day.
+    public var utcDay: Int
     public var category: String
     public var appVersion: String
     public var platform: String
@@ -170,10 +171,10 @@ public struct ReportStratumRow: Sendable, Equatable {
     /// Opens and registered actions (text replies included), as the engagement rate counts them.
     public var engaged: Int
 
-    public init(group: String = "", day: String = "", category: String, appVersion: String = "", platform: String = "",
+    public init(group: String = "", utcDay: Int = 0, category: String, appVersion: String = "", platform: String = "",
                 campaign: String = "", hasMedia: Bool, delivered: Int, engaged: Int) {
         self.group = group
-        self.day = day
+        self.utcDay = utcDay
         self.category = category
         self.appVersion = appVersion
         self.platform = platform
@@ -284,7 +285,7 @@ public struct ReportStore: Sendable {
                             count: Self.int(row["count"]))
         }
         func stratumRow(_ row: QueryResult.Row) -> ReportStratumRow {
-            ReportStratumRow(group: row["group_value"] ?? "", day: row["day"] ?? "", category: row["category"] ?? "",
+            ReportStratumRow(group: row["group_value"] ?? "", utcDay: Self.int(row["day"]), category: row["category"] ?? "",
                              appVersion: row["app_version"] ?? "",
                              platform: row["platform"] ?? "", campaign: row["campaign"] ?? "", hasMedia: row["has_media"] == "t",
                              delivered: Self.int(row["delivered"]), engaged: Self.int(row["engaged"]))

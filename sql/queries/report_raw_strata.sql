@@ -1,9 +1,9 @@
--- The columns of report_strata.sql (the day is the UTC day) computed from events of app $1 in [$2, $3): the partial hours
+-- The columns of report_strata.sql (day: the UTC day, days since 1970-01-01) computed from events of app $1 in [$2, $3): the partial hours
 -- at the range edges, or every hour for the raw baseline (--from-raw). $4-$7 filters (NULL =
 -- any); $8 the --by dimension.
 SELECT CASE $8::text WHEN 'appVersion' THEN e.app_version WHEN 'platform' THEN e.platform
                      WHEN 'campaign' THEN coalesce(e.campaign, '') WHEN 'variant' THEN coalesce(e.variant, '') ELSE '' END AS group_value,
-    ((e.event_time AT TIME ZONE 'UTC')::date)::text AS day,
+    (date_part('epoch', e.event_time)::bigint / 86400) AS day,
     e.category, e.app_version, e.platform, coalesce(e.campaign, '') AS campaign, e.has_media,
     count(*) FILTER (WHERE e.type = 'delivered') AS delivered,
     count(*) FILTER (WHERE e.type = 'response'
