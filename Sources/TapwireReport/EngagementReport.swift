@@ -370,12 +370,14 @@ public struct EngagementReportBuilder: Sendable {
         let countsByCategory = Dictionary(grouping: counts, by: \.category)
         let actionsByCategory = Dictionary(grouping: actions, by: \.category)
         let histogramsByCategory = Dictionary(grouping: histograms, by: \.category)
-        let strataByCategory = Dictionary(grouping: strata, by: \.category)
+        let numbering = StratumNumbering(strata)
+        let numbered = Array(zip(strata, numbering.ids)).map { (row: $0.0, stratum: $0.1) }
+        let strataByCategory = Dictionary(grouping: numbered, by: \.row.category)
         var categories: [CategoryEngagement] = names.map { name in
             let rows = countsByCategory[name] ?? []
             return engagement(category: name, title: title(of: name, manifests: manifests), counts: rows,
                               actions: actionsByCategory[name] ?? [], histograms: histogramsByCategory[name] ?? [],
-                              cells: UpliftCells(strataByCategory[name] ?? []), days: days, rangeDays: rangeDays,
+                              cells: UpliftCells(strataByCategory[name] ?? [], strata: numbering.count), days: days, rangeDays: rangeDays,
                               dismiss: dismissStats(category: name, rows: rows, manifests: manifests))
         }
         categories.sort { ($0.baseCount, $1.displayName) > ($1.baseCount, $0.displayName) }
@@ -417,7 +419,8 @@ public struct EngagementReportBuilder: Sendable {
         var overall = engagement(category: nil, title: nil, counts: counts.filter { members.contains($0.category) },
                                  actions: actions.filter { members.contains($0.category) },
                                  histograms: histograms.filter { members.contains($0.category) },
-                                 cells: UpliftCells(strata), days: days, rangeDays: rangeDays, dismiss: overallDismiss)
+                                 cells: UpliftCells(numbered, strata: numbering.count), days: days, rangeDays: rangeDays,
+                                 dismiss: overallDismiss)
         overall.excludedCategories = excluded.sorted { $0.category < $1.category }
         return (categories, overall)
     }
