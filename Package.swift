@@ -59,9 +59,11 @@ let package = Package(
                           swiftSettings: strict, plugins: ["EmbedSQL"]),
         // Argument reading, subcommand dispatch and the database location, for tapwire and tapwire-bench.
         .target(name: "TapwireCommandLine", dependencies: ["TapwireCore", "TapwireStore"], swiftSettings: strict),
+        // tapwire demo: simulated devices and their batches, reproducible from a seed (tooling, not the report).
+        .target(name: "TapwireDemo", dependencies: ["TapwireCore"], swiftSettings: strict),
         .executableTarget(name: "tapwire",
                           dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireCommandLine",
-                                         "TapwireLoopbackClient"],
+                                         "TapwireLoopbackClient", "TapwireDemo"],
                           swiftSettings: strict),
         // make bench: ingestion (against a `tapwire serve` child process), report and mismatch benchmarks.
         .executableTarget(name: "tapwire-bench",
@@ -69,7 +71,7 @@ let package = Package(
                           path: "Sources/TapwireBench", swiftSettings: strict, plugins: ["EmbedSQL"]),
 
         // Shared helpers for tests: a private PostgreSQL per suite, requests over the loopback client, the soak's faults (SoakSQL).
-        .target(name: "TapwireTestSupport", dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireLoopbackClient", "TapwireZlib", "TapwireRollupOracle"],
+        .target(name: "TapwireTestSupport", dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireLoopbackClient", "TapwireZlib", "TapwireRollupOracle"],
                 path: "Tests/TapwireTestSupport", swiftSettings: strict, plugins: ["EmbedSQL"]),
         // The independent recomputations of the statistics (Tests/Statistics/*.py), run from the tests.
         .target(name: "TapwireStatisticsOracle", path: "Tests/StatisticsOracle", swiftSettings: strict),
@@ -79,6 +81,7 @@ let package = Package(
         .testTarget(name: "TapwireStoreTests", dependencies: ["TapwireStore", "TapwireTestSupport", "TapwireRollupOracle"], swiftSettings: strict),
         .testTarget(name: "TapwireServerTests", dependencies: ["TapwireServer", "TapwireLoopbackClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireReportTests", dependencies: ["TapwireReport", "TapwireTestSupport", "TapwireRollupOracle", "TapwireStatisticsOracle"], swiftSettings: strict),
+        .testTarget(name: "TapwireDemoTests", dependencies: ["TapwireDemo", "TapwireReport", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireSoakCoreTests", dependencies: ["TapwireSoakCore"], swiftSettings: strict),
         .testTarget(name: "TapwireLoopbackClientTests", dependencies: ["TapwireLoopbackClient", "TapwireStore", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireClientTests", dependencies: ["TapwireClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),

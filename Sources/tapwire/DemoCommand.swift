@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import TapwireCommandLine
 import TapwireCore
+import TapwireDemo
 import TapwireLoopbackClient
 import TapwireReport
 import TapwireServer

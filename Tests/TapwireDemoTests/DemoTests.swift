@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TapwireCore
+import TapwireDemo
 import TapwireReport
 import TapwireStore
 import TapwireTestSupport
