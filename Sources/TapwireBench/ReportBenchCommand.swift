@@ -12,7 +12,7 @@ enum ReportBenchCommand {
     tapwire-bench report [--events N] [--runs N] [--time-zone ZONE] [--keep | --reuse APP] [--skip-raw] [--database-url URL]
       Loads N events (default 10,000,000) for a new app over 30 days, straight into the events
       table, rebuilds the rollups, then times the 30-day report from the rollups (median of
-      --runs, default 7) and from raw events. Exits 1 if the rollup report takes 200 ms or more.
+      --runs, default 7) and from raw events. Exits 1 if the rollup report takes 100 ms or more.
       --time-zone (default UTC) sets the report's days; in a zone with a half-hour offset, such
       as Asia/Kolkata, one hour a day is read from raw events.
       --keep leaves the app's events and rollups in place (its name is printed); --reuse APP times
@@ -84,8 +84,8 @@ enum ReportBenchCommand {
         }
         if !keep { try connection.query(BenchSQL.deleteAppEvents, [String(app.appId)]) }
         guard same else { say("FAIL: the rollup report differs from the raw one"); return 1 }
-        guard fast.median < 0.2 else { say("FAIL: the rollup report took 200 ms or more"); return 1 }
-        say("PASS: under 200 ms")
+        guard fast.median < 0.1 else { say("FAIL: the rollup report took 100 ms or more"); return 1 }
+        say("PASS: under 100 ms")
         return 0
     }
 

@@ -54,6 +54,20 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         return state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03" || state == "53300"
     }
 
-    /// A transaction that lost a race and can simply run again.
+    /// A transaction that lost a race and can simply run again (40001 serialization failure,
+    /// which is also how a hot standby cancels a query that conflicts with recovery; 40P01 deadlock).
     public var isTransientConflict: Bool { sqlState == "40001" || sqlState == "40P01" }
+
+    // The SQLSTATEs the code acts on, named once (PostgreSQL manual, Appendix A), so no caller
+    // compares codes by hand and none reads a message.
+
+    /// 23505: a unique index refused a row (a duplicate id, a name taken).
+    public var isUniqueViolation: Bool { sqlState == "23505" }
+    /// 42501 or 25006: the role may not write, or the session is read-only (a standby, a
+    /// read-only role such as Grafana's).
+    public var isNotWritable: Bool { sqlState == "42501" || sqlState == "25006" }
+    /// 22023: a parameter the server does not know, such as a time zone name.
+    public var isInvalidParameterValue: Bool { sqlState == "22023" }
+    /// 22007 or 22008: a date or time malformed or out of range.
+    public var isInvalidDateTime: Bool { sqlState == "22007" || sqlState == "22008" }
 }
