@@ -72,150 +72,115 @@ enum BenchCommand {
         var ratio: Double { copyRate > 0 ? peakRate / copyRate : 0 }
     }
 
-    static func run(_ args: inout Arguments) throws -> Int32 {
-        let connections = try args.int("connections") ?? 16
-        let batchSize = try args.int("batch-size") ?? 500
-        let batchCount = try args.int("batches") ?? 400
-        let roundCount = max(1, try args.int("rounds") ?? 3)
-        let jsonOut = try args.option("json")
-        let curve = try (try args.option("curve")).map(CurvePoint.parse) ?? []
-        let tapwire = try tapwirePath(try args.option("tapwire"))
-        let location = try DatabaseLocation.resolve(&args)
-        try args.finish()
+    /// What `tapwire-bench ingest` was asked for.
+    struct Options {
+        var connections: Int
+        var batchSize: Int
+        var batchCount: Int
+        var rounds: Int
+        var jsonOut: String?
+        var curve: [CurvePoint]
+        var tapwire: String
+        var location: DatabaseLocation
 
-        // A scratch database, so the benchmark never touches real data.
-        let scratch = "tapwire_bench_\(Int(Date().timeIntervalSince1970))"
-        let admin = try location.connect()
-        let quotedScratch = try admin.quotedIdentifier(scratch)
-        try admin.query("CREATE DATABASE " + quotedScratch)
-        admin.close()
-        let url = replaceDatabase(in: location.url, with: scratch)
-        defer {
-            if let admin = try? PostgresConnection(url: location.url) {
-                _ = try? admin.query("DROP DATABASE IF EXISTS " + quotedScratch + " WITH (FORCE)")
-                admin.close()
-            }
+        init(_ args: inout Arguments) throws {
+            connections = try args.int("connections") ?? 16
+            batchSize = try args.int("batch-size") ?? 500
+            batchCount = try args.int("batches") ?? 400
+            rounds = max(1, try args.int("rounds") ?? 3)
+            jsonOut = try args.option("json")
+            curve = try (try args.option("curve")).map(CurvePoint.parse) ?? []
+            tapwire = try tapwirePath(try args.option("tapwire"))
+            location = try DatabaseLocation.resolve(&args)
+            try args.finish()
         }
-        let setup = try PostgresConnection(url: url)
+
+        var eventsPerRound: Int { batchCount * batchSize }
+    }
+
+    /// The database the benchmark writes to, next to the one the URL names, so it never touches
+    /// real data; dropped at the end.
+    struct ScratchDatabase {
+        var url: String
+        var adminURL: String
+        var quotedName: String
+
+        static func create(beside location: DatabaseLocation) throws -> ScratchDatabase {
+            let name = "tapwire_bench_\(Int(Date().timeIntervalSince1970))"
+            let admin = try location.connect()
+            defer { admin.close() }
+            let quoted = try admin.quotedIdentifier(name)
+            try admin.query("CREATE DATABASE " + quoted)
+            return ScratchDatabase(url: replaceDatabase(in: location.url, with: name), adminURL: location.url, quotedName: quoted)
+        }
+
+        func drop() {
+            guard let admin = try? PostgresConnection(url: adminURL) else { return }
+            _ = try? admin.query("DROP DATABASE IF EXISTS " + quotedName + " WITH (FORCE)")
+            admin.close()
+        }
+    }
+
+    /// A `tapwire serve` child process, so its memory and its log are its own.
+    struct CollectorProcess {
+        var process: Subprocess.Child
+        var port: Int
+        var log: String
+
+        static func start(_ tapwire: String, url: String, environment: [String: String], logName: String) throws -> CollectorProcess {
+            let port = EmbeddedPostgres.freePort()
+            let log = NSTemporaryDirectory() + "\(logName)-\(port).log"
+            let process = try Subprocess.spawn(tapwire, ["serve", "--database-url", url, "--port", String(port), "--log-level", "warning"],
+                                               logPath: log, environment: ["TAPWIRE_RATE_LIMIT": "0"].merging(environment) { $1 })
+            let collector = CollectorProcess(process: process, port: port, log: log)
+            guard waitForHealth(port: port) else {
+                collector.stop()
+                throw CLIError("the collector did not start; see \(log)")
+            }
+            return collector
+        }
+
+        func stop() {
+            process.signal(SIGINT)
+            if process.wait(timeout: 20) == nil { process.signal(SIGKILL); _ = process.wait(timeout: 5) }
+        }
+    }
+
+    /// What the database side can tell: its CPU time and, with pg_stat_statements, per-statement times.
+    struct DatabaseProbes {
+        var cpu: DatabaseCPU?
+        var statements: Bool
+    }
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        let options = try Options(&args)
+        let scratch = try ScratchDatabase.create(beside: options.location)
+        defer { scratch.drop() }
+        let setup = try PostgresConnection(url: scratch.url)
         defer { setup.close() }
         try Migrator().migrate(setup)
         try setup.query(BenchSQL.baselineTable)
         // CREATE EXTENSION succeeds without the preload; only a reset proves the counters run.
-        let statements = (try? setup.query(BenchSQL.statementsEnable)) != nil && (try? setup.query(BenchSQL.statementsReset)) != nil
-        let cpu = DatabaseCPU(backendPID: setup.backendPID)
-        print("bench: \(batchCount) batches × \(batchSize) events a round, \(roundCount) rounds per id kind, \(connections) keep-alive connections")
-        if !statements { print("bench: no pg_stat_statements (start PostgreSQL with shared_preload_libraries=pg_stat_statements, as make bench does): no per-statement times") }
-        if cpu == nil { print("bench: the database's processes are not on this machine: no database CPU figures") }
+        let probes = DatabaseProbes(cpu: DatabaseCPU(backendPID: setup.backendPID),
+                                    statements: (try? setup.query(BenchSQL.statementsEnable)) != nil && (try? setup.query(BenchSQL.statementsReset)) != nil)
+        print("bench: \(options.batchCount) batches × \(options.batchSize) events a round, \(options.rounds) rounds per id kind, \(options.connections) keep-alive connections")
+        if !probes.statements { print("bench: no pg_stat_statements (start PostgreSQL with shared_preload_libraries=pg_stat_statements, as make bench does): no per-statement times") }
+        if probes.cpu == nil { print("bench: the database's processes are not on this machine: no database CPU figures") }
         prepareWALSegments(setup)
 
-        // The collector, as a child process so its memory can be read on its own.
-        let port = EmbeddedPostgres.freePort()
-        let log = NSTemporaryDirectory() + "tapwire-bench-serve-\(port).log"
-        let server = try Subprocess.spawn(tapwire, ["serve", "--database-url", url, "--port", String(port), "--log-level", "warning"],
-                                          logPath: log, environment: ["TAPWIRE_RATE_LIMIT": "0"])
-        defer {
-            server.signal(SIGINT)
-            if server.wait(timeout: 20) == nil { server.signal(SIGKILL); _ = server.wait(timeout: 5) }
-        }
-        guard waitForHealth(port: port) else { throw CLIError("the collector did not start; see \(log)") }
-
+        let collector = try CollectorProcess.start(options.tapwire, url: scratch.url, environment: [:], logName: "tapwire-bench-serve")
+        defer { collector.stop() }
         var generator = SeededGenerator(seed: 42)
         var all: [Figures] = []
         var expected: [Int64: Int] = [:]
         for kind in IdKind.allCases {
             let app = try AppStore().createApp(named: "bench-" + (kind == .v7 ? "v7" : "v4"), on: setup)
-            let baselineAppId = app.appId + 1_000_000
-            let auth = "Basic " + Data((app.writeKey.text + ":").utf8).base64EncodedString()
-            let start = Timestamp.now
-            // Pre-built batches of unique events, as devices send them: events of the last few
-            // minutes. The baseline COPYs the same rows.
-            func makeRound() throws -> (staged: [StagedBatch], bodies: [[UInt8]]) {
-                var staged: [StagedBatch] = []
-                var bodies: [[UInt8]] = []
-                for b in 0..<batchCount {
-                    let events = (0..<batchSize).map { _ in
-                        let time = start.adding(seconds: -Double(generator.next() % 300))
-                        return syntheticEvent(&generator, id: kind.make(&generator, at: time), at: time)
-                    }
-                    let context = DeviceContext(appVersion: ["3.2.1", "3.3.0"][b % 2], build: "412", platform: b % 5 == 0 ? "watchOS" : "iOS",
-                                                osVersion: "18.1", sdk: "tapwire-bench/1.0")
-                    staged.append(StagedBatch(appId: baselineAppId, receivedAt: start, context: context, events: events))
-                    bodies.append(try Zlib.compress(wireJSON(events, context: context, sentAt: start)))
-                }
-                return (staged, bodies)
-            }
-            let rounds = try (0..<roundCount).map { _ in try makeRound() }
-            let totalEvents = batchCount * batchSize
-            let warm = try (0..<20).map { _ in
-                try Zlib.compress(wireJSON((0..<batchSize).map { _ in syntheticEvent(&generator, id: kind.make(&generator, at: start), at: start) },
-                                           context: DeviceContext(appVersion: "0", platform: "iOS"), sentAt: start))
-            }
-            _ = try post(warm, port: port, auth: auth, connections: connections, ratePerSecond: nil)
-            expected[app.appId] = totalEvents * roundCount
-
-            // Alternate baseline and collector rounds, so both see the same machine: a shared
-            // machine's noise moves both, and the medians' ratio is what is quoted.
-            var figures = Figures(kind: kind)
-            var copyRates: [Double] = [], peakRates: [Double] = []
-            var copyCPUSeconds = 0.0, collectorCPUSeconds = 0.0
-            var copyTimes: [String: Double] = [:], collectorTimes: [String: Double] = [:]
-            for (r, round) in rounds.enumerated() {
-                if statements { try setup.query(BenchSQL.statementsReset) }
-                var cpuBefore = cpu?.seconds()
-                let copyStart = monotonicNanoseconds()
-                var i = 0
-                let chunk = max(1, 10_000 / batchSize)
-                while i < round.staged.count {
-                    let group = Array(round.staged[i..<min(round.staged.count, i + chunk)])
-                    try setup.transaction { () throws(DatabaseError) in
-                        try setup.copyIn(BenchSQL.baselineCopy, data: EventCopyRows.encode(group))
-                    }
-                    i += chunk
-                }
-                copyRates.append(Double(totalEvents) / (Double(monotonicNanoseconds() - copyStart) / 1e9))
-                if let before = cpuBefore, let after = cpu?.seconds() { copyCPUSeconds += after - before }
-                if statements { add(try statementTimes(setup), into: &copyTimes); try setup.query(BenchSQL.statementsReset) }
-
-                cpuBefore = cpu?.seconds()
-                let postStart = monotonicNanoseconds()
-                let result = try post(round.bodies, port: port, auth: auth, connections: connections, ratePerSecond: nil)
-                peakRates.append(Double(totalEvents) / (Double(monotonicNanoseconds() - postStart) / 1e9))
-                guard result.failures == 0 else { throw CLIError("\(result.failures) batches failed at peak (first: \(result.firstFailure ?? "?")); see \(log)") }
-                // What the collector's background fold does within a second, counted in the round.
-                try RollupStore().fold(on: setup)
-                if let before = cpuBefore, let after = cpu?.seconds() { collectorCPUSeconds += after - before }
-                if statements { add(try statementTimes(setup), into: &collectorTimes) }
-                figures.peak.samples += result.latencies.samples
-                print(String(format: "%@ round %d: COPY %.0f rows/s, collector %.0f events/s (%.0f%%)", kind.rawValue, r + 1, copyRates[r],
-                             peakRates[r], peakRates[r] / copyRates[r] * 100))
-            }
-            figures.copyRate = median(copyRates)
-            figures.peakRate = median(peakRates)
-            let millions = Double(totalEvents * roundCount) / 1e6
-            if cpu != nil {
-                figures.copyCPU = copyCPUSeconds / millions
-                figures.collectorCPU = collectorCPUSeconds / millions
-            }
-            if statements {
-                figures.copyStatements = copyTimes.map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
-                figures.collectorStatements = collectorTimes.map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
-            }
-
-            // Half the peak rate, paced: latency when the collector is not saturated.
-            let halfBodies = try (0..<max(40, batchCount / 2)).map { _ in
-                try Zlib.compress(wireJSON((0..<batchSize).map { _ in
-                    let time = Timestamp.now
-                    return syntheticEvent(&generator, id: kind.make(&generator, at: time), at: time)
-                }, context: DeviceContext(appVersion: "3.2.1", platform: "iOS"), sentAt: start))
-            }
-            figures.halfOffered = figures.peakRate / 2
-            let half = try post(halfBodies, port: port, auth: auth, connections: connections, ratePerSecond: figures.peakRate / 2 / Double(batchSize))
-            guard half.failures == 0 else { throw CLIError("\(half.failures) batches failed at half peak (first: \(half.firstFailure ?? "?")); see \(log)") }
-            figures.half = half.latencies
-            expected[app.appId, default: 0] += halfBodies.count * batchSize
+            let (figures, posted) = try measure(kind, app: app, options: options, setup: setup, collector: collector, probes: probes,
+                                                generator: &generator)
+            expected[app.appId] = posted
             all.append(figures)
         }
-        let rss = server.peakResidentBytes
+        let rss = collector.process.peakResidentBytes
 
         var stored: [Int64: Int] = [:]
         for appId in expected.keys {
@@ -223,35 +188,155 @@ enum BenchCommand {
         }
         let complete = stored == expected
         printTable(all, rss: rss)
-        if !curve.isEmpty {
-            try runCurve(curve, url: url, setup: setup, tapwire: tapwire, cpu: cpu, connections: connections, batchSize: batchSize,
-                         batchCount: batchCount, generator: &generator)
+        if !options.curve.isEmpty {
+            try runCurve(options.curve, url: scratch.url, setup: setup, options: options, cpu: probes.cpu, generator: &generator)
         }
         print("stored: \(stored.values.reduce(0, +)) of \(expected.values.reduce(0, +)) posted (every 200 checked against the table)\(complete ? "" : ": MISSING EVENTS")")
-        if let jsonOut {
-            func statementJSON(_ list: [(String, Double)]?) -> JSONValue {
-                list.map { .object($0.map { ($0.0, .double($0.1)) }) } ?? .null
-            }
-            let result = JSONValue.object([
-                ("eventsPerRound", .int(batchCount * batchSize)), ("rounds", .int(roundCount)), ("collectorPeakRSSBytes", .int(rss)),
-                // The UUIDv7 figure (what the SDK sends), which `tapwire-soak` paces itself by.
-                ("endToEndEventsPerSecond", .double(all.last?.peakRate ?? 0)),
-                ("idKinds", .array(all.map { f in
-                    .object([
-                        ("ids", .string(f.kind.rawValue)), ("copyRowsPerSecond", .double(f.copyRate)), ("endToEndEventsPerSecond", .double(f.peakRate)),
-                        ("ratioToCopy", .double(f.ratio)),
-                        ("peakP50Ms", .double(f.peak.percentile(0.5) * 1000)), ("peakP99Ms", .double(f.peak.percentile(0.99) * 1000)),
-                        ("halfPeakP50Ms", .double(f.half.percentile(0.5) * 1000)), ("halfPeakP99Ms", .double(f.half.percentile(0.99) * 1000)),
-                        ("copyDatabaseCPUSecondsPerMillion", f.copyCPU.map { .double($0) } ?? .null),
-                        ("collectorDatabaseCPUSecondsPerMillion", f.collectorCPU.map { .double($0) } ?? .null),
-                        ("copyStatementSecondsPerMillion", statementJSON(f.copyStatements)),
-                        ("collectorStatementSecondsPerMillion", statementJSON(f.collectorStatements)),
-                    ])
-                })),
-            ])
-            try result.serialized(pretty: true).write(toFile: jsonOut, atomically: true, encoding: .utf8)
+        if let jsonOut = options.jsonOut {
+            try summary(all, rss: rss, options: options).serialized(pretty: true).write(toFile: jsonOut, atomically: true, encoding: .utf8)
         }
         return complete ? 0 : 1
+    }
+
+    /// Pre-built batches of unique events, as devices send them: events of the last few minutes.
+    /// The baseline COPYs the same rows (`staged`, under another app id).
+    static func makeRound(_ kind: IdKind, baselineAppId: Int64, start: Timestamp, options: Options,
+                          generator: inout SeededGenerator) throws -> (staged: [StagedBatch], bodies: [[UInt8]]) {
+        var staged: [StagedBatch] = []
+        var bodies: [[UInt8]] = []
+        for b in 0..<options.batchCount {
+            let events = (0..<options.batchSize).map { _ in
+                let time = start.adding(seconds: -Double(generator.next() % 300))
+                return syntheticEvent(&generator, id: kind.make(&generator, at: time), at: time)
+            }
+            let context = DeviceContext(appVersion: ["3.2.1", "3.3.0"][b % 2], build: "412", platform: b % 5 == 0 ? "watchOS" : "iOS",
+                                        osVersion: "18.1", sdk: "tapwire-bench/1.0")
+            staged.append(StagedBatch(appId: baselineAppId, receivedAt: start, context: context, events: events))
+            bodies.append(try Zlib.compress(wireJSON(events, context: context, sentAt: start)))
+        }
+        return (staged, bodies)
+    }
+
+    /// One id kind: alternating baseline and collector rounds, then half the peak rate. Returns
+    /// its figures and how many events it posted.
+    static func measure(_ kind: IdKind, app: CreatedApp, options: Options, setup: PostgresConnection, collector: CollectorProcess,
+                        probes: DatabaseProbes, generator: inout SeededGenerator) throws -> (Figures, Int) {
+        let auth = "Basic " + Data((app.writeKey.text + ":").utf8).base64EncodedString()
+        let start = Timestamp.now
+        let rounds = try (0..<options.rounds).map { _ in
+            try makeRound(kind, baselineAppId: app.appId + 1_000_000, start: start, options: options, generator: &generator)
+        }
+        let warm = try (0..<20).map { _ in
+            try Zlib.compress(wireJSON((0..<options.batchSize).map { _ in syntheticEvent(&generator, id: kind.make(&generator, at: start), at: start) },
+                                       context: DeviceContext(appVersion: "0", platform: "iOS"), sentAt: start))
+        }
+        // Warm-up events carry version 0, which the stored-events check leaves out.
+        _ = try post(warm, port: collector.port, auth: auth, connections: options.connections, ratePerSecond: nil)
+
+        // Alternate baseline and collector rounds, so both see the same machine: a shared
+        // machine's noise moves both, and the medians' ratio is what is quoted.
+        var figures = Figures(kind: kind)
+        var copyRates: [Double] = [], peakRates: [Double] = []
+        var copyCPUSeconds = 0.0, collectorCPUSeconds = 0.0
+        var copyTimes: [String: Double] = [:], collectorTimes: [String: Double] = [:]
+        for (r, round) in rounds.enumerated() {
+            if probes.statements { try setup.query(BenchSQL.statementsReset) }
+            var cpuBefore = probes.cpu?.seconds()
+            copyRates.append(try copyBaseline(round.staged, options: options, on: setup))
+            if let before = cpuBefore, let after = probes.cpu?.seconds() { copyCPUSeconds += after - before }
+            if probes.statements { add(try statementTimes(setup), into: &copyTimes); try setup.query(BenchSQL.statementsReset) }
+
+            cpuBefore = probes.cpu?.seconds()
+            let postStart = monotonicNanoseconds()
+            let result = try post(round.bodies, port: collector.port, auth: auth, connections: options.connections, ratePerSecond: nil)
+            peakRates.append(Double(options.eventsPerRound) / (Double(monotonicNanoseconds() - postStart) / 1e9))
+            guard result.failures == 0 else {
+                throw CLIError("\(result.failures) batches failed at peak (first: \(result.firstFailure ?? "?")); see \(collector.log)")
+            }
+            // What the collector's background fold does within a second, counted in the round.
+            try RollupStore().fold(on: setup)
+            if let before = cpuBefore, let after = probes.cpu?.seconds() { collectorCPUSeconds += after - before }
+            if probes.statements { add(try statementTimes(setup), into: &collectorTimes) }
+            figures.peak.samples += result.latencies.samples
+            print(String(format: "%@ round %d: COPY %.0f rows/s, collector %.0f events/s (%.0f%%)", kind.rawValue, r + 1, copyRates[r],
+                         peakRates[r], peakRates[r] / copyRates[r] * 100))
+        }
+        figures.copyRate = median(copyRates)
+        figures.peakRate = median(peakRates)
+        let millions = Double(options.eventsPerRound * options.rounds) / 1e6
+        if probes.cpu != nil {
+            figures.copyCPU = copyCPUSeconds / millions
+            figures.collectorCPU = collectorCPUSeconds / millions
+        }
+        if probes.statements {
+            figures.copyStatements = copyTimes.map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
+            figures.collectorStatements = collectorTimes.map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
+        }
+        let halfPosted = try measureHalfPeak(kind, figures: &figures, auth: auth, start: start, options: options, collector: collector,
+                                             generator: &generator)
+        return (figures, options.eventsPerRound * options.rounds + halfPosted)
+    }
+
+    /// The baseline: the round's rows COPYed into the uuid-keyed table, 10,000 rows a
+    /// transaction. Returns rows a second.
+    static func copyBaseline(_ staged: [StagedBatch], options: Options, on setup: PostgresConnection) throws -> Double {
+        let began = monotonicNanoseconds()
+        let chunk = max(1, 10_000 / options.batchSize)
+        var i = 0
+        while i < staged.count {
+            let group = Array(staged[i..<min(staged.count, i + chunk)])
+            try setup.transaction { () throws(DatabaseError) in
+                try setup.copyIn(BenchSQL.baselineCopy, data: EventCopyRows.encode(group))
+            }
+            i += chunk
+        }
+        return Double(options.eventsPerRound) / (Double(monotonicNanoseconds() - began) / 1e9)
+    }
+
+    /// Half the peak rate, paced: latency when the collector is not saturated. Returns the events posted.
+    static func measureHalfPeak(_ kind: IdKind, figures: inout Figures, auth: String, start: Timestamp, options: Options,
+                                collector: CollectorProcess, generator: inout SeededGenerator) throws -> Int {
+        let bodies = try (0..<max(40, options.batchCount / 2)).map { _ in
+            try Zlib.compress(wireJSON((0..<options.batchSize).map { _ in
+                let time = Timestamp.now
+                return syntheticEvent(&generator, id: kind.make(&generator, at: time), at: time)
+            }, context: DeviceContext(appVersion: "3.2.1", platform: "iOS"), sentAt: start))
+        }
+        figures.halfOffered = figures.peakRate / 2
+        let half = try post(bodies, port: collector.port, auth: auth, connections: options.connections,
+                            ratePerSecond: figures.peakRate / 2 / Double(options.batchSize))
+        guard half.failures == 0 else {
+            throw CLIError("\(half.failures) batches failed at half peak (first: \(half.firstFailure ?? "?")); see \(collector.log)")
+        }
+        figures.half = half.latencies
+        return bodies.count * options.batchSize
+    }
+
+    /// The `--json` summary.
+    static func summary(_ all: [Figures], rss: Int, options: Options) -> JSONValue {
+        func statementJSON(_ list: [(String, Double)]?) -> JSONValue {
+            list.map { .object($0.map { ($0.0, .double($0.1)) }) } ?? .null
+        }
+        func kindJSON(_ f: Figures) -> JSONValue {
+            let members: [(String, JSONValue)] = [
+                ("ids", .string(f.kind.rawValue)), ("copyRowsPerSecond", .double(f.copyRate)), ("endToEndEventsPerSecond", .double(f.peakRate)),
+                ("ratioToCopy", .double(f.ratio)),
+                ("peakP50Ms", .double(f.peak.percentile(0.5) * 1000)), ("peakP99Ms", .double(f.peak.percentile(0.99) * 1000)),
+                ("halfPeakP50Ms", .double(f.half.percentile(0.5) * 1000)), ("halfPeakP99Ms", .double(f.half.percentile(0.99) * 1000)),
+                ("copyDatabaseCPUSecondsPerMillion", f.copyCPU.map { JSONValue.double($0) } ?? .null),
+                ("collectorDatabaseCPUSecondsPerMillion", f.collectorCPU.map { JSONValue.double($0) } ?? .null),
+                ("copyStatementSecondsPerMillion", statementJSON(f.copyStatements)),
+                ("collectorStatementSecondsPerMillion", statementJSON(f.collectorStatements)),
+            ]
+            return .object(members)
+        }
+        let members: [(String, JSONValue)] = [
+            ("eventsPerRound", .int(options.eventsPerRound)), ("rounds", .int(options.rounds)), ("collectorPeakRSSBytes", .int(rss)),
+            // The UUIDv7 figure (what the SDK sends), which `tapwire-soak` paces itself by.
+            ("endToEndEventsPerSecond", .double(all.last?.peakRate ?? 0)),
+            ("idKinds", .array(all.map(kindJSON))),
+        ]
+        return .object(members)
     }
 
     /// A server that has run for a while reuses the WAL segments its checkpoints free; a fresh
@@ -293,39 +378,36 @@ enum BenchCommand {
     }
 
     /// The group-commit curve: each point on a fresh collector, one round of UUIDv7 batches at peak.
-    static func runCurve(_ points: [CurvePoint], url: String, setup: PostgresConnection, tapwire: String, cpu: DatabaseCPU?,
-                         connections: Int, batchSize: Int, batchCount: Int, generator: inout SeededGenerator) throws {
-        print("\ngroup-commit curve (UUIDv7, \(batchCount * batchSize) events a point, \(connections) connections):")
+    static func runCurve(_ points: [CurvePoint], url: String, setup: PostgresConnection, options: Options, cpu: DatabaseCPU?,
+                         generator: inout SeededGenerator) throws {
+        let batchSize = options.batchSize
+        print("\ngroup-commit curve (UUIDv7, \(options.eventsPerRound) events a point, \(options.connections) connections):")
         print("writers  linger ms  fill events  events/s   p50 / p99 ms      database CPU s per 1M")
         for (n, point) in points.enumerated() {
-            let port = EmbeddedPostgres.freePort()
-            let log = NSTemporaryDirectory() + "tapwire-bench-curve-\(port).log"
-            let server = try Subprocess.spawn(tapwire, ["serve", "--database-url", url, "--port", String(port), "--log-level", "warning"], logPath: log,
-                                              environment: ["TAPWIRE_RATE_LIMIT": "0", "TAPWIRE_WRITERS": String(point.writers),
-                                                            "TAPWIRE_COMMIT_LINGER_MS": String(point.lingerMilliseconds),
-                                                            "TAPWIRE_COMMIT_FILL_EVENTS": String(point.fillEvents)])
-            defer {
-                server.signal(SIGINT)
-                if server.wait(timeout: 20) == nil { server.signal(SIGKILL); _ = server.wait(timeout: 5) }
-            }
-            guard waitForHealth(port: port) else { throw CLIError("the collector did not start; see \(log)") }
+            let collector = try CollectorProcess.start(options.tapwire, url: url, environment: [
+                "TAPWIRE_WRITERS": String(point.writers), "TAPWIRE_COMMIT_LINGER_MS": String(point.lingerMilliseconds),
+                "TAPWIRE_COMMIT_FILL_EVENTS": String(point.fillEvents),
+            ], logName: "tapwire-bench-curve")
+            defer { collector.stop() }
             let app = try AppStore().createApp(named: "bench-curve-\(n)", on: setup)
             let auth = "Basic " + Data((app.writeKey.text + ":").utf8).base64EncodedString()
             let start = Timestamp.now
-            let bodies = try (0..<batchCount).map { b in
+            let bodies = try (0..<options.batchCount).map { b in
                 try Zlib.compress(wireJSON((0..<batchSize).map { _ in
                     let time = start.adding(seconds: -Double(generator.next() % 300))
                     return syntheticEvent(&generator, id: IdKind.v7.make(&generator, at: time), at: time)
                 }, context: DeviceContext(appVersion: ["3.2.1", "3.3.0"][b % 2], platform: b % 5 == 0 ? "watchOS" : "iOS"), sentAt: start))
             }
-            _ = try post(Array(bodies.prefix(20)), port: port, auth: auth, connections: connections, ratePerSecond: nil)
+            _ = try post(Array(bodies.prefix(20)), port: collector.port, auth: auth, connections: options.connections, ratePerSecond: nil)
             let cpuBefore = cpu?.seconds()
             let began = monotonicNanoseconds()
-            let result = try post(Array(bodies.dropFirst(20)), port: port, auth: auth, connections: connections, ratePerSecond: nil)
+            let result = try post(Array(bodies.dropFirst(20)), port: collector.port, auth: auth, connections: options.connections, ratePerSecond: nil)
             let rate = Double((bodies.count - 20) * batchSize) / (Double(monotonicNanoseconds() - began) / 1e9)
             try RollupStore().fold(on: setup)
             let cpuPerMillion = cpuBefore.flatMap { before in cpu.map { ($0.seconds() - before) / (Double((bodies.count - 20) * batchSize) / 1e6) } }
-            guard result.failures == 0 else { throw CLIError("\(result.failures) batches failed on the curve (first: \(result.firstFailure ?? "?")); see \(log)") }
+            guard result.failures == 0 else {
+                throw CLIError("\(result.failures) batches failed on the curve (first: \(result.firstFailure ?? "?")); see \(collector.log)")
+            }
             print(String(format: "%7d  %9d  %11d  %8.0f   %6.1f / %6.1f   %@", point.writers, point.lingerMilliseconds, point.fillEvents, rate,
                          result.latencies.percentile(0.5) * 1000, result.latencies.percentile(0.99) * 1000,
                          cpuPerMillion.map { String(format: "%.1f", $0) } ?? "n/a"))

@@ -89,70 +89,95 @@ public struct DemoSimulator: Sendable {
         category.customDismiss && !(version == "3.1.0" && category.identifier == "message")
     }
 
+    /// A simulated device: its facts and the events it will post, in order.
+    struct SimulatedDevice {
+        var version: String
+        var platform: String
+        var id: String
+        var events: [WireEvent] = []
+    }
+
+    /// The whole run, drawn from one generator in a fixed order, so a seed gives the same plan.
     public func plan() -> DemoPlan {
         var rng = SeededGenerator(seed: configuration.seed)
-        let c = configuration
-        let span = Int64(c.days) * 86_400_000_000
-        let from = c.end.adding(microseconds: -span)
-        struct Device { var version: String; var platform: String; var id: String; var events: [WireEvent] = [] }
-        var devices: [Device] = (0..<max(1, c.devices)).map { i in
-            Device(version: Self.pick(Self.versions, &rng), platform: Self.pick(Self.platforms, &rng),
-                   id: "demo-device-\(i)")
+        let span = Int64(configuration.days) * 86_400_000_000
+        let from = configuration.end.adding(microseconds: -span)
+        var devices: [SimulatedDevice] = (0..<max(1, configuration.devices)).map { i in
+            SimulatedDevice(version: Self.pick(Self.versions, &rng), platform: Self.pick(Self.platforms, &rng), id: "demo-device-\(i)")
         }
-        let categoryWeights = Self.categories.map { ($0, $0.weight) }
         var unique = 0
-        for n in 0..<c.notifications {
-            let d = Int.random(in: 0..<devices.count, using: &rng)
-            let category = Self.pick(categoryWeights, &rng)
-            let deliveredAt = from.adding(microseconds: Int64.random(in: 0..<span, using: &rng))
-            let notificationId = "demo-\(c.seed)-\(n)"
-            let requested = Double.random(in: 0..<1, using: &rng) < category.mediaShare
-            let shown = requested && Double.random(in: 0..<1, using: &rng) >= c.mediaFailureRate
-            var campaign: String?, variant: String?
-            if let (name, variants) = category.campaign {
-                campaign = name
-                variant = variants[Int.random(in: 0..<variants.count, using: &rng)]
-            }
-            func common(_ type: WireEventType, _ time: Timestamp) -> WireEvent {
-                WireEvent(eventId: EventID.v7(at: time, using: &rng), type: type, timestamp: time, notificationId: notificationId,
-                          category: category.identifier, hasMedia: shown, mediaTypes: shown ? ["image"] : [],
-                          categoryRegistered: type == .sent ? nil : true, campaign: campaign, variant: variant)
-            }
-            if category.sentOnly {
-                devices[d].events.append(common(.sent, deliveredAt.adding(microseconds: -2_000_000)))
-            } else {
-                var delivered = common(.delivered, deliveredAt)
-                delivered.mediaRequested = requested
-                devices[d].events.append(delivered)
-            }
-            unique += 1
-            let rate = min(1, max(0, category.baseRate + (shown ? c.upliftPoints / 100 : 0)))
-            let latency = exp(log(90.0) + 1.5 * Self.normal(&rng))
-            let respondedAt = deliveredAt.adding(seconds: min(latency, 6 * 86_400))
-            var response = common(.response, respondedAt)
-            response.deliveredAt = deliveredAt
-            if Double.random(in: 0..<1, using: &rng) < rate {
-                // Every registered action counts as engagement, destructive ones too.
-                let usable = category.actions
-                if usable.isEmpty || Double.random(in: 0..<1, using: &rng) < 0.55 {
-                    response.actionIdentifier = SystemAction.open
-                } else {
-                    let action = usable[Int.random(in: 0..<usable.count, using: &rng)]
-                    response.actionIdentifier = action.id
-                    if action.textInput {
-                        let length = Int(exp(log(20.0) + 0.8 * Self.normal(&rng)).rounded())
-                        response.userTextLength = Int64(min(2_000, max(1, length)))
-                    }
-                }
-            } else if Self.registersCustomDismiss(category, version: devices[d].version),
-                      Double.random(in: 0..<1, using: &rng) < 0.3 {
-                response.actionIdentifier = SystemAction.dismiss
-            } else {
-                continue
-            }
-            devices[d].events.append(response)
-            unique += 1
+        for n in 0..<configuration.notifications {
+            unique += notify(n, from: from, span: span, devices: &devices, rng: &rng)
         }
+        return DemoPlan(manifests: Self.manifests(), batches: batches(devices, rng: &rng), uniqueEvents: unique,
+                        from: from, to: configuration.end)
+    }
+
+    /// Notification `n`: its delivery (or `sent`, for a sent-only category) and, when the user
+    /// engaged or dismissed it, the response, on one device. Returns the events it made.
+    func notify(_ n: Int, from: Timestamp, span: Int64, devices: inout [SimulatedDevice], rng: inout SeededGenerator) -> Int {
+        let c = configuration
+        let d = Int.random(in: 0..<devices.count, using: &rng)
+        let category = Self.pick(Self.categories.map { ($0, $0.weight) }, &rng)
+        let deliveredAt = from.adding(microseconds: Int64.random(in: 0..<span, using: &rng))
+        let notificationId = "demo-\(c.seed)-\(n)"
+        let requested = Double.random(in: 0..<1, using: &rng) < category.mediaShare
+        let shown = requested && Double.random(in: 0..<1, using: &rng) >= c.mediaFailureRate
+        var campaign: String?, variant: String?
+        if let (name, variants) = category.campaign {
+            campaign = name
+            variant = variants[Int.random(in: 0..<variants.count, using: &rng)]
+        }
+        func common(_ type: WireEventType, _ time: Timestamp) -> WireEvent {
+            WireEvent(eventId: EventID.v7(at: time, using: &rng), type: type, timestamp: time, notificationId: notificationId,
+                      category: category.identifier, hasMedia: shown, mediaTypes: shown ? ["image"] : [],
+                      categoryRegistered: type == .sent ? nil : true, campaign: campaign, variant: variant)
+        }
+        if category.sentOnly {
+            devices[d].events.append(common(.sent, deliveredAt.adding(microseconds: -2_000_000)))
+        } else {
+            var delivered = common(.delivered, deliveredAt)
+            delivered.mediaRequested = requested
+            devices[d].events.append(delivered)
+        }
+        let rate = min(1, max(0, category.baseRate + (shown ? c.upliftPoints / 100 : 0)))
+        let latency = exp(log(90.0) + 1.5 * Self.normal(&rng))
+        var response = common(.response, deliveredAt.adding(seconds: min(latency, 6 * 86_400)))
+        response.deliveredAt = deliveredAt
+        guard Self.respond(&response, category: category, rate: rate, version: devices[d].version, rng: &rng) else { return 1 }
+        devices[d].events.append(response)
+        return 2
+    }
+
+    /// Whether the user responded at all and, if so, with what: the default action, one of the
+    /// category's actions (with a reply's length), or the custom dismiss where it is registered.
+    static func respond(_ response: inout WireEvent, category: DemoCategory, rate: Double, version: String,
+                        rng: inout SeededGenerator) -> Bool {
+        if Double.random(in: 0..<1, using: &rng) < rate {
+            // Every registered action counts as engagement, destructive ones too.
+            let usable = category.actions
+            if usable.isEmpty || Double.random(in: 0..<1, using: &rng) < 0.55 {
+                response.actionIdentifier = SystemAction.open
+            } else {
+                let action = usable[Int.random(in: 0..<usable.count, using: &rng)]
+                response.actionIdentifier = action.id
+                if action.textInput {
+                    let length = Int(exp(log(20.0) + 0.8 * normal(&rng)).rounded())
+                    response.userTextLength = Int64(min(2_000, max(1, length)))
+                }
+            }
+            return true
+        }
+        if registersCustomDismiss(category, version: version), Double.random(in: 0..<1, using: &rng) < 0.3 {
+            response.actionIdentifier = SystemAction.dismiss
+            return true
+        }
+        return false
+    }
+
+    /// Each device's events cut into batches, shuffled across devices, with some posted twice
+    /// later, as a client that lost the response does.
+    func batches(_ devices: [SimulatedDevice], rng: inout SeededGenerator) -> [DemoBatch] {
         var batches: [DemoBatch] = []
         for device in devices {
             let context = WireContext(appVersion: device.version, build: device.version.replacingOccurrences(of: ".", with: ""),
@@ -160,22 +185,26 @@ public struct DemoSimulator: Sendable {
                                       sdk: "tapwire-demo/1.0", deviceId: device.id)
             var start = 0
             while start < device.events.count {
-                let end = min(device.events.count, start + max(1, c.eventsPerBatch))
+                let end = min(device.events.count, start + max(1, configuration.eventsPerBatch))
                 batches.append(DemoBatch(context: context, events: Array(device.events[start..<end])))
                 start = end
             }
         }
         batches.shuffle(using: &rng)
-        // Retries: a client that lost the response posts the same events again later.
-        let retries = Int((Double(batches.count) * c.retryFraction).rounded())
+        let retries = Int((Double(batches.count) * configuration.retryFraction).rounded())
         for _ in 0..<retries {
             let original = batches[Int.random(in: 0..<batches.count, using: &rng)]
             batches.insert(original, at: Int.random(in: 0...batches.count, using: &rng))
         }
-        let manifests = Self.versions.map { version, _ in
-            Manifest(appVersion: version, categories: Self.categories.map { category in
+        return batches
+    }
+
+    /// Each app version's manifest, in canonical JSON: 3.1.0 lacks `message`'s custom dismiss.
+    static func manifests() -> [[UInt8]] {
+        versions.map { version, _ in
+            Manifest(appVersion: version, categories: categories.map { category in
                 ManifestCategory(identifier: category.identifier, title: category.title,
-                                 options: Self.registersCustomDismiss(category, version: version) ? ["customDismissAction"] : [],
+                                 options: registersCustomDismiss(category, version: version) ? ["customDismissAction"] : [],
                                  actions: category.actions.map { action in
                                      ManifestAction(identifier: action.id,
                                                     options: action.destructive ? ["destructive"] : action.textInput ? [] : ["foreground"],
@@ -183,7 +212,6 @@ public struct DemoSimulator: Sendable {
                                  })
             }).canonicalJSON.serializedBytes()
         }
-        return DemoPlan(manifests: manifests, batches: batches, uniqueEvents: unique, from: from, to: c.end)
     }
 
     static func pick<T>(_ choices: [(T, Double)], _ rng: inout SeededGenerator) -> T {

@@ -31,6 +31,49 @@ enum DemoCommand {
     """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
+        let configuration = try simulation(&args)
+        let concurrency = max(1, min(64, try args.int("concurrency") ?? 4))
+        let appName = try args.option("app") ?? "demo"
+        let formatName = try args.option("format") ?? "table"
+        let htmlOut = try args.option("html")
+        let format = formatName == "none" ? nil : ReportOutputFormat(name: formatName)
+        if formatName != "none", format == nil { throw CLIError("--format must be table, json, csv, md, html or none") }
+        let target = try Target.resolve(&args, appName: appName)
+        defer { target.collector?.stop() }
+
+        let plan = DemoSimulator(configuration).plan()
+        let progress = Progress(total: plan.batches.reduce(0) { $0 + $1.events.count })
+        FileHandle.standardError.write(Data("demo: \(plan.uniqueEvents) events from \(configuration.devices) devices over \(configuration.days) days, true uplift \(configuration.upliftPoints) pp, posting to \(target.endpoint.host):\(target.endpoint.port)\n".utf8))
+        let auth = "Basic " + Data((target.writeKey + ":").utf8).base64EncodedString()
+        let client = try connect(to: target.endpoint)
+        for manifest in plan.manifests {
+            let response = try client.request("POST", "/v1/categories", headers: ["Authorization": auth, "Content-Type": "application/json"], body: manifest)
+            guard response.status == 200 else { throw CLIError("POST /v1/categories answered \(response.status): \(response.text.prefix(300))") }
+        }
+        let totals = try post(plan.batches, to: target.endpoint, authorization: auth, concurrency: concurrency, progress: progress)
+        progress.finish()
+        print("posted \(totals.posted) events in \(plan.batches.count) batches: \(totals.accepted) accepted, \(totals.duplicates) duplicates (retries), \(totals.rejected) rejected")
+
+        guard let location = target.location else {
+            print("the report: `tapwire report --app NAME --from \(plan.from.iso8601(fractionDigits: 0)) --to \(plan.to.iso8601(fractionDigits: 0))` against the collector's database")
+            return 0
+        }
+        guard format != nil || htmlOut != nil else { return 0 }
+        let connection = try location.connect()
+        defer { connection.close() }
+        let app = try AppStore().app(named: appName, on: connection)
+        let report = try EngagementReportService().report(appName: app.name, scope: ReportScope(appId: app.appId, from: plan.from, to: plan.to),
+                                                          on: connection)
+        if let format { print(format.render(report), terminator: "") }
+        if let htmlOut {
+            try HTMLReportRenderer().render(report).write(toFile: htmlOut, atomically: true, encoding: .utf8)
+            FileHandle.standardError.write(Data("wrote \(htmlOut)\n".utf8))
+        }
+        return 0
+    }
+
+    /// What to simulate, from the options; the period ends at the start of the current hour.
+    static func simulation(_ args: inout Arguments) throws -> DemoConfiguration {
         let hour: Int64 = 3_600_000_000
         var configuration = DemoConfiguration(end: Timestamp(microseconds: Timestamp.now.microseconds / hour * hour))
         if let seed = try args.option("seed") {
@@ -59,76 +102,41 @@ enum DemoCommand {
             guard (0...1).contains(v) else { throw CLIError("--retry-fraction must be from 0 to 1") }
             configuration.retryFraction = v
         }
-        let concurrency = max(1, min(64, try args.int("concurrency") ?? 4))
-        let url = try args.option("url")
-        let writeKeyText = try args.option("write-key")
-        let appName = try args.option("app") ?? "demo"
-        let formatName = try args.option("format") ?? "table"
-        let htmlOut = try args.option("html")
-        let format = formatName == "none" ? nil : ReportOutputFormat(name: formatName)
-        if formatName != "none", format == nil { throw CLIError("--format must be table, json, csv, md, html or none") }
+        return configuration
+    }
 
+    /// Where the demo posts: a running collector (--url, --write-key), or one started here on
+    /// the database (the embedded cluster by default), whose report is then printed.
+    struct Target {
         var endpoint: (host: String, port: Int)
         var writeKey: String
         var collector: Collector?
         var location: DatabaseLocation?
-        if let url {
-            guard let key = writeKeyText else { throw CLIError("--url needs --write-key (the app's write key)") }
-            guard let parsed = parseURL(url) else { throw CLIError("--url must look like http://127.0.0.1:8080") }
+
+        static func resolve(_ args: inout Arguments, appName: String) throws -> Target {
+            let url = try args.option("url")
+            let writeKeyText = try args.option("write-key")
+            if let url {
+                guard let key = writeKeyText else { throw CLIError("--url needs --write-key (the app's write key)") }
+                guard let parsed = parseURL(url) else { throw CLIError("--url must look like http://127.0.0.1:8080") }
+                try args.finish()
+                return Target(endpoint: parsed, writeKey: key)
+            }
+            let location = try DatabaseLocation.resolve(&args)
             try args.finish()
-            endpoint = parsed
-            writeKey = key
-        } else {
-            let resolved = try DatabaseLocation.resolve(&args)
-            try args.finish()
-            location = resolved
-            let connection = try resolved.connect()
+            let connection = try location.connect()
             defer { connection.close() }
             try DatabaseLocation.requireCurrentSchema(connection)
-            writeKey = try demoKey(app: appName, on: connection)
-            var collectorConfiguration = CollectorConfiguration(databaseURL: resolved.url)
-            collectorConfiguration.http.host = "127.0.0.1"
-            collectorConfiguration.http.port = 0
-            collectorConfiguration.rateLimitPerSecond = 0
-            collectorConfiguration.logLevel = .warning
-            let started = Collector(configuration: collectorConfiguration, logger: Logger(label: "demo", minimumLevel: .warning))
-            try started.start()
-            collector = started
-            endpoint = ("127.0.0.1", started.port)
+            let writeKey = try demoKey(app: appName, on: connection)
+            var configuration = CollectorConfiguration(databaseURL: location.url)
+            configuration.http.host = "127.0.0.1"
+            configuration.http.port = 0
+            configuration.rateLimitPerSecond = 0
+            configuration.logLevel = .warning
+            let collector = Collector(configuration: configuration, logger: Logger(label: "demo", minimumLevel: .warning))
+            try collector.start()
+            return Target(endpoint: ("127.0.0.1", collector.port), writeKey: writeKey, collector: collector, location: location)
         }
-        defer { collector?.stop() }
-
-        let plan = DemoSimulator(configuration).plan()
-        let progress = Progress(total: plan.batches.reduce(0) { $0 + $1.events.count })
-        FileHandle.standardError.write(Data("demo: \(plan.uniqueEvents) events from \(configuration.devices) devices over \(configuration.days) days, true uplift \(configuration.upliftPoints) pp, posting to \(endpoint.host):\(endpoint.port)\n".utf8))
-        let auth = "Basic " + Data((writeKey + ":").utf8).base64EncodedString()
-        do {
-            let client = try connect(to: endpoint)
-            for manifest in plan.manifests {
-                let response = try client.request("POST", "/v1/categories", headers: ["Authorization": auth, "Content-Type": "application/json"], body: manifest)
-                guard response.status == 200 else { throw CLIError("POST /v1/categories answered \(response.status): \(response.text.prefix(300))") }
-            }
-        }
-        let totals = try post(plan.batches, to: endpoint, authorization: auth, concurrency: concurrency, progress: progress)
-        progress.finish()
-        print("posted \(totals.posted) events in \(plan.batches.count) batches: \(totals.accepted) accepted, \(totals.duplicates) duplicates (retries), \(totals.rejected) rejected")
-
-        guard let location else {
-            print("the report: `tapwire report --app NAME --from \(plan.from.iso8601(fractionDigits: 0)) --to \(plan.to.iso8601(fractionDigits: 0))` against the collector's database")
-            return 0
-        }
-        guard format != nil || htmlOut != nil else { return 0 }
-        let connection = try location.connect()
-        defer { connection.close() }
-        let app = try AppStore().app(named: appName, on: connection)
-        let scope = ReportScope(appId: app.appId, from: plan.from, to: plan.to)
-        let report = try EngagementReportService().report(appName: app.name, scope: scope, on: connection)
-        if let format { print(format.render(report), terminator: "") }
-        if let htmlOut {
-            try HTMLReportRenderer().render(report).write(toFile: htmlOut, atomically: true, encoding: .utf8)
-            FileHandle.standardError.write(Data("wrote \(htmlOut)\n".utf8))
-        }
-        return 0
     }
 
     /// The demo app's write key: a fresh one each run (keys are stored hashed, so an existing
