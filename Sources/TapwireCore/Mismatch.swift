@@ -252,12 +252,11 @@ public struct MismatchWindow: Sendable, Equatable {
     public var until: Timestamp
 
     public init(since: Timestamp, until: Timestamp) {
-        let hour: Int64 = 3_600_000_000, day: Int64 = 86_400_000_000
-        func floor(_ t: Int64, _ unit: Int64) -> Int64 { t >= 0 ? t / unit * unit : -((-t + unit - 1) / unit) * unit }
-        let start = floor(since.microseconds, hour)
+        let hour = RollupDeltas.microsecondsPerHour, day = RollupDeltas.microsecondsPerDay
+        let start = RollupDeltas.floor(since.microseconds, hour)
         let end = max(until.microseconds, start)
-        let firstDay = floor(start + day - 1, day)
-        let lastDay = floor(end, day)
+        let firstDay = RollupDeltas.floor(start + day - 1, day)
+        let lastDay = RollupDeltas.floor(end, day)
         hourStart = Timestamp(microseconds: start)
         self.until = Timestamp(microseconds: end)
         if firstDay < lastDay {

@@ -58,6 +58,11 @@ public struct RollupDeltas: Sendable, Equatable {
         }
     }
 
+    /// What the engagement rate counts as engaged: opens (the default action) and registered
+    /// actions, text replies among them, but not dismissals. The one definition; the SQL reads
+    /// opens and actions apart and every figure adds them here.
+    public static func engaged<N: BinaryInteger>(opens: N, actions: N) -> N { opens + actions }
+
     /// The counters of one rollup_counts row (see migration 0010 for what each counts).
     public struct Counts: Hashable, Sendable {
         public var delivered: Int64 = 0
@@ -345,8 +350,9 @@ public struct RollupDeltas: Sendable, Equatable {
     /// How many rows the deltas hold, over all five tables.
     public var rowCount: Int { counts.count + actions.count + histograms.count + usageHourly.count + usageDaily.count }
 
-    /// Floor division, so instants before 1970 fall in the bucket that holds them.
-    static func floor(_ value: Int64, _ unit: Int64) -> Int64 {
+    /// Floor division, so instants before 1970 fall in the bucket that holds them. The one
+    /// definition: every hour and day bucket in Core is cut with it.
+    public static func floor(_ value: Int64, _ unit: Int64) -> Int64 {
         let q = value / unit
         return (value % unit != 0 && value < 0) ? (q - 1) * unit : q * unit
     }

@@ -437,12 +437,12 @@ public struct EngagementReportBuilder: Sendable {
             customActions += row.actions
             replies += row.replies
             requested += row.mediaRequested
-            let engaged = row.opens + row.actions
+            let engaged = RollupDeltas.engaged(opens: row.opens, actions: row.actions)
             if !row.hasMedia { notShown += row.mediaRequested }
             daily[row.day, default: (0, 0)].delivered += row.delivered
             daily[row.day, default: (0, 0)].engaged += engaged
         }
-        let engaged = opens + customActions
+        let engaged = RollupDeltas.engaged(opens: opens, actions: customActions)
         let base: EngagementBase = delivered == 0 && sent > 0 ? .sent : .delivered
         let baseCount = base == .delivered ? delivered : sent
         let notMeaningful = engagementNotMeaningful(engaged: engaged, base: baseCount, baseName: base.rawValue)

@@ -77,20 +77,20 @@ public struct ReportScope: Sendable, Equatable {
     }
 
     /// The rollup grain of rollup_counts that holds every dimension this scope needs
-    /// (migration 0010): 1 (by app version) when only the version matters, else 0.
-    var countsGrain: Int {
+    /// (migration 0010): by app version when only the version matters, else every dimension.
+    var countsGrain: Int16 {
         let onlyVersion = filters.platform == nil && filters.campaign == nil && filters.variant == nil
             && (groupBy == nil || groupBy == .appVersion)
-        return onlyVersion ? 1 : 0
+        return onlyVersion ? RollupDeltas.Grain.appVersion : RollupDeltas.Grain.everyDimension
     }
 
-    /// The grain of rollup_actions and rollup_histograms: 2 (no dimensions; daily rows, grain 3,
-    /// are read with it) when unfiltered, else 0.
-    var detailGrain: Int { filters.isEmpty && groupBy == nil ? 2 : 0 }
+    /// The grain of rollup_actions and rollup_histograms: hourly with no dimension (the daily
+    /// rows are read with it) when unfiltered, else every dimension.
+    var detailGrain: Int16 { filters.isEmpty && groupBy == nil ? RollupDeltas.Grain.hourly : RollupDeltas.Grain.everyDimension }
 
-    /// The grain of rollup_counts the strata are read from (report_strata.sql): 4 (daily, by
-    /// app version, platform and campaign) unless the variant matters, which only grain 0 keeps.
-    var strataGrain: Int { filters.variant == nil && groupBy != .variant ? 4 : 0 }
+    /// The grain of rollup_counts the strata are read from (report_strata.sql): the daily strata
+    /// (by app version, platform and campaign) unless the variant matters, which only the finest grain keeps.
+    var strataGrain: Int16 { filters.variant == nil && groupBy != .variant ? RollupDeltas.Grain.strata : RollupDeltas.Grain.everyDimension }
 }
 
 /// One row of report_counts.sql.
@@ -168,11 +168,14 @@ public struct ReportStratumRow: Sendable, Equatable {
     public var campaign: String
     public var hasMedia: Bool
     public var delivered: Int
-    /// Opens and registered actions (text replies included), as the engagement rate counts them.
-    public var engaged: Int
+    public var opens: Int
+    /// Registered actions, text replies included.
+    public var actions: Int
+    /// As the engagement rate counts it (`RollupDeltas.engaged`).
+    public var engaged: Int { RollupDeltas.engaged(opens: opens, actions: actions) }
 
     public init(group: String = "", utcDay: Int = 0, category: String, appVersion: String = "", platform: String = "",
-                campaign: String = "", hasMedia: Bool, delivered: Int, engaged: Int) {
+                campaign: String = "", hasMedia: Bool, delivered: Int, opens: Int, actions: Int) {
         self.group = group
         self.utcDay = utcDay
         self.category = category
@@ -181,7 +184,8 @@ public struct ReportStratumRow: Sendable, Equatable {
         self.campaign = campaign
         self.hasMedia = hasMedia
         self.delivered = delivered
-        self.engaged = engaged
+        self.opens = opens
+        self.actions = actions
     }
 }
 
@@ -265,10 +269,10 @@ public struct ReportStore: Sendable {
         let from = scope.from.iso8601(fractionDigits: 6), to = scope.to.iso8601(fractionDigits: 6)
         let filters = [scope.filters.appVersion, scope.filters.platform, scope.filters.campaign, scope.filters.variant]
         let group = scope.groupBy?.rawValue ?? ""
-        func rollupParameters(grain: Int) -> [String?] {
+        func rollupParameters(grain: Int16) -> [String?] {
             [String(scope.appId), from, to, scope.timeZone, String(grain)] + filters + [group]
         }
-        func detailParameters(grain: Int) -> [String?] {
+        func detailParameters(grain: Int16) -> [String?] {
             [String(scope.appId), from, to, String(grain)] + filters + [group]
         }
         func rawParameters(_ range: (String, String), zone: Bool) -> [String?] {
@@ -288,7 +292,7 @@ public struct ReportStore: Sendable {
             ReportStratumRow(group: row["group_value"] ?? "", utcDay: Self.int(row["day"]), category: row["category"] ?? "",
                              appVersion: row["app_version"] ?? "",
                              platform: row["platform"] ?? "", campaign: row["campaign"] ?? "", hasMedia: row["has_media"] == "t",
-                             delivered: Self.int(row["delivered"]), engaged: Self.int(row["engaged"]))
+                             delivered: Self.int(row["delivered"]), opens: Self.int(row["opens"]), actions: Self.int(row["actions"]))
         }
         func histogramRow(_ row: QueryResult.Row) -> ReportHistogramRow? {
             HistogramMetric(rawValue: Self.int(row["metric"])).map {

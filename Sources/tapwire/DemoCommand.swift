@@ -74,8 +74,8 @@ enum DemoCommand {
 
     /// What to simulate, from the options; the period ends at the start of the current hour.
     static func simulation(_ args: inout Arguments) throws -> DemoConfiguration {
-        let hour: Int64 = 3_600_000_000
-        var configuration = DemoConfiguration(end: Timestamp(microseconds: Timestamp.now.microseconds / hour * hour))
+        var configuration = DemoConfiguration(end: Timestamp(microseconds: RollupDeltas.floor(Timestamp.now.microseconds,
+                                                                                              RollupDeltas.microsecondsPerHour)))
         if let seed = try args.option("seed") {
             guard let value = UInt64(seed) else { throw CLIError("--seed must be a whole number ≥ 0") }
             configuration.seed = value

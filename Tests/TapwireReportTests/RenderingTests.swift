@@ -15,7 +15,7 @@ enum SampleReport {
 
     static func strata(of counts: [ReportCountRow]) -> [ReportStratumRow] {
         counts.map { ReportStratumRow(group: $0.group, utcDay: Self.utcDay($0.day), category: $0.category, appVersion: $0.appVersion, hasMedia: $0.hasMedia,
-                                      delivered: $0.delivered, engaged: $0.opens + $0.actions) }
+                                      delivered: $0.delivered, opens: $0.opens, actions: $0.actions) }
     }
 
     static func make(groupBy: ReportDimension? = nil) -> EngagementReport {

@@ -72,7 +72,7 @@ private struct RandomReportData {
                 counts.append(ReportCountRow(group: group, appVersion: version, day: Self.day, category: category, hasMedia: rich,
                                              delivered: delivered, sent: sent, opens: opens, dismissals: dismissals, actions: engaged - opens))
                 strata.append(ReportStratumRow(group: group, category: category, appVersion: version, platform: platform, campaign: campaign,
-                                               hasMedia: rich, delivered: delivered, engaged: engaged))
+                                               hasMedia: rich, delivered: delivered, opens: opens, actions: engaged - opens))
                 rows.append(["", category, campaign, version, platform, rich ? 1 : 0, delivered, engaged])
                 if groupBy != nil { rows.append(["g:" + group, category, campaign, version, platform, rich ? 1 : 0, delivered, engaged]) }
             } } } }

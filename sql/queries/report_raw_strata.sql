@@ -6,8 +6,9 @@ SELECT CASE $8::text WHEN 'appVersion' THEN e.app_version WHEN 'platform' THEN e
     (date_part('epoch', e.event_time)::bigint / 86400) AS day,
     e.category, e.app_version, e.platform, coalesce(e.campaign, '') AS campaign, e.has_media,
     count(*) FILTER (WHERE e.type = 'delivered') AS delivered,
-    count(*) FILTER (WHERE e.type = 'response'
-        AND e.action_identifier <> 'com.apple.UNNotificationDismissActionIdentifier') AS engaged
+    count(*) FILTER (WHERE e.type = 'response' AND e.action_identifier = 'com.apple.UNNotificationDefaultActionIdentifier') AS opens,
+    count(*) FILTER (WHERE e.type = 'response' AND e.action_identifier NOT IN
+        ('com.apple.UNNotificationDefaultActionIdentifier', 'com.apple.UNNotificationDismissActionIdentifier')) AS actions
 FROM events e
 WHERE e.app_id = $1::bigint AND e.event_time >= $2::timestamptz AND e.event_time < $3::timestamptz
   AND ($4::text IS NULL OR e.app_version = $4::text) AND ($5::text IS NULL OR e.platform = $5::text)

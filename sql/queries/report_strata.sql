@@ -1,5 +1,5 @@
 -- The strata of the adjusted rich vs text-only difference for app $1 over the whole UTC hours
--- inside [$2, $3): delivered and engaged (opens + registered actions) by --by group, UTC day,
+-- inside [$2, $3): delivered, opens and registered actions (engaged, in RollupDeltas.engaged) by --by group, UTC day,
 -- category, app version, platform, campaign and rich/text-only. The report adds the days up for
 -- its figures, and looks at them day by day for the anytime-valid interval (docs/reports.md).
 -- `day` is the UTC day as a number (days since 1970-01-01), whatever the session's time zone.
@@ -42,7 +42,7 @@ WITH edges AS (
 SELECT CASE $9::text WHEN 'appVersion' THEN r.app_version WHEN 'platform' THEN r.platform
                      WHEN 'campaign' THEN r.campaign ELSE '' END AS group_value,
     (date_part('epoch', r.hour)::bigint / 86400) AS day,
-    r.category, r.app_version, r.platform, r.campaign, r.has_media, r.delivered, r.opens + r.actions AS engaged
+    r.category, r.app_version, r.platform, r.campaign, r.has_media, r.delivered, r.opens, r.actions
 FROM rollup_counts r
 WHERE r.app_id = $1::bigint AND $4::smallint = 4 AND r.grain = 4
   AND r.hour >= (SELECT first_day FROM edges)
@@ -54,7 +54,8 @@ UNION ALL
 SELECT CASE $9::text WHEN 'appVersion' THEN app_version WHEN 'platform' THEN platform
                      WHEN 'campaign' THEN campaign WHEN 'variant' THEN variant ELSE '' END AS group_value,
     (date_part('epoch', hour)::bigint / 86400) AS day,
-    category, app_version, platform, campaign, has_media, sum(delivered)::bigint AS delivered, sum(opens + actions)::bigint AS engaged
+    category, app_version, platform, campaign, has_media, sum(delivered)::bigint AS delivered, sum(opens)::bigint AS opens,
+    sum(actions)::bigint AS actions
 FROM hours
 -- The filters, once for every branch (PostgreSQL pushes them into each).
 WHERE ($5::text IS NULL OR app_version = $5::text) AND ($6::text IS NULL OR platform = $6::text)
