@@ -67,8 +67,8 @@ public struct AppStore: Sendable {
                 try insert(readKey, appId: appId, expiresInSeconds: nil, on: connection)
                 return CreatedApp(appId: appId, name: name, writeKey: writeKey, readKey: readKey)
             }
-        } catch let error as DatabaseError {
-            if error.sqlState == "23505" {
+        } catch {
+            if error.isUniqueViolation {
                 throw AppStoreError(code: .duplicateName, message: "an app named \(name) already exists")
             }
             throw error

@@ -73,7 +73,7 @@ public final class EventWriter {
                 return outcomes
             } catch {
                 if !connection.isUsable { stagingReady = false }
-                if mode == .bulk, error.sqlState == "23505" {
+                if mode == .bulk, error.isUniqueViolation {
                     // An id of the group was stored before: claim again, skipping such ids.
                     claimStrategy.bulkClaimHitDuplicate()
                     continue

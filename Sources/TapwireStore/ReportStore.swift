@@ -248,11 +248,11 @@ public struct ReportStore: Sendable {
     }
 
     static func translate(_ error: DatabaseError, timeZone: String) -> any Error {
-        if error.sqlState == "22023" || error.message.contains("time zone") {
+        if error.isInvalidParameterValue {
             return ReportStoreError(.unknownTimeZone,
                                     "unknown time zone \"\(timeZone)\"; use an IANA name such as UTC, Europe/Bucharest or America/New_York")
         }
-        if error.sqlState == "22008" || error.sqlState == "22007" {
+        if error.isInvalidDateTime {
             return ReportStoreError(.invalidRange, "a date is out of range or malformed: \(error.message)")
         }
         return error

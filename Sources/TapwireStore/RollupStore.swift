@@ -53,8 +53,8 @@ public struct RollupStore: Sendable {
     public func foldBeforeReading(on connection: PostgresConnection) throws(DatabaseError) {
         do {
             try fold(on: connection)
-        } catch where error.sqlState == "42501" || error.sqlState == "25006" {
-            // insufficient_privilege, read_only_sql_transaction
+        } catch where error.isNotWritable {
+            // A read-only role or a standby: read what the background fold has folded.
         }
     }
 
