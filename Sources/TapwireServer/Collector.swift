@@ -75,71 +75,71 @@ public final class Collector: HTTPHandler {
 
     // MARK: HTTPHandler
 
+    /// Matches the route and reads the key once; the responder carries both to the body's arrival.
     public func admit(_ head: RequestHead) -> Admission {
+        let route: Route
         switch router.match(method: head.method, path: head.path) {
         case .notFound:
-            return .reject(.error(APIError(.notFound, "no endpoint \(FieldRules.truncatedForEcho(head.path, max: 100)); see /openapi.json")))
+            return .reject(.error(APIError(.notFound, "no endpoint \(FieldRules.truncatedForEcho(head.path, max: 100)); see /openapi.json")),
+                           label: Router.unmatched)
         case .methodNotAllowed(let allow):
-            return .reject(.error(APIError(.methodNotAllowed, "\(FieldRules.truncatedForEcho(head.method, max: 16)) is not allowed here; use \(allow)", allow: allow)))
-        case .found(let route):
-            if route.access != .open {
-                guard let key = BasicAuth.key(from: head.header("authorization")) else {
-                    return .reject(.error(APIError(.unauthorized, head.header("authorization") == nil
-                        ? "missing credentials: send the app's key as the Basic auth username"
-                        : "the credentials are not a Tapwire key")))
-                }
-                if route.access == .write, key.kind != .write {
-                    return .reject(.error(APIError(.forbidden, "this endpoint takes a write key; a read key cannot post")))
-                }
-                if route.access == .read, key.kind != .read {
-                    return .reject(.error(APIError(.forbidden, "this endpoint takes a read key; write keys ship in apps and cannot read")))
-                }
-            }
-            return .accept(route.body)
-        }
-    }
-
-    public func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
-        guard case .found(let route) = router.match(method: request.method, path: request.path) else {
-            respond(.error(APIError(.notFound, "no such endpoint")))
-            return
-        }
-        guard route.access != .open else {
-            route.handle(RouteRequest(request: request, identity: nil, services: services, respond: respond))
-            return
-        }
-        guard let key = BasicAuth.key(from: request.header("authorization")) else {
-            respond(.error(APIError(.unauthorized, "missing credentials")))
-            return
+            return .reject(.error(APIError(.methodNotAllowed, "\(FieldRules.truncatedForEcho(head.method, max: 16)) is not allowed here; use \(allow)", allow: allow)),
+                           label: Router.unmatched)
+        case .found(let found):
+            route = found
         }
         let services = self.services
-        let proceed: @Sendable (KeyIdentity?) -> Void = { identity in
-            guard let identity else {
-                respond(.error(APIError(.unauthorized, "unknown, revoked or expired key")))
-                return
-            }
-            route.handle(RouteRequest(request: request, identity: identity, services: services, respond: respond))
+        guard route.access != .open else {
+            return .accept(route.body, Responder(label: route.path) { request, respond in
+                route.handle(RouteRequest(request: request, identity: nil, services: services, respond: respond))
+            })
+        }
+        guard let key = BasicAuth.key(from: head.header("authorization")) else {
+            return .reject(.error(APIError(.unauthorized, head.header("authorization") == nil
+                ? "missing credentials: send the app's key as the Basic auth username"
+                : "the credentials are not a Tapwire key")), label: route.path)
+        }
+        if route.access == .write, key.kind != .write {
+            return .reject(.error(APIError(.forbidden, "this endpoint takes a write key; a read key cannot post")), label: route.path)
+        }
+        if route.access == .read, key.kind != .read {
+            return .reject(.error(APIError(.forbidden, "this endpoint takes a read key; write keys ship in apps and cannot read")), label: route.path)
+        }
+        return .accept(route.body, Responder(label: route.path) { [keys] request, respond in
+            Self.authorize(key, keys: keys, services: services) { identity in
+                route.handle(RouteRequest(request: request, identity: identity, services: services, respond: respond))
+            } refuse: { respond(.error($0)) }
+        })
+    }
+
+    /// Resolves the key (from the cache, else the database) and proceeds with its identity. After
+    /// a lookup, the request goes on off the database thread: decoding a body of up to 8 MiB there
+    /// would hold a reader connection that key lookups, manifests and reports wait for.
+    static func authorize(_ key: APIKey, keys: KeyCache, services: CollectorServices,
+                          proceed: @escaping @Sendable (KeyIdentity) -> Void, refuse: @escaping @Sendable (APIError) -> Void) {
+        let resolved: @Sendable (KeyIdentity?) -> Void = { identity in
+            guard let identity else { return refuse(APIError(.unauthorized, "unknown, revoked or expired key")) }
+            proceed(identity)
         }
         switch keys.lookup(key, now: monotonicNanoseconds()) {
         case .hit(let identity):
-            proceed(identity)
+            resolved(identity)
         case .miss:
-            let keys = self.keys
             services.database.submit({ connection in try AppStore().resolve(key, on: connection) }) { result in
                 switch result {
                 case .success(let identity):
                     keys.store(key, identity: identity, now: monotonicNanoseconds())
-                    proceed(identity)
+                    DispatchQueue.global(qos: .userInitiated).async { resolved(identity) }
                 case .failure:
-                    respond(.error(APIError(.databaseUnavailable, "the database is unavailable; retry later", retryAfterSeconds: 1)))
+                    refuse(APIError(.databaseUnavailable, "the database is unavailable; retry later", retryAfterSeconds: 1))
                 }
             }
         }
     }
 
     /// One structured line per request: route, status, counts, latency. Never keys or bodies.
-    public func completed(_ head: RequestHead, status: Int, annotations: [String: Int], nanoseconds: UInt64) {
-        let route = router.label(method: head.method, path: head.path)
+    public func completed(_ head: RequestHead, label: String?, status: Int, annotations: [String: Int], nanoseconds: UInt64) {
+        let route = label ?? Router.unmatched
         let seconds = Double(nanoseconds) / 1e9
         services.metrics.increment(CollectorMetrics.requests, [route, String(status)])
         services.metrics.observe(CollectorMetrics.requestSeconds, [route], seconds)

@@ -218,9 +218,14 @@ private func begin(_ context: RequestContext, server: HTTPServer, connection: Op
         return refuse(response)
     }
     switch server.handler.admit(head) {
-    case .reject(let response):
+    case .reject(let response, let label):
+        context.state.withLock { $0.label = label }
         return refuse(response)
-    case .accept(let policy):
+    case .accept(let policy, let responder):
+        context.state.withLock { s in
+            s.responder = responder
+            s.label = responder.label
+        }
         guard let policy else { return .YES } // a body on a route that takes none is read and ignored
         let encoding: BodyReader.Encoding
         do throws(APIError) {
@@ -262,7 +267,12 @@ private func perform(_ action: RequestLifecycle.Action, _ context: RequestContex
 /// answers unless it already has.
 private func dispatch(_ request: HTTPRequest, _ context: RequestContext, server: HTTPServer, connection: OpaquePointer) -> MHD_Result {
     server.watchdog.forget(context)
-    server.handler.handle(request) { response in context.deliver(response) }
+    if let responder = context.state.withLock({ $0.responder }) {
+        responder.handle(request) { response in context.deliver(response) }
+    } else {
+        // Only an admitted request reaches here; should the state say otherwise, it still gets an answer.
+        context.deliver(.error(APIError(.internalError, "the request was not admitted")))
+    }
     let action = context.state.withLock { s in
         let action = s.lifecycle.handlerReturned()
         // Under the lock, so that the handler's answer (`deliver`) cannot resume before this suspend.
@@ -304,8 +314,11 @@ private func tapwireRequestCompleted(
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     let context = Unmanaged<RequestContext>.fromOpaque(raw).takeRetainedValue()
     server.watchdog.forget(context)
-    let (status, annotations) = context.state.withLock { $0.complete(budget: server.bodyBudget) }
-    server.handler.completed(context.head, status: status, annotations: annotations,
+    let (status, annotations, label) = context.state.withLock { s in
+        let (status, annotations) = s.complete(budget: server.bodyBudget)
+        return (status, annotations, s.label)
+    }
+    server.handler.completed(context.head, label: label, status: status, annotations: annotations,
                              nanoseconds: monotonicNanoseconds() &- context.startedAt)
 }
 

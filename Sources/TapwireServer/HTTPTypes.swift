@@ -128,19 +128,35 @@ public struct BodyPolicy: Sendable {
     }
 }
 
+/// How an admitted request is answered, decided once when its headers arrive: the route's
+/// handler, with what admission learnt (the route, the key) captured, so nothing about the
+/// request is matched or parsed a second time.
+public struct Responder: Sendable {
+    /// The request's name in logs and metrics (its route), from a bounded set.
+    public var label: String
+    /// Runs on the HTTP thread when the body is in. `respond` may be called now or later, from
+    /// any thread, exactly once; until then the connection is suspended, holding no thread.
+    public var handle: @Sendable (HTTPRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void
+
+    public init(label: String, handle: @escaping @Sendable (HTTPRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void) {
+        self.label = label
+        self.handle = handle
+    }
+}
+
 public enum Admission: Sendable {
-    /// Read the body under this policy (nil: the route takes no body), then call `handle`.
-    case accept(BodyPolicy?)
-    case reject(HTTPResponse)
+    /// Read the body under this policy (nil: the route takes no body), then hand the request to
+    /// the responder.
+    case accept(BodyPolicy?, Responder)
+    /// Answer now, without reading the body; `label` names the request in logs and metrics.
+    case reject(HTTPResponse, label: String)
 }
 
 /// The application side of the HTTP server.
 public protocol HTTPHandler: Sendable {
     /// Runs on the HTTP thread when the headers are in; must not block.
     func admit(_ head: RequestHead) -> Admission
-    /// Runs on the HTTP thread when the body is in. `respond` may be called now or later, from
-    /// any thread, exactly once; until then the connection is suspended, holding no thread.
-    func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void)
-    /// Called once per finished request (for logs and metrics), with the response's annotations.
-    func completed(_ head: RequestHead, status: Int, annotations: [String: Int], nanoseconds: UInt64)
+    /// Called once per finished request (for logs and metrics), with the label admission gave
+    /// it (nil when the server refused the head before asking) and the response's annotations.
+    func completed(_ head: RequestHead, label: String?, status: Int, annotations: [String: Int], nanoseconds: UInt64)
 }

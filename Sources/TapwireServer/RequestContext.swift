@@ -25,6 +25,10 @@ final class RequestContext: Sendable {
         var watchdogSocket: Int32 = -1
         /// Bytes of the server's `BodyBudget` this request holds once its body is decoded, until it completes.
         var budgetBytes = 0
+        /// Who answers the request, once admitted.
+        var responder: Responder?
+        /// The request's name in logs and metrics, once the handler has seen its head.
+        var label: String?
 
         /// A chunk of the body arrived: decoded, or dropped past an error. `.close` once the
         /// watchdog has answered 408.

@@ -80,9 +80,6 @@ struct Router: Sendable {
         return .methodNotAllowed(allow: byMethod.keys.sorted().joined(separator: ", "))
     }
 
-    /// The label for metrics: the route's path, or "unmatched", so label values stay bounded.
-    func label(method: String, path: String) -> String {
-        if case .found(let route) = match(method: method, path: path) { return route.path }
-        return "unmatched"
-    }
+    /// The label of a request that matched no route, so label values stay bounded.
+    static let unmatched = "unmatched"
 }

@@ -57,6 +57,9 @@ public final class GroupCommitter: Sendable {
     private let logger: Logger
     private let onCommit: @Sendable (CommitStats) -> Void
     private let onDatabaseError: @Sendable (DatabaseError) -> Void
+    /// Where requests are answered after their COMMIT: the caller's completion (mismatch
+    /// counting, the answer's JSON) runs here, so a writer takes its next group at once.
+    private let replies = DispatchQueue(label: "tapwire-commit-replies", attributes: .concurrent)
 
     public init(databaseURL: String, options: Options = Options(), partitions: PartitionDays = PartitionDays(),
                 logger: Logger, onCommit: @escaping @Sendable (CommitStats) -> Void = { _ in },
@@ -87,7 +90,7 @@ public final class GroupCommitter: Sendable {
         }
     }
 
-    /// Queues a request; `completion` runs exactly once, on a writer thread or right here.
+    /// Queues a request; `completion` runs exactly once, on the reply queue after its COMMIT or right here.
     public func submit(_ batch: StagedBatch, completion: @escaping Completion) {
         guard running.load(ordering: .acquiring) else {
             completion(.failure(.unavailable(retryAfterSeconds: 1)))
@@ -114,6 +117,8 @@ public final class GroupCommitter: Sendable {
         // Anything still queued (writers were all disconnected) is answered, never dropped silently.
         let leftover = queue.withLock { $0.markUnavailable(retryAfterSeconds: 1) }
         for request in leftover { request.completion(.failure(.unavailable(retryAfterSeconds: 1))) }
+        // Every committed request has had its answer before shutdown returns.
+        replies.sync(flags: .barrier) {}
     }
 
     private func writerLoop(index: Int) {
@@ -171,14 +176,14 @@ public final class GroupCommitter: Sendable {
                 stats.events += request.batch.events.count
                 stats.stored += outcome.stored
                 stats.duplicates += outcome.duplicates
-                request.completion(.success(outcome))
             }
             onCommit(stats)
+            for (request, outcome) in zip(group, outcomes) { reply(request, .success(outcome)) }
         } catch {
             onDatabaseError(error)
             if error.isUnavailable || !writer.connection.isUsable {
                 logger.log(.warning, "database unavailable", error.logFields)
-                for request in group { request.completion(.failure(.unavailable(retryAfterSeconds: 1))) }
+                for request in group { reply(request, .failure(.unavailable(retryAfterSeconds: 1))) }
                 failAll(retryAfter: 1, reason: error)
                 writer.connection.close()
             } else if group.count > 1 {
@@ -187,13 +192,18 @@ public final class GroupCommitter: Sendable {
                 for request in group { commit([request], with: writer) }
             } else {
                 logger.log(.error, "commit refused", error.logFields)
-                for request in group { request.completion(.failure(.rejected(code: error.code.rawValue, sqlState: error.sqlState))) }
+                for request in group { reply(request, .failure(.rejected(code: error.code.rawValue, sqlState: error.sqlState))) }
             }
         }
     }
 
     private func failAll(retryAfter: Int, reason: DatabaseError) {
         let failed = queue.withLock { $0.markUnavailable(retryAfterSeconds: retryAfter) }
-        for request in failed { request.completion(.failure(.unavailable(retryAfterSeconds: retryAfter))) }
+        for request in failed { reply(request, .failure(.unavailable(retryAfterSeconds: retryAfter))) }
+    }
+
+    private func reply(_ request: Request, _ result: Result<BatchOutcome, CommitFailure>) {
+        let completion = request.completion
+        replies.async { completion(result) }
     }
 }

@@ -126,7 +126,9 @@ import TapwireTestSupport
         let blockSeconds: Double
 
         func admit(_ head: RequestHead) -> Admission {
-            .accept(BodyPolicy(maxWireBytes: 8 << 20, maxDecodedBytes: 8 << 20))
+            .accept(BodyPolicy(maxWireBytes: 8 << 20, maxDecodedBytes: 8 << 20), Responder(label: head.path) { request, respond in
+                handle(request, respond: respond)
+            })
         }
 
         func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
@@ -142,7 +144,7 @@ import TapwireTestSupport
             }
         }
 
-        func completed(_ head: RequestHead, status: Int, annotations: [String: Int], nanoseconds: UInt64) {}
+        func completed(_ head: RequestHead, label: String?, status: Int, annotations: [String: Int], nanoseconds: UInt64) {}
     }
 
     static func server(threads: Int, stalledSeconds: Int = 1, deadlineSeconds: Int = 60, blockSeconds: Double = 3) throws -> HTTPServer {
