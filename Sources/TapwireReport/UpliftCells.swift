@@ -40,10 +40,23 @@ struct UpliftCells: Sendable, Equatable {
         var rich = [StratumSide](repeating: StratumSide(), count: count)
         var textOnly = [StratumSide](repeating: StratumSide(), count: count)
         var seen = [Bool](repeating: false, count: count)
-        var daily: [Int: [Int: StratumCounts]] = [:]
+        // Day by day, each day's tables in an array by stratum number: a row costs one lookup
+        // of its day, not two dictionary updates.
+        var dayPosition: [Int: Int] = [:]
+        var dayNumbers: [Int] = []
+        var daily: [[StratumCounts?]] = []
         for (row, id) in numbered {
             seen[id] = true
-            var table = daily[row.utcDay, default: [:]][id] ?? StratumCounts(x1: 0, n1: 0, x2: 0, n2: 0)
+            let d: Int
+            if let known = dayPosition[row.utcDay] {
+                d = known
+            } else {
+                d = dayNumbers.count
+                dayPosition[row.utcDay] = d
+                dayNumbers.append(row.utcDay)
+                daily.append([StratumCounts?](repeating: nil, count: count))
+            }
+            var table = daily[d][id] ?? StratumCounts(x1: 0, n1: 0, x2: 0, n2: 0)
             if row.hasMedia {
                 table.x1 += row.engaged
                 table.n1 += row.delivered
@@ -55,11 +68,12 @@ struct UpliftCells: Sendable, Equatable {
                 textOnly[id].delivered += row.delivered
                 textOnly[id].engaged += row.engaged
             }
-            daily[row.utcDay, default: [:]][id] = table
+            daily[d][id] = table
         }
-        days = daily.keys.sorted().map { day in
-            DailyStrata(day: String(Timestamp(microseconds: Int64(day) * 86_400_000_000).iso8601(fractionDigits: 0).prefix(10)),
-                        strata: daily[day]!)
+        days = dayNumbers.indices.sorted { dayNumbers[$0] < dayNumbers[$1] }.map { d in
+            var strata: [Int: StratumCounts] = [:]
+            for (id, table) in daily[d].enumerated() { if let table { strata[id] = table } }
+            return DailyStrata(day: String(Timestamp.startOfUTCDay(Int64(dayNumbers[d])).iso8601(fractionDigits: 0).prefix(10)), strata: strata)
         }
         for id in 0..<count where seen[id] {
             let r = use(rich[id], into: \.rich), t = use(textOnly[id], into: \.textOnly)

@@ -70,13 +70,17 @@ public struct RollupStore: Sendable {
     @discardableResult
     public func rebuild(appId: Int64?, from: Timestamp, to: Timestamp, on connection: PostgresConnection,
                         progress: (Progress) -> Void = { _ in }) throws(DatabaseError) -> [Progress] {
-        try forEachDay(appId: appId, from: from, to: to, on: connection, progress: progress) { (parameters) throws(DatabaseError) -> Int in
+        let days = try forEachDay(appId: appId, from: from, to: to, on: connection, progress: progress) { (parameters) throws(DatabaseError) -> Int in
             try connection.query(EmbeddedSQL.rollupsRebuildRange, parameters)
             var reader = RebuildEventReader()
             try connection.copyOut(EmbeddedSQL.rollupsRebuildEvents) { (piece) throws(DatabaseError) in try reader.consume(piece) }
             _ = try upsert(try reader.finish(), on: connection)
             return reader.eventsRead
         }
+        // Reports fold first, and a fold scans rollup_deltas: leave it small, not full of the
+        // rebuild's dead rows until autovacuum comes by.
+        try connection.query(EmbeddedSQL.rollupsVacuumDeltas)
+        return days
     }
 
     /// Runs `recompute` for each UTC day of [from, to) (widened to whole days), each in its own

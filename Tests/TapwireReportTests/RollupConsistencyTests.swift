@@ -102,11 +102,15 @@ struct RollupConsistencyTests {
         #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == oracle, "rollups rebuild differs from the SQL recomputation")
 
         // 3. Reports from rollups equal the same report from raw events, in a zone with a
-        // half-hour offset and with edges off the hour (both paths of the hybrid read).
+        // half-hour offset and with edges off the hour (both paths of the hybrid read), and in
+        // zones at UTC+0 (UTC, London in November), whose whole UTC days are read from the daily
+        // strata rows unless the variant matters.
         let from = ReportFixtures.start.adding(microseconds: 5 * ReportFixtures.hour + 17 * 60_000_000)
         let to = ReportFixtures.start.adding(microseconds: 2 * ReportFixtures.day + 7 * ReportFixtures.hour + 1)
         for (zone, filters, groupBy) in [("Asia/Kolkata", ReportFilters(), nil as ReportDimension?),
                                          ("UTC", ReportFilters(platform: "iOS"), .campaign),
+                                         ("UTC", ReportFilters(), nil), ("Europe/London", ReportFilters(), .appVersion),
+                                         ("UTC", ReportFilters(variant: "A"), .platform), ("UTC", ReportFilters(), .variant),
                                          ("America/St_Johns", ReportFilters(appVersion: "1.1"), .variant)] {
             let fast = try ReportFixtures.report(collector.database, app: app, from: from, to: to, timeZone: zone, filters: filters, groupBy: groupBy)
             let slow = try ReportFixtures.report(collector.database, app: app, from: from, to: to, timeZone: zone, filters: filters,
