@@ -10,7 +10,7 @@ WITH edges AS (
     -- first_day: the first UTC midnight at or after $2; last_day: the last at or before $3.
     -- Read as scalar subqueries below, so they bound the primary key's range on hour (a join
     -- with this row would make PostgreSQL scan every hour of grain 0).
-    SELECT tapwire_utc_day($2::timestamptz + interval '1 day' - interval '1 microsecond') AS first_day,
+    SELECT tapwire_utc_day($2::timestamptz + interval '24 hours' - interval '1 microsecond') AS first_day,
            tapwire_utc_day($3::timestamptz) AS last_day
 ), parts AS (
     -- a variant filter or --by variant: every whole hour from grain 0
@@ -31,7 +31,7 @@ WITH edges AS (
     FROM rollup_counts r
     WHERE r.app_id = $1::bigint AND $4::smallint = 4 AND r.grain = 4
       AND r.hour >= (SELECT first_day FROM edges)
-      AND r.hour < $3::timestamptz AND r.hour + interval '1 day' <= $3::timestamptz
+      AND r.hour < $3::timestamptz AND r.hour + interval '24 hours' <= $3::timestamptz
     UNION ALL
     -- the whole hours after the last whole UTC day, from grain 0
     SELECT r.app_version, r.platform, r.campaign, r.variant, r.category, r.has_media, r.delivered, r.opens, r.actions
