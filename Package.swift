@@ -60,8 +60,8 @@ let package = Package(
         // Argument reading, subcommand dispatch and the database location, for tapwire and tapwire-bench.
         .target(name: "TapwireCommandLine", dependencies: ["TapwireCore", "TapwireStore"], swiftSettings: strict),
         .executableTarget(name: "tapwire",
-                          dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireClient", "TapwireCommandLine",
-                                         "TapwireLoopbackClient", "TapwireZlib"],
+                          dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireCommandLine",
+                                         "TapwireLoopbackClient"],
                           swiftSettings: strict),
         // make bench: ingestion (against a `tapwire serve` child process), report and mismatch benchmarks.
         .executableTarget(name: "tapwire-bench",
@@ -71,12 +71,14 @@ let package = Package(
         // Shared helpers for tests: a private PostgreSQL per suite, requests over the loopback client, the soak's faults (SoakSQL).
         .target(name: "TapwireTestSupport", dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireLoopbackClient", "TapwireZlib", "TapwireRollupOracle"],
                 path: "Tests/TapwireTestSupport", swiftSettings: strict, plugins: ["EmbedSQL"]),
+        // The independent recomputations of the statistics (Tests/Statistics/*.py), run from the tests.
+        .target(name: "TapwireStatisticsOracle", path: "Tests/StatisticsOracle", swiftSettings: strict),
         .testTarget(name: "TapwireWireTests", dependencies: ["TapwireWire"], swiftSettings: strict),
         .testTarget(name: "TapwireZlibTests", dependencies: ["TapwireZlib"], swiftSettings: strict),
-        .testTarget(name: "TapwireCoreTests", dependencies: ["TapwireCore"], swiftSettings: strict),
+        .testTarget(name: "TapwireCoreTests", dependencies: ["TapwireCore", "TapwireStatisticsOracle"], swiftSettings: strict),
         .testTarget(name: "TapwireStoreTests", dependencies: ["TapwireStore", "TapwireTestSupport", "TapwireRollupOracle"], swiftSettings: strict),
         .testTarget(name: "TapwireServerTests", dependencies: ["TapwireServer", "TapwireLoopbackClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),
-        .testTarget(name: "TapwireReportTests", dependencies: ["TapwireReport", "TapwireTestSupport", "TapwireRollupOracle"], swiftSettings: strict),
+        .testTarget(name: "TapwireReportTests", dependencies: ["TapwireReport", "TapwireTestSupport", "TapwireRollupOracle", "TapwireStatisticsOracle"], swiftSettings: strict),
         .testTarget(name: "TapwireSoakCoreTests", dependencies: ["TapwireSoakCore"], swiftSettings: strict),
         .testTarget(name: "TapwireLoopbackClientTests", dependencies: ["TapwireLoopbackClient", "TapwireStore", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireClientTests", dependencies: ["TapwireClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),

@@ -196,7 +196,7 @@ public struct BatchDecoder: Sendable {
                 if textLength != nil { throw FieldProblem(.invalidField, "userTextLength is only valid on a response") }
             }
             var media: MediaKinds = []
-            if let list = try reader.stringArray("mediaTypes", maxCount: 10, maxBytes: 16) {
+            if let list = try reader.stringArray("mediaTypes", maxCount: limits.maxMediaTypesPerEvent, maxBytes: limits.maxMediaTypeBytes) {
                 for name in list {
                     guard let kind = MediaKinds(name: name) else {
                         throw FieldProblem(.invalidField, "mediaTypes may hold image, audio, video and other, got \"\(FieldRules.truncatedForEcho(name))\"")

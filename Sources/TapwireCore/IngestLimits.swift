@@ -17,6 +17,9 @@ public struct IngestLimits: Sendable, Equatable {
     public var maxTagBytes = 128
     /// userTextLength above this is not a plausible reply length.
     public var maxUserTextLength: Int64 = 1 << 20
+    /// `mediaTypes`: entries per event, and bytes per entry (the longest known kind is 5).
+    public var maxMediaTypesPerEvent = 10
+    public var maxMediaTypeBytes = 16
     /// Events whose corrected time is older than this are rejected (partitions are not made for them).
     public var maxEventAgeMicroseconds: Int64 = 400 * 86_400_000_000
     /// A corrected time further than this in the future is clamped to the receive time.
@@ -24,6 +27,8 @@ public struct IngestLimits: Sendable, Equatable {
     /// Manifests: categories per app, and actions per category.
     public var maxCategories = 512
     public var maxActionsPerCategory = 32
+    /// Option names per category or action (UNNotificationCategoryOptions has fewer than this).
+    public var maxOptions = 16
 
     public init() {}
 }

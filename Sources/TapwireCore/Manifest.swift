@@ -74,7 +74,9 @@ public struct ManifestDecoder: Sendable {
         }
         func options(_ value: JSONValue?, _ path: String) throws(ManifestError) -> [String] {
             guard let value, !value.isNull else { return [] }
-            guard let array = value.arrayValue, array.count <= 16 else { throw fail("\(path) must be an array of at most 16 option names") }
+            guard let array = value.arrayValue, array.count <= limits.maxOptions else {
+                throw fail("\(path) must be an array of at most \(limits.maxOptions) option names")
+            }
             var out: [String] = []
             for (i, element) in array.enumerated() {
                 guard let name = try text(element, "\(path)[\(i)]", required: true) else { continue }

@@ -151,13 +151,3 @@ public struct ProportionComparison: Sendable, Equatable {
     }
 }
 
-extension ProportionComparison {
-    /// A comparison whose numbers are withheld for `reason` (the counts cannot be proportions).
-    public init(withheld reason: String, x1: Int, n1: Int, x2: Int, n2: Int) {
-        self.x1 = x1
-        self.n1 = n1
-        self.x2 = x2
-        self.n2 = n2
-        insufficientReason = reason
-    }
-}

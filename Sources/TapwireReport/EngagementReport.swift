@@ -17,33 +17,30 @@ public func engagementNotMeaningful(engaged: Int, base: Int, baseName: String = 
         + "or several engaging responses to one notification; the rate is not meaningful"
 }
 
-/// One side of the rich vs text-only comparison: its engagement rate with a Wilson 95% interval,
-/// or neither (and why) when more were engaged than delivered.
+/// One side of the rich vs text-only comparison: its engagement rate with a Wilson 95% interval.
+/// It is the sum of the side's used cells (`UpliftCells`), so engaged never exceeds delivered.
 public struct SideEngagement: Sendable, Equatable {
     public var delivered: Int
     public var engaged: Int
     public var rate: Double?
     public var ci95: ConfidenceInterval?
-    /// Set when engaged exceeds delivered: the rate and its interval are withheld.
-    public var notMeaningful: String?
 
-    init(delivered: Int, engaged: Int) {
-        self.delivered = delivered
-        self.engaged = engaged
-        notMeaningful = engagementNotMeaningful(engaged: engaged, base: delivered)
-        guard notMeaningful == nil else { return }
+    init(_ side: UpliftCells.StratumSide) {
+        delivered = side.delivered
+        engaged = side.engaged
         rate = ProportionStatistics.share(engaged, of: delivered)
         ci95 = ProportionStatistics.wilson(successes: engaged, trials: delivered)
     }
 }
 
 /// The rich vs text-only difference adjusted for campaign × app version × platform (and for
-/// category in "All categories"): Mantel–Haenszel over the strata, Sato's interval, the CMH
-/// test. Withheld (with the reason) below the minimum sample, like the pooled one.
+/// category in "All categories"): Mantel–Haenszel over the strata of the used cells, Sato's
+/// interval, the CMH test. Withheld (with the reason) only when no stratum has both sides, or
+/// below the minimum sample counted over the strata that have.
 public struct AdjustedUplift: Sendable, Equatable {
     public static let method = "mantel-haenszel"
 
-    /// Nil when no stratum has both sides, or a stratum's engagement is not meaningful.
+    /// Nil when no stratum has both sides.
     public var estimate: MantelHaenszelRiskDifference?
     /// Strata with both sides present.
     public var strata: Int
@@ -51,29 +48,58 @@ public struct AdjustedUplift: Sendable, Equatable {
     public var excludedDelivered: Int
     /// Why the figures are withheld, nil when they are shown.
     public var reason: String?
+    /// The same difference read day after day: valid however often the report is opened.
+    public var anytime = AnytimeAdjusted()
 
     public var sufficient: Bool { reason == nil }
     public var difference: Double? { sufficient ? estimate?.difference : nil }
     public var ci95: ConfidenceInterval? { sufficient ? estimate?.ci95 : nil }
     public var pValue: Double? { sufficient ? estimate?.pValue : nil }
 
-    init(strata: [StratumCounts], minimum: MinimumSample) {
-        let used = strata.filter(\.contributes)
-        excludedDelivered = strata.filter { !$0.contributes }.reduce(0) { $0 + $1.n1 + $1.n2 }
-        self.strata = used.count
-        if let bad = used.first(where: { $0.x1 > $0.n1 || $0.x2 > $0.n2 }) {
-            let side = bad.x1 > bad.n1 ? (bad.x1, bad.n1) : (bad.x2, bad.n2)
-            reason = "in a stratum, " + (engagementNotMeaningful(engaged: side.0, base: side.1) ?? "engagement is not meaningful")
-            return
-        }
-        estimate = MantelHaenszelRiskDifference.estimate(strata)
+    /// `dimensions` names the strata in the reason ("campaign × app version × platform").
+    init(cells: UpliftCells, dimensions: String, minimum: MinimumSample) {
+        let tables = cells.tables
+        let used = tables.filter(\.contributes)
+        strata = used.count
+        excludedDelivered = tables.filter { !$0.contributes }.reduce(0) { $0 + $1.n1 + $1.n2 }
+        estimate = MantelHaenszelRiskDifference.estimate(tables)
         guard estimate != nil else {
-            reason = "no campaign × app version × platform stratum has both rich and text-only deliveries"
+            reason = "no \(dimensions) stratum has both rich and text-only deliveries"
             return
         }
         reason = minimum.insufficiency(x1: used.reduce(0) { $0 + $1.x1 }, n1: used.reduce(0) { $0 + $1.n1 },
                                        x2: used.reduce(0) { $0 + $1.x2 }, n2: used.reduce(0) { $0 + $1.n2 })
             .map { "in strata with both sides, " + $0 }
+    }
+}
+
+/// The adjusted difference looked at once per UTC day, over every day up to it (`AnytimeUplift`,
+/// Howard et al. 2021's normal mixture at α = 0.05): a team that opens the report every morning
+/// and acts on the first day it excludes zero is wrong at most 5% of the time, which the
+/// fixed-horizon interval read daily is not (docs/regressions.md, "Rich vs text-only, day after day").
+public struct AnytimeAdjusted: Sendable, Equatable {
+    public static let method = "normal-mixture confidence sequence (Howard et al. 2021), alpha 0.05"
+    /// The anytime-valid 95% interval at the last look, which covers the whole range; nil when
+    /// the adjusted difference is withheld.
+    public var ci95: ConfidenceInterval?
+    /// The first UTC day (YYYY-MM-DD) whose look's anytime-valid interval excluded zero.
+    public var decidedOn: String?
+    /// UTC days looked at: the days of the range with data.
+    public var looks: Int = 0
+
+    public init(ci95: ConfidenceInterval? = nil, decidedOn: String? = nil, looks: Int = 0) {
+        self.ci95 = ci95
+        self.decidedOn = decidedOn
+        self.looks = looks
+    }
+
+    /// The looks of `days`, kept only when the adjusted figure itself is shown.
+    init(days: [DailyStrata], shown: Bool, minimum: MinimumSample) {
+        guard shown, !days.isEmpty else { return }
+        let looks = AnytimeUplift.evaluate(days: days, minimum: minimum)
+        ci95 = looks.latest?.withheld == nil ? looks.latest?.estimate?.anytimeValid : nil
+        decidedOn = looks.decidedOn
+        self.looks = days.count
     }
 }
 
@@ -107,30 +133,35 @@ public struct UpliftDetection: Sendable, Equatable {
 public struct RichUplift: Sendable, Equatable {
     public var rich: SideEngagement
     public var textOnly: SideEngagement
-    /// Pooled over every stratum: what the two groups saw, mix and all.
+    /// Pooled over every used cell: what the two groups saw, mix and all.
     public var comparison: ProportionComparison
     public var adjusted: AdjustedUplift
     /// The pooled and adjusted differences disagree in sign, or the pooled one lies outside the
     /// adjusted 95% interval: the mix of campaigns, versions or platforms moves the pooled figure.
     public var confounded: Bool
     public var detection: UpliftDetection
+    /// Deliveries left out of every rich vs text-only figure because their cell's engagement
+    /// exceeds them (see `UpliftCells`).
+    public var notMeaningfulDelivered: Int
+    /// Engaged responses left out because their cell has no delivery (a `sent`-only category,
+    /// a version that posts no `delivered`).
+    public var engagedWithoutDeliveries: Int
 
-    /// `samplesPerDay`: delivered per day in the strata with both sides (the current volume).
-    init(rich: SideEngagement, textOnly: SideEngagement, strata: [StratumCounts], minimum: MinimumSample,
-         target: Double?, samplesPerDay: Double) {
-        self.rich = rich
-        self.textOnly = textOnly
-        if let reason = rich.notMeaningful.map({ "rich: " + $0 }) ?? textOnly.notMeaningful.map({ "text-only: " + $0 }) {
-            comparison = ProportionComparison(withheld: reason, x1: rich.engaged, n1: rich.delivered,
-                                              x2: textOnly.engaged, n2: textOnly.delivered)
-        } else {
-            comparison = ProportionComparison(x1: rich.engaged, n1: rich.delivered, x2: textOnly.engaged, n2: textOnly.delivered,
-                                              minimum: minimum)
-        }
-        adjusted = AdjustedUplift(strata: strata, minimum: minimum)
+    /// `dimensions` names the strata; `rangeDays` is the report's length, so the current volume
+    /// is delivered per day in the strata with both sides.
+    init(cells: UpliftCells, dimensions: String, minimum: MinimumSample, target: Double?, rangeDays: Double) {
+        rich = SideEngagement(cells.rich)
+        textOnly = SideEngagement(cells.textOnly)
+        comparison = ProportionComparison(x1: rich.engaged, n1: rich.delivered, x2: textOnly.engaged, n2: textOnly.delivered,
+                                          minimum: minimum)
+        adjusted = AdjustedUplift(cells: cells, dimensions: dimensions, minimum: minimum)
+        adjusted.anytime = AnytimeAdjusted(days: cells.days, shown: adjusted.sufficient, minimum: minimum)
         confounded = Self.confounded(pooled: comparison.difference, adjusted: adjusted)
-        detection = Self.detection(adjusted: adjusted, target: target, samplesPerDay: samplesPerDay,
-                                   samples: strata.filter(\.contributes).reduce(0) { $0 + $1.n1 + $1.n2 })
+        let samples = cells.contributingDelivered
+        detection = Self.detection(adjusted: adjusted, target: target,
+                                   samplesPerDay: rangeDays > 0 ? Double(samples) / rangeDays : 0, samples: samples)
+        notMeaningfulDelivered = cells.notMeaningfulDelivered
+        engagedWithoutDeliveries = cells.engagedWithoutDeliveries
     }
 
     static func confounded(pooled: Double?, adjusted: AdjustedUplift) -> Bool {
@@ -233,12 +264,34 @@ public struct CategoryEngagement: Sendable, Equatable {
     public var media: MediaFailure
     public var timeToResponse: TimeToResponse
     public var daily: [DailyPoint]
+    /// In an overall: the categories its figures leave out, and why. Empty for a category.
+    public var excludedCategories: [OverallExclusion] = []
 
     public var baseCount: Int { base == .delivered ? delivered : sent }
     public var displayName: String {
         guard let category else { return "All categories" }
         return category.isEmpty ? "(no category)" : category
     }
+}
+
+/// A category an overall ("All categories", or a `--by` section's) leaves out of every one of its
+/// figures, so that no overall rate mixes a `sent` base with a `delivered` one, and no odd
+/// category blanks the others' figures (docs/reports.md, "Which notifications a figure counts").
+/// Its own row still shows it.
+public struct OverallExclusion: Sendable, Equatable {
+    public enum Reason: String, Sendable {
+        /// No delivered events: its rates are over `sent`, which the overall's are not.
+        case sentBase = "sent_base"
+        /// More engaged than delivered: its rate is not meaningful, so its counts are not either.
+        case engagementNotMeaningful = "engagement_not_meaningful"
+        /// Neither delivered nor sent events: there is nothing to take a rate over.
+        case noBase = "no_base"
+    }
+    public var category: String
+    public var reason: Reason
+    public var delivered: Int
+    public var sent: Int
+    public var engaged: Int
 }
 
 /// The report split by one dimension's value (`--by`).
@@ -314,17 +367,45 @@ public struct EngagementReportBuilder: Sendable {
                  strata: [ReportStratumRow], days: [String], rangeDays: Double,
                  manifests: [String: Manifest]) -> ([CategoryEngagement], CategoryEngagement) {
         let names = Set(counts.map(\.category)).union(actions.map(\.category))
-        let strataByCategory = Dictionary(grouping: strata, by: \.category)
+        let countsByCategory = Dictionary(grouping: counts, by: \.category)
+        let actionsByCategory = Dictionary(grouping: actions, by: \.category)
+        let histogramsByCategory = Dictionary(grouping: histograms, by: \.category)
+        let numbering = StratumNumbering(strata)
+        let numbered = Array(zip(strata, numbering.ids)).map { (row: $0.0, stratum: $0.1) }
+        let strataByCategory = Dictionary(grouping: numbered, by: \.row.category)
         var categories: [CategoryEngagement] = names.map { name in
-            let dismiss = dismissStats(category: name, rows: counts.filter { $0.category == name }, manifests: manifests)
-            return engagement(category: name, title: title(of: name, manifests: manifests),
-                              counts: counts.filter { $0.category == name }, actions: actions.filter { $0.category == name },
-                              histograms: histograms.filter { $0.category == name },
-                              strata: Self.tables(strataByCategory[name] ?? [], byCategory: false), days: days, rangeDays: rangeDays,
-                              dismiss: dismiss)
+            let rows = countsByCategory[name] ?? []
+            return engagement(category: name, title: title(of: name, manifests: manifests), counts: rows,
+                              actions: actionsByCategory[name] ?? [], histograms: histogramsByCategory[name] ?? [],
+                              cells: UpliftCells(strataByCategory[name] ?? [], strata: numbering.count), days: days, rangeDays: rangeDays,
+                              dismiss: dismissStats(category: name, rows: rows, manifests: manifests))
         }
         categories.sort { ($0.baseCount, $1.displayName) > ($1.baseCount, $0.displayName) }
-        let measured = categories.filter(\.dismiss.measurable)
+
+        // The overall's members: the categories whose rates are over the overall's base and meaningful.
+        let base: EngagementBase = categories.contains { $0.delivered > 0 } ? .delivered : .sent
+        var excluded: [OverallExclusion] = []
+        var members: Set<String> = []
+        for c in categories {
+            guard let name = c.category else { continue }
+            let reason: OverallExclusion.Reason?
+            if c.baseCount == 0 {
+                reason = c.sent > 0 ? .sentBase : .noBase
+            } else if c.base != base {
+                reason = .sentBase
+            } else if c.engagementNotMeaningful != nil {
+                reason = .engagementNotMeaningful
+            } else {
+                reason = nil
+            }
+            if let reason {
+                excluded.append(OverallExclusion(category: name, reason: reason, delivered: c.delivered, sent: c.sent, engaged: c.engaged))
+            } else {
+                members.insert(name)
+            }
+        }
+        // Dismissals over the members whose dismiss rate is itself measurable and meaningful.
+        let measured = categories.filter { $0.category.map(members.contains) == true && $0.dismiss.rate != nil }
         let overallDismiss: DismissStats
         if measured.isEmpty {
             overallDismiss = .notMeasurable
@@ -333,40 +414,21 @@ public struct EngagementReportBuilder: Sendable {
             let base = measured.reduce(0) { $0 + ($1.dismiss.base ?? 0) }
             overallDismiss = DismissStats(measurable: true, count: count, rate: ProportionStatistics.share(count, of: base), base: base)
         }
-        let overall = engagement(category: nil, title: nil, counts: counts, actions: actions, histograms: histograms,
-                                 strata: Self.tables(strata, byCategory: true), days: days, rangeDays: rangeDays,
+        // Rich vs text-only takes the used cells of every category: a category without
+        // deliveries has none, and an odd cell leaves out only itself.
+        var overall = engagement(category: nil, title: nil, counts: counts.filter { members.contains($0.category) },
+                                 actions: actions.filter { members.contains($0.category) },
+                                 histograms: histograms.filter { members.contains($0.category) },
+                                 cells: UpliftCells(numbered, strata: numbering.count), days: days, rangeDays: rangeDays,
                                  dismiss: overallDismiss)
+        overall.excludedCategories = excluded.sorted { $0.category < $1.category }
         return (categories, overall)
     }
 
-    /// The 2×2 table of each stratum: campaign × app version × platform, and category too for
-    /// "All categories". Rows with the same key (rollup and raw parts) are added.
-    static func tables(_ rows: [ReportStratumRow], byCategory: Bool) -> [StratumCounts] {
-        struct Key: Hashable { var category, campaign, appVersion, platform: String }
-        var tables: [Key: StratumCounts] = [:]
-        for row in rows {
-            let key = Key(category: byCategory ? row.category : "", campaign: row.campaign, appVersion: row.appVersion,
-                          platform: row.platform)
-            var table = tables[key] ?? StratumCounts(x1: 0, n1: 0, x2: 0, n2: 0)
-            if row.hasMedia {
-                table.x1 += row.engaged
-                table.n1 += row.delivered
-            } else {
-                table.x2 += row.engaged
-                table.n2 += row.delivered
-            }
-            tables[key] = table
-        }
-        // A stable order, so the floating-point sums (and the report) never depend on hashing.
-        return tables.sorted { ($0.key.category, $0.key.campaign, $0.key.appVersion, $0.key.platform)
-            < ($1.key.category, $1.key.campaign, $1.key.appVersion, $1.key.platform) }.map(\.value)
-    }
-
     func engagement(category: String?, title: String?, counts: [ReportCountRow], actions: [ReportActionRow],
-                    histograms: [ReportHistogramRow], strata: [StratumCounts], days: [String], rangeDays: Double,
+                    histograms: [ReportHistogramRow], cells: UpliftCells, days: [String], rangeDays: Double,
                     dismiss: DismissStats) -> CategoryEngagement {
         var delivered = 0, sent = 0, opens = 0, customActions = 0, replies = 0, requested = 0, notShown = 0
-        var richDelivered = 0, richEngaged = 0, textDelivered = 0, textEngaged = 0
         var daily: [String: (delivered: Int, engaged: Int)] = [:]
         for row in counts {
             delivered += row.delivered
@@ -376,14 +438,7 @@ public struct EngagementReportBuilder: Sendable {
             replies += row.replies
             requested += row.mediaRequested
             let engaged = row.opens + row.actions
-            if row.hasMedia {
-                richDelivered += row.delivered
-                richEngaged += engaged
-            } else {
-                textDelivered += row.delivered
-                textEngaged += engaged
-                notShown += row.mediaRequested
-            }
+            if !row.hasMedia { notShown += row.mediaRequested }
             daily[row.day, default: (0, 0)].delivered += row.delivered
             daily[row.day, default: (0, 0)].engaged += engaged
         }
@@ -391,7 +446,6 @@ public struct EngagementReportBuilder: Sendable {
         let base: EngagementBase = delivered == 0 && sent > 0 ? .sent : .delivered
         let baseCount = base == .delivered ? delivered : sent
         let notMeaningful = engagementNotMeaningful(engaged: engaged, base: baseCount, baseName: base.rawValue)
-        let contributing = strata.filter(\.contributes).reduce(0) { $0 + $1.n1 + $1.n2 }
         var perAction: [String: Int] = [:]
         for row in actions { perAction[row.action, default: 0] += row.count }
         let actionList = perAction.map { ActionCount(identifier: $0.key, count: $0.value,
@@ -413,10 +467,9 @@ public struct EngagementReportBuilder: Sendable {
             engagementRate: ProportionStatistics.share(engaged, of: baseCount),
             engagementCI95: notMeaningful == nil ? ProportionStatistics.wilson(successes: engaged, trials: baseCount) : nil,
             engagementNotMeaningful: notMeaningful,
-            uplift: RichUplift(rich: SideEngagement(delivered: richDelivered, engaged: richEngaged),
-                               textOnly: SideEngagement(delivered: textDelivered, engaged: textEngaged), strata: strata,
-                               minimum: minimumSample, target: targetDifference,
-                               samplesPerDay: rangeDays > 0 ? Double(contributing) / rangeDays : 0),
+            uplift: RichUplift(cells: cells, dimensions: category == nil ? "category × campaign × app version × platform"
+                                                                         : "campaign × app version × platform",
+                               minimum: minimumSample, target: targetDifference, rangeDays: rangeDays),
             media: MediaFailure(requested: requested, notShown: notShown),
             timeToResponse: TimeToResponse(samples: latencies.total,
                                            p50Seconds: latencies.percentileBin(0.5).map(LatencyBins.value(ofBin:)),

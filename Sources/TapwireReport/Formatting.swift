@@ -44,12 +44,17 @@ enum Fmt {
     static let notMeaningful = "invalid"
     static let confoundedMarker = "yes ⚠"
 
-    static func sideRate(_ side: SideEngagement) -> String {
-        side.notMeaningful != nil ? notMeaningful : percent(side.rate)
-    }
+    static func sideRate(_ side: SideEngagement) -> String { percent(side.rate) }
 
     static func target(_ d: UpliftDetection) -> String {
         points(d.target * 100) + (d.targetSource == .given ? "" : d.targetSource == .observed ? " obs" : " dflt")
+    }
+
+    /// The first UTC day the anytime-valid interval excluded zero, "not yet", or a dash when the
+    /// adjusted difference is withheld.
+    static func decidedOn(_ adjusted: AdjustedUplift) -> String {
+        guard adjusted.anytime.ci95 != nil else { return dash }
+        return adjusted.anytime.decidedOn ?? "not yet"
     }
 
     /// "already detectable", "≈ N more days at current volume", or why it cannot be said.
@@ -70,19 +75,43 @@ enum Fmt {
         return "pooled \(pooled) \(how) the adjusted \(adjusted): rich and text-only went out in different campaigns, app versions or platforms; act on the adjusted figure"
     }
 
-    /// The lines under the adjusted table: each confounded row and each rate that is not meaningful.
+    /// The lines under the adjusted table: each confounded row, each rate that is not meaningful,
+    /// what the rich vs text-only figures left out, and the categories an overall leaves out.
     static func rowNotes(_ rows: [CategoryEngagement]) -> [String] {
         var lines: [String] = []
         for row in rows where row.uplift.confounded {
             lines.append("⚠ \(row.displayName): " + confoundedExplanation(row.uplift))
         }
         for row in rows {
-            for (label, reason) in [("engagement", row.engagementNotMeaningful), ("rich", row.uplift.rich.notMeaningful),
-                                    ("text-only", row.uplift.textOnly.notMeaningful)] {
-                if let reason { lines.append("\(notMeaningful): \(row.displayName), \(label): \(reason)") }
+            if let reason = row.engagementNotMeaningful { lines.append("\(notMeaningful): \(row.displayName), engagement: \(reason)") }
+            let u = row.uplift
+            if u.notMeaningfulDelivered > 0 {
+                lines.append("\(row.displayName), rich vs text-only: \(count(u.notMeaningfulDelivered)) delivered left out, in cells "
+                             + "(campaign × app version × platform) with more engaged than delivered")
+            }
+            // A category without deliveries is said once: by its base (*) and, under the overall,
+            // among the categories left out. Only engagement it does not explain gets a line.
+            let explained = row.base == .sent ? row.engaged
+                : row.excludedCategories.filter { $0.reason != .engagementNotMeaningful }.reduce(0) { $0 + $1.engaged }
+            if u.engagedWithoutDeliveries > explained {
+                lines.append("\(row.displayName), rich vs text-only: \(count(u.engagedWithoutDeliveries)) engaged left out, in cells "
+                             + "with no delivered events")
+            }
+            if !row.excludedCategories.isEmpty {
+                lines.append("\(row.displayName) leaves out " + row.excludedCategories.map(exclusion).joined(separator: "; "))
             }
         }
         return lines
+    }
+
+    /// "digest (no delivered events: its rate is over sent)".
+    static func exclusion(_ e: OverallExclusion) -> String {
+        let name = e.category.isEmpty ? "(no category)" : e.category
+        switch e.reason {
+        case .sentBase: return "\(name) (no delivered events: its rate is over sent)"
+        case .engagementNotMeaningful: return "\(name) (more engaged than delivered)"
+        case .noBase: return "\(name) (neither delivered nor sent events)"
+        }
     }
 
     static func lift(_ value: Double?) -> String {
@@ -132,11 +161,12 @@ enum Fmt {
 
     static let notes: [String] = [
         "Reply: p50/p90 reply length in characters. TTR: median/p90 time from delivery to an engaged response.",
-        "Engaged = opens + registered actions (text replies included), over delivered; an asterisk (*) marks a category with no delivered events, whose base is sent.",
+        "Engaged = opens + registered actions (text replies included), over delivered; an asterisk (*) marks a category with no delivered events, whose base is sent. All categories counts only the categories with delivered events whose engagement is meaningful; the others are named under the adjusted table.",
         "Dismiss \"n/m\": not measurable. iOS reports dismissals only for categories registered with customDismissAction; it is not zero.",
         "Rich vs text-only is classified by the media present when the user saw the notification; intervals are Wilson 95% per side and Newcombe 95% for the pooled difference.",
-        "Pooled: all of a category's rich against all its text-only notifications. Adjusted: compared inside each campaign × app version × platform stratum (and category, for All categories), then combined (Mantel–Haenszel, Sato 95% interval, Cochran–Mantel–Haenszel p); strata with one side only are excluded. Pooled figures mix strata with different base rates (Simpson's paradox): act on the adjusted one.",
+        "Pooled: all of a category's rich against all its text-only notifications. Adjusted: compared inside each campaign × app version × platform stratum (and category, for All categories), then combined (Mantel–Haenszel, Sato 95% interval, Cochran–Mantel–Haenszel p); strata with one side only are excluded, and so are cells with no delivered events or with more engaged than delivered. Pooled figures mix strata with different base rates (Simpson's paradox): act on the adjusted one.",
         "Confounded (⚠): pooled and adjusted differ in sign, or pooled lies outside the adjusted 95% interval.",
+        "Anytime CI: the adjusted difference's 95% interval that stays valid however often the report is read (Howard et al. 2021, normal mixture), looked at once per UTC day of the range; decided on: the first UTC day it excluded 0. Act on that day, not on the first day the fixed 95% interval excludes 0: read daily, that one misleads far more often than 5% of the time.",
         "Detectable: the smallest difference the adjusted test finds with 80% power at α = 0.05 with the deliveries so far. Target: --target-difference, else the adjusted difference when significant (obs), else 2 pp (dflt); days at the range's delivered per day, same mix.",
         "\"invalid\": more engaged than delivered (responses without their deliveries, or several engaging responses to one notification), so no rate is shown.",
     ]

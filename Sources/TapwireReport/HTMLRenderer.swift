@@ -79,6 +79,10 @@ public struct HTMLReportRenderer: Sendable {
         var verdict: String
         if u.adjusted.sufficient {
             verdict = "Rich vs text-only, all categories, adjusted for category × campaign × app version × platform: \(Fmt.points(u.adjusted.difference.map { $0 * 100 })) \(Fmt.interval(u.adjusted.ci95, signed: true)), p \(Fmt.pValue(u.adjusted.pValue))"
+            if let anytime = u.adjusted.anytime.ci95 {
+                verdict += "; anytime-valid \(Fmt.interval(anytime, signed: true)), "
+                    + (u.adjusted.anytime.decidedOn.map { "decided on \($0) (UTC)" } ?? "not decided yet")
+            }
         } else {
             verdict = "Rich vs text-only, adjusted: insufficient data (\(u.adjusted.reason ?? ""))"
         }
@@ -87,8 +91,11 @@ public struct HTMLReportRenderer: Sendable {
         } else {
             verdict += " · pooled: insufficient data (\(u.comparison.insufficientReason ?? ""))"
         }
-        let badge = u.confounded
-            ? "<p class=\"confounded\"><span class=\"badge\">confounded</span> \(HTML.escape(Fmt.confoundedExplanation(u)))</p>\n" : "" 
+        var badge = u.confounded
+            ? "<p class=\"confounded\"><span class=\"badge\">confounded</span> \(HTML.escape(Fmt.confoundedExplanation(u)))</p>\n" : ""
+        if !overall.excludedCategories.isEmpty {
+            badge += "<p class=\"muted\">\(HTML.escape(overall.displayName + " leaves out " + overall.excludedCategories.map(Fmt.exclusion).joined(separator: "; ")))</p>\n"
+        }
         return """
         <div class="cards">
         <div class="card"><span class="k">Delivered</span><span class="v">\(Fmt.count(overall.delivered))</span></div>

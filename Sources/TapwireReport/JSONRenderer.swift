@@ -49,7 +49,7 @@ public struct JSONReportRenderer: Sendable {
     }
 
     func category(_ c: CategoryEngagement) -> JSONValue {
-        .object([
+        var members: [(String, JSONValue)] = [
             ("category", .optional(c.category)),
             ("title", .optional(c.title)),
             ("delivered", .int(c.delivered)),
@@ -89,12 +89,22 @@ public struct JSONReportRenderer: Sendable {
             ("daily", .array(c.daily.map { point in
                 .object([("date", .string(point.date)), ("delivered", .int(point.delivered)), ("engaged", .int(point.engaged))])
             })),
-        ])
+        ]
+        if c.category == nil {
+            members.append(("excludedCategories", .array(c.excludedCategories.map { e in
+                .object([("category", .string(e.category)), ("reason", .string(e.reason.rawValue)), ("delivered", .int(e.delivered)),
+                         ("sent", .int(e.sent)), ("engaged", .int(e.engaged))])
+            })))
+        }
+        return .object(members)
     }
 
     func side(_ s: SideEngagement) -> JSONValue {
+        // notMeaningful stays for readers of schema version 2: a side is the sum of its used
+        // cells, so it never has more engaged than delivered (uplift.notMeaningfulDelivered says
+        // what was left out).
         .object([("delivered", .int(s.delivered)), ("engaged", .int(s.engaged)), ("rate", number(s.rate)), ("ci95", interval(s.ci95)),
-                 ("notMeaningful", .optional(s.notMeaningful))])
+                 ("notMeaningful", .null)])
     }
 
     /// The pooled difference (as before, now a fraction), the adjusted one, and how long until
@@ -109,6 +119,8 @@ public struct JSONReportRenderer: Sendable {
             ("pValue", number(u.pValue, digits: 12)),
             ("sufficient", .bool(u.sufficient)),
             ("reason", .optional(u.comparison.insufficientReason)),
+            ("notMeaningfulDelivered", .int(u.notMeaningfulDelivered)),
+            ("engagedWithoutDeliveries", .int(u.engagedWithoutDeliveries)),
             ("adjusted", .object([
                 ("difference", number(adjusted.difference)),
                 ("ci95", interval(adjusted.ci95)),
@@ -118,6 +130,13 @@ public struct JSONReportRenderer: Sendable {
                 ("excludedDelivered", .int(adjusted.excludedDelivered)),
                 ("sufficient", .bool(adjusted.sufficient)),
                 ("reason", .optional(adjusted.reason)),
+                ("anytimeValid", .object([
+                    ("ci95", interval(adjusted.anytime.ci95)),
+                    ("decidedOn", .optional(adjusted.anytime.decidedOn)),
+                    ("looks", .int(adjusted.anytime.looks)),
+                    ("lookEvery", .string("UTC day")),
+                    ("method", .string(AnytimeAdjusted.method)),
+                ])),
             ])),
             ("confounded", .bool(u.confounded)),
             ("minimumDetectableDifference", number(u.detection.minimumDetectableDifference)),

@@ -39,27 +39,6 @@ public enum APIErrorCode: String, Sendable, CaseIterable {
         case .overloaded, .databaseUnavailable: return 503
         }
     }
-
-    /// What the client should do, as the README's error table says it.
-    public var advice: String {
-        switch self {
-        case .badRequest: return "Fix the query parameters, or send one Content-Length (or Transfer-Encoding: chunked alone)."
-        case .malformedJSON, .invalidUTF8, .jsonTooDeep, .invalidBatch, .invalidManifest: return "Fix the body; retrying the same body fails again."
-        case .invalidCompression: return "The gzip/deflate stream is corrupt or truncated; compress the body again."
-        case .unauthorized: return "Send the app's key as the Basic auth username."
-        case .forbidden: return "Use the key kind the endpoint needs: write keys post, read keys read."
-        case .notFound: return "Check the path."
-        case .methodNotAllowed: return "Use the method in the Allow header."
-        case .requestTimeout: return "The body arrived too slowly; send it again."
-        case .uriTooLong: return "Shorten the URL: fewer or shorter query parameters."
-        case .payloadTooLarge, .decompressedTooLarge: return "Send smaller batches."
-        case .tooManyEvents: return "Split the batch: at most 2,000 events."
-        case .unsupportedEncoding: return "Use Content-Encoding gzip, deflate or none."
-        case .rateLimited: return "Wait Retry-After seconds."
-        case .internalError: return "Retry later; report it if it persists."
-        case .overloaded, .databaseUnavailable: return "Keep the events and retry after Retry-After seconds."
-        }
-    }
 }
 
 public struct APIError: Error, Sendable, Equatable {

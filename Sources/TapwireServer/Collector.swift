@@ -21,10 +21,7 @@ public final class Collector: HTTPHandler {
         let committer = GroupCommitter(
             databaseURL: configuration.databaseURL,
             options: .init(writers: configuration.writers,
-                           policy: .init(maxEventsPerCommit: configuration.maxEventsPerCommit,
-                                         maxQueuedEvents: configuration.maxQueuedEvents,
-                                         minEventsWhenBusy: configuration.commitFillEvents,
-                                         lingerNanoseconds: UInt64(configuration.commitLingerMilliseconds) * 1_000_000)),
+                           policy: configuration.groupCommit),
             logger: logger,
             onCommit: { stats in
                 metrics.observe(CollectorMetrics.batchSeconds, [], stats.seconds)

@@ -10,16 +10,12 @@ public struct CollectorConfiguration: Sendable {
     public var rateLimitPerSecond: Double = 100_000
     /// Writer threads, each with its own connection, each committing one group at a time.
     public var writers = 2
-    public var maxEventsPerCommit = 20_000
-    /// While a writer is busy, another waits up to this long for its group to fill (0: never waits).
-    public var commitLingerMilliseconds = 5
-    /// …to this many events.
-    public var commitFillEvents = 4000
+    /// Events per transaction, the queue's bound, and how long a group lingers to fill while
+    /// another writer is busy: the queue's own policy, so its defaults are written once.
+    public var groupCommit = GroupCommitPolicy()
     /// How often the pending rollup deltas are folded into the rollups: what dashboards lag by at
     /// most. Longer folds fewer times the same rollup rows; reports fold first and never lag.
     public var rollupFoldMilliseconds = 2000
-    /// Past this many events waiting for a writer, new batches get 503 with Retry-After.
-    public var maxQueuedEvents = 200_000
     /// Threads (and connections) for key lookups, manifests and reports.
     public var readerThreads = 4
     /// How long a resolved key is trusted before it is looked up again.

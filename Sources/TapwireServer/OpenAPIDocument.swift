@@ -14,6 +14,8 @@ public enum OpenAPIDocument {
 
     public static var json: JSONValue { (try? JSONParser().parse(bytes)) ?? .null }
 
+    /// The limits the collector enforces by default, so the schema cannot drift from them.
+    static let limits = IngestLimits()
     static let errorCodes = APIErrorCode.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
     static let rejectionCodes = EventRejection.Code.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
 
@@ -72,7 +74,7 @@ public enum OpenAPIDocument {
           "post": {
             "operationId": "postBatch",
             "summary": "Store a batch of events (exactly once per eventId and app)",
-            "description": "Bodies may be sent with Content-Encoding gzip, deflate (zlib or raw) or none. Content-Length over 1 MiB gets 413 before the body is read; a body inflating past 8 MiB gets 413. At most 2,000 events and 32 KiB per event. Invalid events are rejected one by one in `rejected`; the others are stored.",
+            "description": "Bodies may be sent with Content-Encoding gzip, deflate (zlib or raw) or none. Content-Length over \#(limits.maxBodyBytes >> 20) MiB gets 413 before the body is read; a body inflating past \#(limits.maxDecompressedBytes >> 20) MiB gets 413. At most \#(limits.maxEventsPerBatch) events and \#(limits.maxEventBytes >> 10) KiB per event. Invalid events are rejected one by one in `rejected`; the others are stored.",
             "security": [{"writeKey": []}],
             "requestBody": {
               "required": true,
@@ -238,7 +240,7 @@ public enum OpenAPIDocument {
             "properties": {
               "sentAt": {"type": "string", "nullable": true, "description": "ISO 8601, the device clock when the batch was sent; corrects clock skew: event time = receivedAt - (sentAt - timestamp)."},
               "context": {"$ref": "#/components/schemas/Context"},
-              "events": {"type": "array", "maxItems": 2000, "items": {"$ref": "#/components/schemas/EventElement"}}
+              "events": {"type": "array", "maxItems": \#(limits.maxEventsPerBatch), "items": {"$ref": "#/components/schemas/EventElement"}}
             }
           },
           "Context": {
@@ -246,12 +248,12 @@ public enum OpenAPIDocument {
             "nullable": true,
             "description": "Shared by every event of the batch. Limits are in UTF-8 bytes (appVersion, build, osVersion 64; platform 32; sdk, deviceId 128); no NUL characters.",
             "properties": {
-              "appVersion": {"type": "string", "nullable": true, "maxLength": 16, "pattern": "^[^\\u0000]*$"},
-              "build": {"type": "string", "nullable": true, "maxLength": 16, "pattern": "^[^\\u0000]*$"},
-              "platform": {"type": "string", "nullable": true, "maxLength": 8, "pattern": "^[^\\u0000]*$"},
-              "osVersion": {"type": "string", "nullable": true, "maxLength": 16, "pattern": "^[^\\u0000]*$"},
-              "sdk": {"type": "string", "nullable": true, "maxLength": 32, "pattern": "^[^\\u0000]*$"},
-              "deviceId": {"type": "string", "nullable": true, "maxLength": 32, "pattern": "^[^\\u0000]*$"}
+              "appVersion": {"type": "string", "nullable": true, "maxLength": \#(limits.maxVersionBytes / 4), "pattern": "^[^\\u0000]*$"},
+              "build": {"type": "string", "nullable": true, "maxLength": \#(limits.maxVersionBytes / 4), "pattern": "^[^\\u0000]*$"},
+              "platform": {"type": "string", "nullable": true, "maxLength": \#(limits.maxPlatformBytes / 4), "pattern": "^[^\\u0000]*$"},
+              "osVersion": {"type": "string", "nullable": true, "maxLength": \#(limits.maxVersionBytes / 4), "pattern": "^[^\\u0000]*$"},
+              "sdk": {"type": "string", "nullable": true, "maxLength": \#(limits.maxTagBytes / 4), "pattern": "^[^\\u0000]*$"},
+              "deviceId": {"type": "string", "nullable": true, "maxLength": \#(limits.maxTagBytes / 4), "pattern": "^[^\\u0000]*$"}
             }
           },
           "EventElement": {
@@ -264,16 +266,16 @@ public enum OpenAPIDocument {
               "eventId": {"type": "string", "format": "uuid", "description": "The dedup key, per app, forever. Send UUIDv7."},
               "type": {"type": "string", "enum": ["delivered", "response", "sent"]},
               "timestamp": {"type": "string", "format": "date-time"},
-              "notificationId": {"type": "string", "maxLength": 256},
-              "category": {"type": "string", "maxLength": 256},
-              "actionIdentifier": {"type": "string", "maxLength": 256, "description": "Required on a response, not allowed on other types."},
-              "userTextLength": {"type": "integer", "minimum": 0, "maximum": 1048576, "description": "Only on a response; the reply's text is never sent."},
+              "notificationId": {"type": "string", "maxLength": \#(limits.maxIdentifierBytes)},
+              "category": {"type": "string", "maxLength": \#(limits.maxIdentifierBytes)},
+              "actionIdentifier": {"type": "string", "maxLength": \#(limits.maxIdentifierBytes), "description": "Required on a response, not allowed on other types."},
+              "userTextLength": {"type": "integer", "minimum": 0, "maximum": \#(limits.maxUserTextLength), "description": "Only on a response; the reply's text is never sent."},
               "hasMedia": {"type": "boolean"},
-              "mediaTypes": {"type": "array", "maxItems": 10, "items": {"type": "string", "enum": ["image", "audio", "video", "other"]}},
+              "mediaTypes": {"type": "array", "maxItems": \#(limits.maxMediaTypesPerEvent), "items": {"type": "string", "enum": ["image", "audio", "video", "other"]}},
               "mediaRequested": {"type": "boolean"},
               "categoryRegistered": {"type": "boolean"},
-              "campaign": {"type": "string", "maxLength": 256},
-              "variant": {"type": "string", "maxLength": 256},
+              "campaign": {"type": "string", "maxLength": \#(limits.maxIdentifierBytes)},
+              "variant": {"type": "string", "maxLength": \#(limits.maxIdentifierBytes)},
               "deliveredAt": {"type": "string", "format": "date-time"}
             }
           },
@@ -302,27 +304,27 @@ public enum OpenAPIDocument {
             "type": "object",
             "required": ["appVersion", "categories"],
             "properties": {
-              "appVersion": {"type": "string", "minLength": 1, "maxLength": 16, "pattern": "^[^\\u0000]+$"},
-              "categories": {"type": "array", "maxItems": 512, "items": {"$ref": "#/components/schemas/Category"}}
+              "appVersion": {"type": "string", "minLength": 1, "maxLength": \#(limits.maxVersionBytes / 4), "pattern": "^[^\\u0000]+$"},
+              "categories": {"type": "array", "maxItems": \#(limits.maxCategories), "items": {"$ref": "#/components/schemas/Category"}}
             }
           },
           "Category": {
             "type": "object",
             "required": ["identifier"],
             "properties": {
-              "identifier": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[^\\u0000]+$"},
-              "title": {"type": "string", "nullable": true, "maxLength": 64, "pattern": "^[^\\u0000]*$"},
-              "options": {"type": "array", "nullable": true, "maxItems": 16, "items": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[^\\u0000]+$"}},
-              "actions": {"type": "array", "nullable": true, "maxItems": 32, "items": {"$ref": "#/components/schemas/Action"}}
+              "identifier": {"type": "string", "minLength": 1, "maxLength": \#(limits.maxIdentifierBytes / 4), "pattern": "^[^\\u0000]+$"},
+              "title": {"type": "string", "nullable": true, "maxLength": \#(limits.maxIdentifierBytes / 4), "pattern": "^[^\\u0000]*$"},
+              "options": {"type": "array", "nullable": true, "maxItems": \#(limits.maxOptions), "items": {"type": "string", "minLength": 1, "maxLength": \#(limits.maxIdentifierBytes / 4), "pattern": "^[^\\u0000]+$"}},
+              "actions": {"type": "array", "nullable": true, "maxItems": \#(limits.maxActionsPerCategory), "items": {"$ref": "#/components/schemas/Action"}}
             }
           },
           "Action": {
             "type": "object",
             "required": ["identifier"],
             "properties": {
-              "identifier": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[^\\u0000]+$"},
-              "title": {"type": "string", "nullable": true, "maxLength": 64, "pattern": "^[^\\u0000]*$"},
-              "options": {"type": "array", "nullable": true, "maxItems": 16, "items": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[^\\u0000]+$"}},
+              "identifier": {"type": "string", "minLength": 1, "maxLength": \#(limits.maxIdentifierBytes / 4), "pattern": "^[^\\u0000]+$"},
+              "title": {"type": "string", "nullable": true, "maxLength": \#(limits.maxIdentifierBytes / 4), "pattern": "^[^\\u0000]*$"},
+              "options": {"type": "array", "nullable": true, "maxItems": \#(limits.maxOptions), "items": {"type": "string", "minLength": 1, "maxLength": \#(limits.maxIdentifierBytes / 4), "pattern": "^[^\\u0000]+$"}},
               "textInput": {"type": "boolean", "nullable": true}
             }
           },

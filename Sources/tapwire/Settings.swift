@@ -19,61 +19,64 @@ enum Settings {
         return value
     }
 
+    /// What `serve` runs with when nothing is set: the help prints these, so no default is written twice.
+    static let defaults = CollectorConfiguration(databaseURL: "")
+
     static let all: [Setting] = [
         Setting(flag: "database-url", environment: "TAPWIRE_DATABASE_URL", defaultText: "(embedded cluster in .tapwire/)",
                 help: "PostgreSQL connection URL, e.g. postgresql://user:pass@host:5432/db") { c, v throws(CLIError) in c.databaseURL = v },
-        Setting(flag: "host", environment: "TAPWIRE_HOST", defaultText: "127.0.0.1",
+        Setting(flag: "host", environment: "TAPWIRE_HOST", defaultText: defaults.http.host,
                 help: "Address to listen on (0.0.0.0 or :: for all interfaces)") { c, v throws(CLIError) in c.http.host = v },
-        Setting(flag: "port", environment: "TAPWIRE_PORT", defaultText: "8080", help: "TCP port to listen on (0: any free port)") { c, v throws(CLIError) in
+        Setting(flag: "port", environment: "TAPWIRE_PORT", defaultText: String(defaults.http.port), help: "TCP port to listen on (0: any free port)") { c, v throws(CLIError) in
             let port = try number(v, "--port")
             guard port <= 65535 else { throw CLIError("--port must be at most 65535") }
             c.http.port = port
         },
-        Setting(flag: "rate-limit", environment: "TAPWIRE_RATE_LIMIT", defaultText: "100000",
+        Setting(flag: "rate-limit", environment: "TAPWIRE_RATE_LIMIT", defaultText: String(Int(defaults.rateLimitPerSecond)),
                 help: "Events per second per key (burst: twice that); 0 turns the limit off") { c, v throws(CLIError) in
             c.rateLimitPerSecond = Double(try number(v, "--rate-limit"))
         },
-        Setting(flag: "http-threads", environment: "TAPWIRE_HTTP_THREADS", defaultText: "2",
+        Setting(flag: "http-threads", environment: "TAPWIRE_HTTP_THREADS", defaultText: String(defaults.http.threads),
                 help: "libmicrohttpd thread pool size") { c, v throws(CLIError) in c.http.threads = max(1, try number(v, "--http-threads")) },
-        Setting(flag: "writers", environment: "TAPWIRE_WRITERS", defaultText: "2",
+        Setting(flag: "writers", environment: "TAPWIRE_WRITERS", defaultText: String(defaults.writers),
                 help: "Group-commit writer threads (one database connection each)") { c, v throws(CLIError) in c.writers = max(1, try number(v, "--writers")) },
-        Setting(flag: "max-queued-events", environment: "TAPWIRE_MAX_QUEUED_EVENTS", defaultText: "200000",
+        Setting(flag: "max-queued-events", environment: "TAPWIRE_MAX_QUEUED_EVENTS", defaultText: String(defaults.groupCommit.maxQueuedEvents),
                 help: "Events waiting for a writer before batches get 503 + Retry-After") { c, v throws(CLIError) in
-            c.maxQueuedEvents = max(1, try number(v, "--max-queued-events"))
+            c.groupCommit.maxQueuedEvents = max(1, try number(v, "--max-queued-events"))
         },
-        Setting(flag: "max-events-per-commit", environment: "TAPWIRE_MAX_EVENTS_PER_COMMIT", defaultText: "20000",
-                help: "Events in one group-commit transaction") { c, v throws(CLIError) in c.maxEventsPerCommit = max(1, try number(v, "--max-events-per-commit")) },
-        Setting(flag: "commit-linger", environment: "TAPWIRE_COMMIT_LINGER_MS", defaultText: "5",
+        Setting(flag: "max-events-per-commit", environment: "TAPWIRE_MAX_EVENTS_PER_COMMIT", defaultText: String(defaults.groupCommit.maxEventsPerCommit),
+                help: "Events in one group-commit transaction") { c, v throws(CLIError) in c.groupCommit.maxEventsPerCommit = max(1, try number(v, "--max-events-per-commit")) },
+        Setting(flag: "commit-linger", environment: "TAPWIRE_COMMIT_LINGER_MS", defaultText: String(defaults.groupCommit.lingerNanoseconds / 1_000_000),
                 help: "While a writer is busy, milliseconds another waits for its group to fill (0: never)") { c, v throws(CLIError) in
-            c.commitLingerMilliseconds = try number(v, "--commit-linger")
+            c.groupCommit.lingerNanoseconds = UInt64(max(0, try number(v, "--commit-linger") as Int)) * 1_000_000
         },
-        Setting(flag: "commit-fill", environment: "TAPWIRE_COMMIT_FILL_EVENTS", defaultText: "4000",
+        Setting(flag: "commit-fill", environment: "TAPWIRE_COMMIT_FILL_EVENTS", defaultText: String(defaults.groupCommit.minEventsWhenBusy),
                 help: "While a writer is busy, the events another waits for (up to --commit-linger) before committing") { c, v throws(CLIError) in
-            c.commitFillEvents = max(1, try number(v, "--commit-fill"))
+            c.groupCommit.minEventsWhenBusy = max(1, try number(v, "--commit-fill"))
         },
-        Setting(flag: "rollup-fold-interval", environment: "TAPWIRE_ROLLUP_FOLD_MS", defaultText: "2000",
+        Setting(flag: "rollup-fold-interval", environment: "TAPWIRE_ROLLUP_FOLD_MS", defaultText: String(defaults.rollupFoldMilliseconds),
                 help: "Milliseconds between folds of the pending rollup deltas into the rollups (what dashboards lag by)") { c, v throws(CLIError) in
             c.rollupFoldMilliseconds = max(10, try number(v, "--rollup-fold-interval"))
         },
-        Setting(flag: "reader-threads", environment: "TAPWIRE_READER_THREADS", defaultText: "4",
+        Setting(flag: "reader-threads", environment: "TAPWIRE_READER_THREADS", defaultText: String(defaults.readerThreads),
                 help: "Threads (and connections) for key lookups, manifests and reports") { c, v throws(CLIError) in
             c.readerThreads = max(1, try number(v, "--reader-threads"))
         },
-        Setting(flag: "connection-limit", environment: "TAPWIRE_CONNECTION_LIMIT", defaultText: "1024",
+        Setting(flag: "connection-limit", environment: "TAPWIRE_CONNECTION_LIMIT", defaultText: String(defaults.http.connectionLimit),
                 help: "Open HTTP connections in all") { c, v throws(CLIError) in c.http.connectionLimit = max(1, try number(v, "--connection-limit")) },
-        Setting(flag: "per-ip-connection-limit", environment: "TAPWIRE_PER_IP_CONNECTION_LIMIT", defaultText: "128",
+        Setting(flag: "per-ip-connection-limit", environment: "TAPWIRE_PER_IP_CONNECTION_LIMIT", defaultText: String(defaults.http.perIPConnectionLimit),
                 help: "Open HTTP connections from one IP address") { c, v throws(CLIError) in
             c.http.perIPConnectionLimit = max(1, try number(v, "--per-ip-connection-limit"))
         },
-        Setting(flag: "idle-timeout", environment: "TAPWIRE_IDLE_TIMEOUT", defaultText: "30",
+        Setting(flag: "idle-timeout", environment: "TAPWIRE_IDLE_TIMEOUT", defaultText: String(defaults.http.idleTimeoutSeconds),
                 help: "Seconds before an idle connection is closed") { c, v throws(CLIError) in c.http.idleTimeoutSeconds = max(1, try number(v, "--idle-timeout")) },
-        Setting(flag: "stalled-upload-timeout", environment: "TAPWIRE_STALLED_UPLOAD_TIMEOUT", defaultText: "10",
+        Setting(flag: "stalled-upload-timeout", environment: "TAPWIRE_STALLED_UPLOAD_TIMEOUT", defaultText: String(defaults.http.stalledUploadSeconds),
                 help: "Seconds without body bytes before 408") { c, v throws(CLIError) in
             c.http.stalledUploadSeconds = max(1, try number(v, "--stalled-upload-timeout"))
         },
-        Setting(flag: "upload-deadline", environment: "TAPWIRE_UPLOAD_DEADLINE", defaultText: "60",
+        Setting(flag: "upload-deadline", environment: "TAPWIRE_UPLOAD_DEADLINE", defaultText: String(defaults.http.uploadDeadlineSeconds),
                 help: "Seconds for a whole body to arrive before 408") { c, v throws(CLIError) in c.http.uploadDeadlineSeconds = max(1, try number(v, "--upload-deadline")) },
-        Setting(flag: "key-cache-seconds", environment: "TAPWIRE_KEY_CACHE_SECONDS", defaultText: "30",
+        Setting(flag: "key-cache-seconds", environment: "TAPWIRE_KEY_CACHE_SECONDS", defaultText: String(defaults.keyCacheSeconds),
                 help: "Seconds a resolved key is trusted before it is looked up again") { c, v throws(CLIError) in
             c.keyCacheSeconds = try number(v, "--key-cache-seconds")
         },

@@ -117,6 +117,17 @@ import TapwireRollupOracle
             #expect(readme.contains("`\(variable)`"), "README.md does not document \(variable)")
         }
         #expect(readme.contains("make run") && readme.contains("make test"))
+        // The defaults the help prints come from the configuration; the README's table must agree.
+        var checked = 0
+        for line in help.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            guard words.count == 4, words[1].hasPrefix("TAPWIRE_"), words[2] == "(default", words[3].hasSuffix(")") else { continue }
+            let value = words[3].dropLast()
+            guard !value.isEmpty, value.allSatisfy({ $0.isNumber || $0.isLetter || $0 == "." }) else { continue }
+            #expect(readme.contains("| `\(words[1])` | `\(value)` |"), "README.md gives another default for \(words[1]) than \(value)")
+            checked += 1
+        }
+        #expect(checked >= 15)
     }
 
     /// The shipped binary carries no tooling: no benchmark commands, and none of the soak's SQL

@@ -311,6 +311,23 @@ import TapwireTestSupport
         for row in byCategory.rows where row[0] != "" {
             #expect(reported[row[0] ?? ""] == row[1].flatMap { Int64($0) }, "delivered of \(row[0] ?? "") differs from `tapwire report`")
         }
+        // The overall panels count the categories the report's overall counts (docs/reports.md):
+        // the demo's sent-only digest takes no part in them.
+        let overall = try #require(json["overall"])
+        #expect(overall["excludedCategories"]?.arrayValue?.first?["category"]?.stringValue == "digest")
+        let delivered = try #require(try engagement["Delivered"]?.get()).rows.first?[0].flatMap { Int64($0) }
+        #expect(delivered == overall["delivered"]?.numberValue?.integer, "the Delivered panel differs from the report's overall")
+        let rate = try #require(try engagement["Engagement rate"]?.get()).rows.first?[0].flatMap { Double($0) }
+        let reportedRate = try #require(overall["engagementRate"]?.numberValue?.double)
+        #expect(abs((rate ?? -1) - reportedRate) < 1e-6, "the Engagement rate panel \(rate ?? -1) differs from the report's \(reportedRate)")
+        // Rich vs text-only per category: the sides are the used cells, as the report's are.
+        let sides = try #require(try engagement["Rich vs text-only per category"]?.get())
+        for category in categories {
+            guard let name = category["category"]?.stringValue, let row = sides.rows.first(where: { $0[0] == name }) else { continue }
+            #expect(row[1].flatMap { Double($0) }.map { Int64($0) } == category["rich"]?["delivered"]?.numberValue?.integer, "\(name): rich")
+            #expect(row[5].flatMap { Double($0) }.map { Int64($0) } == category["textOnly"]?["delivered"]?.numberValue?.integer, "\(name): text-only")
+        }
+        #expect(!sides.rows.contains { $0[0] == "digest" }, "a category without deliveries has no side")
 
         let mismatches = Self.run(try #require(dashboards["tapwire-mismatches"]), on: connection, variables: variables,
                                   from: seeded.from, to: seeded.to.advanced(byHours: 1))

@@ -75,8 +75,8 @@ import TapwireZlib
     @Test func aSlowDatabaseGets503OverloadedAndTheQueueStaysUnderItsBound() throws {
         let server = try TestCollector.start {
             $0.writers = 1
-            $0.maxQueuedEvents = 2000
-            $0.maxEventsPerCommit = 500
+            $0.groupCommit.maxQueuedEvents = 2000
+            $0.groupCommit.maxEventsPerCommit = 500
             $0.rateLimitPerSecond = 0
         }
         let app = try server.database.createApp()

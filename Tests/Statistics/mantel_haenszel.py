@@ -19,8 +19,8 @@ import sys
 from fractions import Fraction as F
 
 
-def main():
-    strata = json.load(sys.stdin)
+def mantel_haenszel(strata):
+    """The exact figures for a list of [x1, n1, x2, n2]; None when no stratum has both groups."""
     r = s = w = p = q = observed = expected = null = F(0)
     used = excluded = 0
     for x1, n1, x2, n2 in strata:
@@ -41,16 +41,20 @@ def main():
         if n > 1:
             null += F(n1 * n2 * m1 * m2, n * n * (n - 1))
     if used == 0:
-        print(json.dumps(None))
-        return
+        return None
     rd = (r - s) / w
     var = (rd * p + q) / (w * w)
     chi2 = (observed - expected) ** 2 / null if null > 0 else None
     pvalue = math.erfc(math.sqrt(float(chi2)) / math.sqrt(2)) if chi2 is not None else 1.0
-    print(json.dumps({
+    return {
         "difference": float(rd), "variance": float(var), "chiSquare": None if chi2 is None else float(chi2),
         "pValue": pvalue, "nullVariance": float(null / (w * w)), "strata": used, "excludedTrials": excluded,
-    }))
+    }
 
 
-main()
+def main():
+    print(json.dumps(mantel_haenszel(json.load(sys.stdin))))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TapwireCore
+import TapwireStatisticsOracle
 
 @Suite("Howard et al. normal mixture confidence sequence")
 struct ConfidenceSequenceTests {

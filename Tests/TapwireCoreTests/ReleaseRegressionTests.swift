@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TapwireCore
+import TapwireStatisticsOracle
 
 /// 2026-01-05 00:00 UTC, a Monday: hour 0 of every hand-built comparison.
 private let t0: Int64 = 1_767_571_200_000_000

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TapwireCore
+import TapwireStatisticsOracle
 
 /// Agresti A (2013), Categorical Data Analysis, 3rd ed., Wiley: the eight-centre clinical trial
 /// of p. 226 (Beitler & Landis 1985; drug vs control, success/failure per centre). On p. 231 the

@@ -6,7 +6,7 @@ import TapwireStore
 import TapwireTestSupport
 
 /// One side of one stratum, posted as events: `delivered` deliveries, the first `engaged` of
-/// them opened. `orphans` opens arrive without any delivery.
+/// them opened. `orphans` opens arrive without any delivery; `sent` is what the backend sent.
 struct StratumCell {
     var category = "message"
     var campaign: String
@@ -16,22 +16,24 @@ struct StratumCell {
     var delivered: Int
     var engaged: Int
     var orphans = 0
+    var sent = 0
 }
 
-/// An app whose telemetry is exactly the given cells, spread over two days from
-/// ReportFixtures.start, posted through the HTTP API.
+/// An app whose telemetry is exactly the given cells, spread over `days` days (two by default)
+/// from ReportFixtures.start, posted through the HTTP API. The engaged deliveries are the first
+/// ones, or spread evenly over the days with `evenly`.
 struct StrataApp {
     let collector: TestCollector
     let app: CreatedApp
     static var from: Timestamp { ReportFixtures.start }
     static var to: Timestamp { ReportFixtures.start.adding(microseconds: 3 * ReportFixtures.day) }
 
-    init(_ cells: [StratumCell], seed: UInt64 = 12) throws {
+    init(_ cells: [StratumCell], seed: UInt64 = 12, days: Int = 2, evenly: Bool = false) throws {
         collector = try TestCollector.start { $0.rateLimitPerSecond = 0 }
         app = try collector.database.createApp()
         var rng = SeededGenerator(seed: seed)
         var batches: [String: [JSONValue]] = [:]
-        let span = 2 * ReportFixtures.day
+        let span = Int64(days) * ReportFixtures.day
         for (c, cell) in cells.enumerated() {
             var events: [JSONValue] = []
             var extra: [(String, JSONValue)] = [("hasMedia", .bool(cell.rich))]
@@ -39,11 +41,17 @@ struct StrataApp {
             for j in 0..<cell.delivered {
                 let time = ReportFixtures.start.adding(microseconds: Int64(j) * span / Int64(max(1, cell.delivered)) + Int64(c) * 1_000_000)
                 events.append(TestBatch.event("delivered", id: .v7(at: time, using: &rng), at: time, category: cell.category, extra))
-                if j < cell.engaged {
+                let engaged = evenly ? (j + 1) * cell.engaged / max(1, cell.delivered) > j * cell.engaged / max(1, cell.delivered)
+                                     : j < cell.engaged
+                if engaged {
                     let responded = time.adding(seconds: 30)
                     events.append(TestBatch.event("response", id: .v7(at: responded, using: &rng), at: responded, category: cell.category,
                                                   extra + [("actionIdentifier", .string(SystemAction.open))]))
                 }
+            }
+            for j in 0..<cell.sent {
+                let time = ReportFixtures.start.adding(microseconds: Int64(j) * 60_000_000 + 3_600_000_000)
+                events.append(TestBatch.event("sent", id: .v7(at: time, using: &rng), at: time, category: cell.category, extra))
             }
             for j in 0..<cell.orphans {
                 let time = ReportFixtures.start.adding(microseconds: Int64(j) * 60_000_000 + 7_200_000_000)
@@ -250,6 +258,49 @@ struct AdjustedUpliftTests {
         #expect(close(detection?["daysToDetect"]?.numberValue?.double, (days * 10).rounded() / 10, 1e-9))
     }
 
+    /// The adjusted difference read day after day: the anytime-valid interval of the whole range is
+    /// the last look of AnytimeUplift over the report's daily strata, and the day it decided is the
+    /// first day whose report (over the range up to that day's end) has an anytime-valid interval
+    /// excluding zero: the report computed afresh for each day, not the same sequence read twice.
+    @Test func theAnytimeValidIntervalAndTheDayItDecided() throws {
+        // Rich engages 30% against 20% in both campaigns, spread evenly over six days.
+        let cells = [StratumCell(campaign: "a", rich: true, delivered: 900, engaged: 270), StratumCell(campaign: "a", rich: false, delivered: 900, engaged: 180),
+                     StratumCell(campaign: "b", rich: true, delivered: 600, engaged: 180), StratumCell(campaign: "b", rich: false, delivered: 600, engaged: 120)]
+        let sample = try StrataApp(cells, days: 6, evenly: true)
+        defer { sample.collector.stop() }
+        let to = StrataApp.from.adding(microseconds: 6 * ReportFixtures.day)
+        let report = try sample.report(to: to)
+        let adjusted = try ReportFixtures.category(report, "message").uplift.adjusted
+        let anytime = try #require(adjusted.anytime.ci95)
+        let fixed = try #require(adjusted.ci95)
+        #expect(anytime.lower < fixed.lower && anytime.upper > fixed.upper, "the anytime-valid interval is wider: \(anytime) vs \(fixed)")
+        #expect(adjusted.anytime.looks == 6)
+        var decided: String?
+        for day in 1...6 {
+            let upTo = try ReportFixtures.category(try sample.report(to: StrataApp.from.adding(microseconds: Int64(day) * ReportFixtures.day)),
+                                                   "message").uplift.adjusted
+            if decided == nil, let ci = upTo.anytime.ci95, ci.lower > 0 || ci.upper < 0 {
+                decided = Timestamp(microseconds: StrataApp.from.microseconds + Int64(day - 1) * ReportFixtures.day).iso8601(fractionDigits: 0).prefix(10).description
+            }
+            // A report's last look only depends on the days it covers.
+            #expect(upTo.anytime.looks == day)
+        }
+        let firstDay = try #require(decided, "a 10 pp difference over 3,000 deliveries a side decided on no day")
+        #expect(adjusted.anytime.decidedOn == firstDay)
+        #expect(firstDay != "2026-11-02", "decided on the first day: the test says nothing about the looks")
+        // Every format shows it.
+        let json = JSONReportRenderer().json(report)
+        let any = json["categories"]?.arrayValue?.first?["uplift"]?["adjusted"]?["anytimeValid"]
+        #expect(any?["decidedOn"]?.stringValue == firstDay && close(any?["ci95"]?["lower"]?.numberValue?.double, anytime.lower, 1e-6))
+        try SchemaCheck.validate(JSONReportRenderer().render(report))
+        #expect(TableReportRenderer().render(report).contains(firstDay))
+        #expect(MarkdownReportRenderer().render(report).contains(firstDay))
+        #expect(HTMLReportRenderer().render(report).contains("decided on \(firstDay) (UTC)"))
+        let csv = CSVReportRenderer().render(report).split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        let column = try #require(CSVReportRenderer.header.firstIndex(of: "adjusted_decided_on"))
+        #expect(csv[1][column] == Substring(firstDay))
+    }
+
     /// Migration 0040 fills grain 4 from grain 0 for data stored before it: run again on an app
     /// whose grain 4 was removed, it restores exactly what the group commits wrote.
     @Test func migrationFillsTheStrataGrainFromGrain0() throws {
@@ -271,42 +322,92 @@ struct AdjustedUpliftTests {
     }
 
     /// Responses without their deliveries: engaged exceeds delivered. No format shows a rate,
-    /// let alone one over 100%, and none computes an interval.
+    /// let alone one over 100%, and none computes an interval; the odd cell leaves out only itself.
     @Test func engagementNeverExceedsItsBase() throws {
         let cells = [StratumCell(category: "orphaned", campaign: "x", rich: true, delivered: 5, engaged: 5, orphans: 9),
-                     StratumCell(category: "orphaned", campaign: "x", rich: false, delivered: 200, engaged: 20)]
+                     StratumCell(category: "orphaned", campaign: "x", rich: false, delivered: 200, engaged: 20),
+                     StratumCell(category: "orphaned", campaign: "y", rich: true, delivered: 150, engaged: 30),
+                     StratumCell(category: "orphaned", campaign: "y", rich: false, delivered: 150, engaged: 15)]
         let sample = try StrataApp(cells)
         defer { sample.collector.stop() }
         let report = try sample.report()
         let c = try ReportFixtures.category(report, "orphaned")
-        #expect(c.uplift.rich.engaged == 14 && c.uplift.rich.delivered == 5)
-        #expect(c.uplift.rich.rate == nil && c.uplift.rich.ci95 == nil && c.uplift.rich.notMeaningful != nil)
-        #expect(!c.uplift.sufficient && c.uplift.comparison.difference == nil)
-        #expect(!c.uplift.adjusted.sufficient && c.uplift.adjusted.reason?.contains("exceeds delivered") == true)
-        #expect(c.engagementNotMeaningful == nil && c.engagementRate == 34.0 / 205)
+        // The rich cell of campaign x (14 engaged of 5) is left out of both figures; campaign y stands.
+        #expect(c.uplift.notMeaningfulDelivered == 5 && c.uplift.engagedWithoutDeliveries == 0)
+        #expect(c.uplift.rich.engaged == 30 && c.uplift.rich.delivered == 150 && c.uplift.rich.rate == 0.2)
+        #expect(c.uplift.textOnly.engaged == 35 && c.uplift.textOnly.delivered == 350)
+        #expect(c.uplift.sufficient && close(c.uplift.comparison.difference, 0.2 - 0.1))
+        #expect(c.uplift.adjusted.strata == 1 && c.uplift.adjusted.excludedDelivered == 200)
+        #expect(c.uplift.adjusted.estimate == MantelHaenszelRiskDifference.estimate([StratumCounts(x1: 0, n1: 0, x2: 20, n2: 200),
+                                                                                     StratumCounts(x1: 30, n1: 150, x2: 15, n2: 150)]))
+        #expect(c.engagementNotMeaningful == nil && c.engagementRate == 79.0 / 505)
         for text in [TableReportRenderer().render(report), MarkdownReportRenderer().render(report), HTMLReportRenderer().render(report)] {
-            #expect(text.contains("invalid") || text.contains("not meaningful"))
+            #expect(text.contains("5 delivered left out"), "the left-out cell is said")
             #expect(!text.contains("280.0%") && !text.contains("280%"), "a rate over 100% is shown")
         }
         let json = JSONReportRenderer().json(report)
-        let rich = json["categories"]?.arrayValue?.first?["rich"]
-        #expect(rich?["rate"] == .null && rich?["ci95"] == .null && rich?["notMeaningful"]?.stringValue?.contains("exceeds delivered") == true)
+        let uplift = json["categories"]?.arrayValue?.first?["uplift"]
+        #expect(uplift?["notMeaningfulDelivered"]?.numberValue?.integer == 5)
+        #expect(json["categories"]?.arrayValue?.first?["rich"]?["notMeaningful"] == .null)
         try SchemaCheck.validate(JSONReportRenderer().render(report))
-        let csv = CSVReportRenderer().render(report)
-        #expect(csv.contains("responses without their deliveries"))
-        // A whole category over its base.
-        let worse = try StrataApp([StratumCell(category: "orphaned", campaign: "x", rich: false, delivered: 3, engaged: 3, orphans: 4)], seed: 5)
+        let csv = CSVReportRenderer().render(report).split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        let column = try #require(CSVReportRenderer.header.firstIndex(of: "uplift_not_meaningful_delivered"))
+        #expect(csv[1][column] == "5")
+        // A whole category over its base: its rate is withheld, and the overall leaves it out.
+        let worse = try StrataApp([StratumCell(category: "orphaned", campaign: "x", rich: false, delivered: 3, engaged: 3, orphans: 4),
+                                   StratumCell(category: "fine", campaign: "x", rich: false, delivered: 300, engaged: 30)], seed: 5)
         defer { worse.collector.stop() }
-        let w = try ReportFixtures.category(try worse.report(), "orphaned")
+        let worseReport = try worse.report()
+        let w = try ReportFixtures.category(worseReport, "orphaned")
         #expect(w.engagementRate == nil && w.engagementCI95 == nil && w.engagementNotMeaningful?.contains("exceeds delivered") == true)
-        #expect(TableReportRenderer().render(try worse.report()).contains("invalid"))
+        #expect(worseReport.overall.engagementRate == 0.1 && worseReport.overall.delivered == 300)
+        #expect(worseReport.overall.excludedCategories.map(\.category) == ["orphaned"]
+                && worseReport.overall.excludedCategories.first?.reason == .engagementNotMeaningful)
+        #expect(TableReportRenderer().render(worseReport).contains("invalid"))
         #expect(Self.percentages("x 280.0% (+150%) 12.5% [0.0, 100.0]") == [280, 12.5], "the scan itself finds a rate over 100%")
-        for report in [report, try worse.report()] {
+        for report in [report, worseReport] {
             for text in [TableReportRenderer().render(report), MarkdownReportRenderer().render(report), HTMLReportRenderer().render(report)] {
                 let over = Self.percentages(text).filter { $0 > 100 }
                 #expect(over.isEmpty, "rates over 100% shown: \(over)")
             }
         }
+    }
+
+    /// The trigger of a blank headline: a category posted as `sent` only, with opens, beside
+    /// categories whose pooled and adjusted differences disagree. Adding it changes none of the
+    /// overall's figures: it has no deliveries, so no stratum and no share of any rate.
+    @Test func aSentOnlyCategoryChangesNoOverallFigure() throws {
+        let confounded = Self.simpson + Self.simpson.map { cell in
+            var c = cell
+            c.category = "social_post"
+            c.delivered += 20
+            return c
+        }
+        let digest = StratumCell(category: "digest", campaign: "", rich: false, delivered: 0, engaged: 0, orphans: 90, sent: 600)
+        let without = try StrataApp(confounded, seed: 3)
+        defer { without.collector.stop() }
+        let with = try StrataApp(confounded + [digest], seed: 3)
+        defer { with.collector.stop() }
+        let a = try without.report(), b = try with.report()
+        let d = try ReportFixtures.category(b, "digest")
+        #expect(d.base == .sent && d.sent == 600 && d.opens == 90)
+        #expect(b.overall.excludedCategories == [OverallExclusion(category: "digest", reason: .sentBase, delivered: 0, sent: 600, engaged: 90)])
+        #expect(b.overall.uplift.engagedWithoutDeliveries == 90 && a.overall.uplift.engagedWithoutDeliveries == 0)
+        var same = b.overall
+        same.excludedCategories = []
+        same.uplift.engagedWithoutDeliveries = 0
+        #expect(same == a.overall, "the sent-only category moved an overall figure")
+        let u = b.overall.uplift
+        #expect(u.adjusted.sufficient && u.adjusted.strata == 4 && u.adjusted.excludedDelivered == 0)
+        #expect(u.confounded && u.detection.minimumDetectableDifference != nil)
+        let html = HTMLReportRenderer().render(b)
+        #expect(html.contains("adjusted for category × campaign × app version × platform: +"), "the headline shows the adjusted overall")
+        #expect(html.contains("<span class=\"badge\">confounded</span>"))
+        #expect(html.contains("digest (no delivered events: its rate is over sent)"))
+        let json = JSONReportRenderer().json(b)
+        #expect(json["overall"]?["uplift"]?["confounded"]?.boolValue == true)
+        #expect(json["overall"]?["excludedCategories"]?.arrayValue?.first?["reason"]?.stringValue == "sent_base")
+        try SchemaCheck.validate(JSONReportRenderer().render(b))
     }
 
     /// Every "12.5%" in a text, as numbers (the lift is relative and has a sign: "+150%" is skipped).

@@ -56,6 +56,17 @@ struct DemoTests {
                     "\(category.displayName) \(category.uplift.rich.delivered)/\(category.uplift.textOnly.delivered): \(ci.lower)…\(ci.upper) pp does not contain the true \(configuration.upliftPoints) pp")
             #expect(ci.lower > 0, "\(category.displayName): the uplift should be detected")
         }
+        // The headline reads the adjusted overall figure, which contains the truth, and flags the
+        // pooled one: rich went out mostly in low-rate categories. The sent-only digest takes no
+        // part in any overall figure.
+        let overall = report.overall.uplift
+        let adjusted = try #require(overall.adjusted.ci95, "the overall adjusted difference is withheld: \(overall.adjusted.reason ?? "")")
+        #expect(adjusted.contains(configuration.upliftPoints / 100), "overall adjusted \(adjusted) misses the true uplift")
+        #expect(overall.confounded, "pooled \(overall.comparison.difference ?? .nan) vs adjusted \(overall.adjusted.difference ?? .nan)")
+        #expect(report.overall.excludedCategories.map(\.category) == ["digest"])
+        let html = HTMLReportRenderer().render(report)
+        #expect(html.contains("all categories, adjusted for category × campaign × app version × platform: +"))
+        #expect(html.contains("<span class=\"badge\">confounded</span>"))
         // The sent-only category falls back to the sent base; message is partly measurable
         // for dismissals (3.1.0 lacks customDismissAction).
         #expect(try ReportFixtures.category(report, "digest").base == .sent)

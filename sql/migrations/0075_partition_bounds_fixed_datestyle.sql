@@ -1,4 +1,4 @@
--- 0080: tapwire_ensure_event_partitions writes the partition bounds in a fixed DateStyle and
+-- 0075: tapwire_ensure_event_partitions writes the partition bounds in a fixed DateStyle and
 -- TimeZone.
 --
 -- Its CREATE TABLE … FOR VALUES FROM (%L) TO (%L) quotes the bounds, UTC midnights, as the
