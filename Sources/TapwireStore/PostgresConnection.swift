@@ -196,6 +196,21 @@ public final class PostgresConnection {
         }
     }
 
+    /// A read-only snapshot transaction, run again (up to `attempts` times) when the server
+    /// cancels it with 40001: on a hot standby, replaying a change a query's snapshot still
+    /// needs (a vacuum's cleanup, a dropped partition) cancels the query ("conflict with
+    /// recovery"); a new snapshot does not conflict with what was already replayed.
+    public func readOnlySnapshot<T>(attempts: Int = 3, _ body: () throws(DatabaseError) -> T) throws(DatabaseError) -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try transaction(.readOnlySnapshot, body)
+            } catch where error.isTransientConflict && attempt < attempts && isUsable {
+                attempt += 1
+            }
+        }
+    }
+
     /// Runs one statement without parameters and cancels it (SQLSTATE 57014) once it has run
     /// `seconds`: a time limit kept by the client, for statements that cannot run in a
     /// transaction block (where `SET LOCAL lock_timeout` would do) and must not set a session

@@ -300,7 +300,7 @@ public struct ReportStore: Sendable {
         do throws(DatabaseError) {
             // Pending deltas first, so the report counts every acknowledged event.
             try RollupStore().foldBeforeReading(on: connection)
-            return try connection.transaction(.readOnlySnapshot) { () throws(DatabaseError) -> ReportData in
+            return try connection.readOnlySnapshot { () throws(DatabaseError) -> ReportData in
                 // A rollup read touches few rows: starting parallel workers costs more than it saves,
                 // and on a busy server a worker can take seconds to start.
                 if !raw { try connection.query("SET LOCAL max_parallel_workers_per_gather = 0") }
