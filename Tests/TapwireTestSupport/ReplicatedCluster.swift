@@ -45,6 +45,15 @@ public final class ReplicatedCluster: Sendable {
             let backup = root ? try Subprocess.run("/sbin/runuser", ["-u", "postgres", "--"] + command)
                               : try Subprocess.run(command[0], Array(command.dropFirst()))
             guard backup.status == 0 else { throw TestClientError(message: "pg_basebackup failed (\(backup.status)): \(backup.output)") }
+            if synchronous {
+                // The copy carries the primary's synchronous_standby_names (postgresql.auto.conf);
+                // once promoted, with no standby of its own, every commit would wait for one.
+                // Patroni clears it on a promotion; here the standby never has it.
+                let auto = standby.dataDirectory + "/postgresql.auto.conf"
+                let kept = try String(contentsOfFile: auto, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+                    .filter { !$0.hasPrefix("synchronous_standby_names") }.joined(separator: "\n")
+                try kept.write(toFile: auto, atomically: false, encoding: .utf8)
+            }
             try standby.start()
             guard eventually(timeout: 30, { (try? cluster.streaming()) == true }) else {
                 throw TestClientError(message: "the standby does not stream from the primary")
@@ -73,6 +82,24 @@ public final class ReplicatedCluster: Sendable {
         return eventually(timeout: timeout) {
             (try? replica.query("SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn", [written]).scalar) == "t"
         }
+    }
+
+    /// Kills the primary the way a crash does (immediate shutdown: no checkpoint, sessions cut).
+    public func killPrimary() throws { try pgctl(primary, ["-m", "immediate", "-w", "stop"]) }
+
+    /// Promotes the standby to a primary and waits until it accepts writes.
+    public func promoteStandby() throws { try pgctl(standby, ["-w", "-t", "60", "promote"]) }
+
+    private func pgctl(_ server: EmbeddedPostgres, _ arguments: [String]) throws {
+        let command = [server.binDirectory + "/pg_ctl", "-D", server.dataDirectory] + arguments
+        let result = geteuid() == 0 ? try Subprocess.run("/sbin/runuser", ["-u", "postgres", "--"] + command)
+                                    : try Subprocess.run(command[0], Array(command.dropFirst()))
+        guard result.status == 0 else { throw TestClientError(message: "pg_ctl \(arguments.last ?? "") failed: \(result.output)") }
+    }
+
+    /// A URL naming both servers, primary first, that connects to whichever accepts writes.
+    public func multiHostURL(database: String) -> String {
+        "postgresql://postgres@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/\(database)?target_session_attrs=read-write&sslmode=disable"
     }
 
     /// Stops both servers at once (immediate shutdown) and removes their directory. Once.
