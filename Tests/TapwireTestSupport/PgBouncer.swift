@@ -92,7 +92,7 @@ public final class PgBouncer: Sendable {
         guard !stopped.withLock({ let was = $0; $0 = true; return was }) else { return }
         if pid > 0 {
             kill(pid, SIGTERM)
-            _ = eventually(timeout: 10) { kill(pid, 0) != 0 }
+            if !eventually(timeout: 10, { kill(pid, 0) != 0 }) { kill(pid, SIGKILL) }
         }
         try? FileManager.default.removeItem(atPath: directory)
     }
