@@ -33,7 +33,7 @@ run: release
 ## decoder's fuzzers (30 s each), schemathesis against a live collector (60 s a pass) and the short
 ## soak (60 s).
 test: deps
-	@scripts/install-deps.sh chromium python3-jsonschema
+	@scripts/install-deps.sh chromium python3-jsonschema pgbouncer
 	scripts/test-prometheus-rules.sh
 	Tests/AppleAdapterCheck/check.sh
 	$(SWIFT) build --build-tests

@@ -85,7 +85,10 @@ public enum MismatchRoutes {
                 response.annotations = ["findings": report.findings.count]
                 call.respond(response)
             case .failure(let error):
-                if let db = error as? DatabaseError, !db.isUnavailable {
+                if let db = error as? DatabaseError, db.isTransientConflict {
+                    call.fail(APIError(.databaseUnavailable, "the reads were cancelled by a conflict (on a standby, with its replay) after retries; retry later",
+                                       retryAfterSeconds: 1))
+                } else if let db = error as? DatabaseError, !db.isUnavailable {
                     call.fail(APIError(.internalError, "the mismatch report failed (\(db.code.rawValue))"))
                 } else {
                     call.fail(APIError(.databaseUnavailable, "the database is unavailable; retry later", retryAfterSeconds: 1))

@@ -39,18 +39,25 @@ public enum ReportRoutes {
             let service = EngagementReportService()
             let report = try service.report(appId: identity.appId, appName: identity.appName, request: request, on: connection)
             let mismatches = chosen.showsMismatches ? try service.mismatches(for: report, appId: identity.appId, on: connection) : nil
-            return (report, mismatches)
+            return (report, mismatches, try StandbyStatus.read(on: connection))
         }) { result in
             switch result {
-            case .success(let (report, mismatches)):
+            case .success(let (report, mismatches, standby)):
                 var response = HTTPResponse.text(200, chosen.render(report, mismatches: mismatches), contentType: chosen.contentType)
                 response.headers.append(("Cache-Control", "no-store"))
+                // Read from a hot standby well behind its primary: how far, in seconds.
+                if let lag = standby.noticeableLagSeconds {
+                    response.headers.append(("Tapwire-Replay-Lag-Seconds", String(Int(lag.rounded()))))
+                }
                 if chosen == .csv {
                     response.headers.append(("Content-Disposition", "attachment; filename=\"engagement-\(identity.appName).csv\""))
                 }
                 call.respond(response)
             case .failure(let error as ReportError):
                 call.fail(APIError(.badRequest, error.message))
+            case .failure(let error as DatabaseError) where error.isTransientConflict:
+                call.fail(APIError(.databaseUnavailable, "the report's reads were cancelled by a conflict (on a standby, with its replay) after retries; retry later",
+                                   retryAfterSeconds: 1))
             case .failure(let error as DatabaseError) where !error.isUnavailable:
                 call.services.logger.log(.error, "report failed", error.logFields)
                 call.fail(APIError(.internalError, "the report could not be computed (\(error.code.rawValue))"))

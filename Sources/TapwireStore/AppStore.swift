@@ -85,14 +85,14 @@ public struct AppStore: Sendable {
         guard let row = result.rows.first, let id = row[0].flatMap({ Int64($0) }) else {
             throw AppStoreError(code: .unknownApp, message: "no app named \(name); `tapwire apps list` shows the apps, `tapwire apps create \(name)` makes one")
         }
-        return AppRecord(appId: id, name: row[1] ?? name, createdAt: PostgresValue.timestamp(row[2]) ?? Timestamp(microseconds: 0),
+        return AppRecord(appId: id, name: row[1] ?? name, createdAt: PostgresValue.timestamp(microseconds: row[2]) ?? Timestamp(microseconds: 0),
                          activeWriteKeys: 0, activeReadKeys: 0)
     }
 
     public func listApps(on connection: PostgresConnection) throws(DatabaseError) -> [AppRecord] {
         try connection.query(EmbeddedSQL.appsList).rows.compactMap { row in
             guard let id = row[0].flatMap({ Int64($0) }), let name = row[1] else { return nil }
-            return AppRecord(appId: id, name: name, createdAt: PostgresValue.timestamp(row[2]) ?? Timestamp(microseconds: 0),
+            return AppRecord(appId: id, name: name, createdAt: PostgresValue.timestamp(microseconds: row[2]) ?? Timestamp(microseconds: 0),
                              activeWriteKeys: row[3].flatMap { Int($0) } ?? 0, activeReadKeys: row[4].flatMap { Int($0) } ?? 0)
         }
     }

@@ -30,7 +30,6 @@ public final class PartitionDays: Sendable {
 public final class EventWriter {
     public let connection: PostgresConnection
     let partitions: PartitionDays
-    private var stagingReady = false
     /// How the next group claims its ids; this writer's own history decides.
     public private(set) var claimStrategy: ClaimStrategy
 
@@ -55,10 +54,6 @@ public final class EventWriter {
             return batches.map { _ in BatchOutcome(stored: 0, duplicates: 0) }
         }
         try ensurePartitions(for: batches)
-        if !stagingReady {
-            try connection.query(EmbeddedSQL.createStagedIds)
-            stagingReady = true
-        }
         let plan = StagingPlan(batches)
         // Encoded before the transaction, so locks are held for the database's work only.
         let allNew = GroupRows(batches, plan: plan, rows: plan.order)
@@ -72,7 +67,6 @@ public final class EventWriter {
                 claimStrategy.committed(storedBefore: storedBefore)
                 return outcomes
             } catch {
-                if !connection.isUsable { stagingReady = false }
                 if mode == .bulk, error.isUniqueViolation {
                     // An id of the group was stored before: claim again, skipping such ids.
                     claimStrategy.bulkClaimHitDuplicate()
@@ -142,6 +136,9 @@ public final class EventWriter {
             case .bulk:
                 try connection.copyIn(EmbeddedSQL.copyEventIds, data: ids)
             case .skipping:
+                // In the transaction that uses it: behind a transaction pooler the next
+                // transaction may run on a server session that has no such table yet.
+                try connection.query(EmbeddedSQL.createStagedIds)
                 try connection.copyIn(EmbeddedSQL.copyStagedIds, data: ids)
                 let claimed = try connection.query(EmbeddedSQL.claimEventIds).affectedRows
                 if claimed < plan.order.count {

@@ -38,8 +38,19 @@ public struct MismatchStore: Sendable {
     /// The findings of one app over [since, until), merged across app versions.
     public func report(appId: Int64, appName: String, since: Timestamp, until: Timestamp,
                        on connection: PostgresConnection) throws(DatabaseError) -> MismatchReport {
-        let usage = try usage(appId: appId, since: since, until: until, on: connection)
-        let manifests = try ManifestStore().currentManifests(appId: appId, on: connection)
+        // Read again when a standby cancels a read with a recovery conflict (40001), as
+        // PostgresConnection.readOnlySnapshot does for the report.
+        var attempt = 1
+        let (usage, manifests) = try { () throws(DatabaseError) -> ([CategoryUsage], [String: Manifest]) in
+            while true {
+                do throws(DatabaseError) {
+                    return (try self.usage(appId: appId, since: since, until: until, on: connection),
+                            try ManifestStore().currentManifests(appId: appId, on: connection))
+                } catch where error.isTransientConflict && attempt < 3 && connection.isUsable {
+                    attempt += 1
+                }
+            }
+        }()
         return MismatchReport(app: appName, since: since, until: until,
                               findings: MismatchDetector(rules: rules).findings(usage: usage, manifests: manifests))
     }

@@ -1,4 +1,8 @@
 import CLibPQ
+#if canImport(Glibc)
+import Glibc
+#endif
+import TapwireCore
 
 // The one file that calls libpq (the choke point, as NIOPosix/System.swift is for syscalls).
 // Every PQ* call is here; each result is checked, each PGresult is cleared by `defer`, and no
@@ -61,12 +65,13 @@ public final class PostgresConnection {
     deinit { close() }
 
     private static func connect(url: String, applicationName: String, timeout: Int) throws(DatabaseError) -> OpaquePointer {
-        // Defaults first, then the URL (expand_dbname=1), so whatever the URL says wins.
-        // Sessions run in UTC so timestamptz text output is unambiguous. JIT is off: every
-        // statement here takes milliseconds, and a misestimated cost made PostgreSQL spend ~40 ms
-        // compiling a report query that runs in 30. NOTICEs ("already exists, skipping") are noise.
-        let keys = ["connect_timeout", "application_name", "client_encoding", "options", "dbname"]
-        let values = [String(timeout), applicationName, "UTF8", "-c TimeZone=UTC -c jit=off -c client_min_messages=warning", url]
+        // Defaults first, then the URL (expand_dbname=1), so whatever the URL says wins. Only
+        // startup parameters a transaction pooler passes on (PgBouncer refuses `options`): no
+        // session setting is relied on, since behind a pooler each transaction may run on another
+        // server session. Settings a statement needs are in its SQL (`AT TIME ZONE 'UTC'`,
+        // explicit formats) or transaction-local (`transaction`); docs/deployment.md, "PgBouncer".
+        let keys = ["connect_timeout", "application_name", "client_encoding", "dbname"]
+        let values = [String(timeout), applicationName, "UTF8", url]
         let connection: OpaquePointer? = withCStringArray(keys) { keyPointers in
             withCStringArray(values) { valuePointers in
                 PQconnectdbParams(keyPointers, valuePointers, 1)
@@ -78,6 +83,13 @@ public final class PostgresConnection {
             PQfinish(connection)
             throw DatabaseError(.connectionFailed, message)
         }
+        // NOTICEs ("already exists, skipping") are noise; warnings still reach stderr as before.
+        PQsetNoticeReceiver(connection, { _, result in
+            guard let result, let severity = PQresultErrorField(result, Int32(UInt8(ascii: "V"))),
+                  String(cString: severity) == "WARNING" else { return }
+            let message = PQresultErrorMessage(result)!
+            _ = write(STDERR_FILENO, message, strlen(message))
+        }, nil)
         return connection
     }
 
@@ -98,6 +110,11 @@ public final class PostgresConnection {
     public func reconnect() throws(DatabaseError) {
         close()
         handle = try Self.connect(url: url, applicationName: "tapwire", timeout: 5)
+    }
+
+    /// A new connection to the same database (for a `TransactionLock` beside this one).
+    public func connectAgain(applicationName: String = "tapwire") throws(DatabaseError) -> PostgresConnection {
+        try PostgresConnection(url: url, applicationName: applicationName)
     }
 
     /// An identifier quoted by the server (quote_ident), for DDL that cannot take parameters.
@@ -142,19 +159,35 @@ public final class PostgresConnection {
     }
 
     /// How a transaction starts.
-    public enum TransactionStart: String, Sendable {
-        case readWrite = "BEGIN"
+    public enum TransactionStart: Sendable {
+        case readWrite
         /// One snapshot for every read inside, and no writes (the report).
-        case readOnlySnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+        case readOnlySnapshot
+
+        /// BEGIN and the transaction-local settings every transaction runs with, sent as one
+        /// round trip. JIT is off: every statement here takes milliseconds, and a misestimated
+        /// cost made PostgreSQL spend ~40 ms compiling a report query that runs in 30.
+        var script: SQL {
+            switch self {
+            case .readWrite: return Self.readWriteScript
+            case .readOnlySnapshot: return Self.readOnlySnapshotScript
+            }
+        }
+
+        private static let readWriteScript = SQL("BEGIN; SET LOCAL jit = off", name: "BEGIN")
+        private static let readOnlySnapshotScript = SQL("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL jit = off",
+                                                        name: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
     }
 
     /// Runs `body` as one transaction: BEGIN, then COMMIT when `body` returns. When `body` or the
     /// COMMIT throws, the transaction is rolled back and the error rethrown as it was. The
     /// ROLLBACK is only sent while the connection is usable (a lost connection has no transaction
-    /// left) and its own failure is ignored, so it never hides the error that caused it.
+    /// left) and its own failure is ignored, so it never hides the error that caused it. A
+    /// connection lost during COMMIT leaves the outcome unknown: that is `connectionLost`, which
+    /// callers answer as "not stored, retry" (a retry is exact: dedup).
     @discardableResult
     public func transaction<T>(_ start: TransactionStart = .readWrite, _ body: () throws(DatabaseError) -> T) throws(DatabaseError) -> T {
-        try query(start.rawValue)
+        try executeScript(start.script)
         do {
             let value = try body()
             try query("COMMIT")
@@ -163,6 +196,71 @@ public final class PostgresConnection {
             if isUsable { _ = try? query("ROLLBACK") }
             throw error
         }
+    }
+
+    /// A read-only snapshot transaction, run again (up to `attempts` times) when the server
+    /// cancels it with 40001: on a hot standby, replaying a change a query's snapshot still
+    /// needs (a vacuum's cleanup, a dropped partition) cancels the query ("conflict with
+    /// recovery"); a new snapshot does not conflict with what was already replayed.
+    public func readOnlySnapshot<T>(attempts: Int = 3, _ body: () throws(DatabaseError) -> T) throws(DatabaseError) -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try transaction(.readOnlySnapshot, body)
+            } catch where error.isTransientConflict && attempt < attempts && isUsable {
+                attempt += 1
+            }
+        }
+    }
+
+    /// Runs one statement without parameters and cancels it (SQLSTATE 57014) once it has run
+    /// `seconds`: a time limit kept by the client, for statements that cannot run in a
+    /// transaction block (where `SET LOCAL lock_timeout` would do) and must not set a session
+    /// setting, which a transaction pooler would leave behind for other clients.
+    @discardableResult
+    public func query(_ sql: SQL, cancellingAfter seconds: Double) throws(DatabaseError) -> QueryResult {
+        do throws(DatabaseError) {
+            let connection = try live()
+            guard PQsendQueryParams(connection, sql.text, 0, nil, nil, nil, nil, 0) == 1 else {
+                throw DatabaseError(isUsable ? .queryFailed : .connectionLost, Self.message(connection))
+            }
+            let deadline = monotonicNanoseconds() + UInt64(max(0, seconds) * 1e9)
+            var cancelSent = false
+            while PQisBusy(connection) == 1 {
+                let now = monotonicNanoseconds()
+                let wait = cancelSent ? Int32(-1) : Int32(clamping: now >= deadline ? 0 : (deadline - now) / 1_000_000 + 1)
+                var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+                let ready = poll(&descriptor, 1, wait)
+                if ready == 0, !cancelSent, monotonicNanoseconds() >= deadline {
+                    Self.sendCancel(connection)
+                    cancelSent = true
+                    continue
+                }
+                if ready < 0, errno == EINTR { continue }
+                guard PQconsumeInput(connection) == 1 else {
+                    throw DatabaseError(.connectionLost, Self.message(connection))
+                }
+            }
+            var outcome: Result<QueryResult, DatabaseError>?
+            while let result = PQgetResult(connection) {
+                let this: Result<QueryResult, DatabaseError>
+                do throws(DatabaseError) { this = .success(try consume(result, connection: connection)) } catch { this = .failure(error) }
+                if case .failure = outcome {} else { outcome = this }
+            }
+            guard let outcome else { throw DatabaseError(.unexpectedResult, "no result") }
+            return try outcome.get()
+        } catch {
+            throw error.naming(sql)
+        }
+    }
+
+    /// Asks the server to cancel what this connection is running (a separate connection of
+    /// libpq's; the statement then fails with SQLSTATE 57014).
+    private static func sendCancel(_ connection: OpaquePointer) {
+        guard let cancel = PQgetCancel(connection) else { return }
+        defer { PQfreeCancel(cancel) }
+        var buffer = [CChar](repeating: 0, count: 256)
+        _ = PQcancel(cancel, &buffer, Int32(buffer.count))
     }
 
     /// Runs a script of several statements with no parameters (migrations only).

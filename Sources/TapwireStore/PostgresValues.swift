@@ -47,15 +47,11 @@ enum PostgresValue {
         return out
     }
 
-    /// Parses PostgreSQL's text output of timestamptz (`2026-12-01 10:00:05.12+00`).
-    static func timestamp(_ text: String?) -> Timestamp? {
-        guard var text else { return nil }
-        // PostgreSQL prints "+00" offsets; ISO 8601 wants "+00:00".
-        if let sign = text.lastIndex(where: { $0 == "+" || $0 == "-" }), text.distance(from: sign, to: text.endIndex) == 3,
-           text.contains(" ")
-        {
-            text += ":00"
-        }
-        return Timestamp(iso8601: text)
+    /// An instant a query returned as microseconds since the Unix epoch
+    /// (`(extract(epoch FROM t) * 1000000)::bigint`): queries return instants this way, not as
+    /// timestamptz text, whose form depends on the session's DateStyle and TimeZone (behind a
+    /// transaction pooler, the server's).
+    static func timestamp(microseconds text: String?) -> Timestamp? {
+        text.flatMap { Int64($0) }.map { Timestamp(microseconds: $0) }
     }
 }

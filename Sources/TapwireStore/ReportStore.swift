@@ -240,11 +240,11 @@ public struct ReportStore: Sendable {
         } catch {
             throw Self.translate(error, timeZone: timeZone)
         }
-        guard let row = result.namedRows.first, let now = PostgresValue.timestamp(row["now"]) else {
+        guard let row = result.namedRows.first, let now = PostgresValue.timestamp(microseconds: row["now"]) else {
             throw DatabaseError(.unexpectedResult, "report_range returned no row", query: EmbeddedSQL.reportRange.name)
         }
-        return (PostgresValue.timestamp(row["from_start"]), PostgresValue.timestamp(row["to_end"]),
-                PostgresValue.timestamp(row["since_start"]), now)
+        return (PostgresValue.timestamp(microseconds: row["from_start"]), PostgresValue.timestamp(microseconds: row["to_end"]),
+                PostgresValue.timestamp(microseconds: row["since_start"]), now)
     }
 
     static func translate(_ error: DatabaseError, timeZone: String) -> any Error {
@@ -304,7 +304,7 @@ public struct ReportStore: Sendable {
         do throws(DatabaseError) {
             // Pending deltas first, so the report counts every acknowledged event.
             try RollupStore().foldBeforeReading(on: connection)
-            return try connection.transaction(.readOnlySnapshot) { () throws(DatabaseError) -> ReportData in
+            return try connection.readOnlySnapshot { () throws(DatabaseError) -> ReportData in
                 // A rollup read touches few rows: starting parallel workers costs more than it saves,
                 // and on a busy server a worker can take seconds to start.
                 if !raw { try connection.query("SET LOCAL max_parallel_workers_per_gather = 0") }
@@ -327,8 +327,9 @@ public struct ReportStore: Sendable {
                 func ranges(zone: String) throws(DatabaseError) -> [(String, String)] {
                     try connection.query(EmbeddedSQL.reportRawRanges, [from, to, zone, raw ? "true" : "false"]).namedRows
                         .compactMap { row -> (String, String)? in
-                            guard let lo = row["lo"], let hi = row["hi"] else { return nil }
-                            return (lo, hi)
+                            guard let lo = PostgresValue.timestamp(microseconds: row["lo_us"]),
+                                  let hi = PostgresValue.timestamp(microseconds: row["hi_us"]) else { return nil }
+                            return (lo.iso8601(fractionDigits: 6), hi.iso8601(fractionDigits: 6))
                         }
                 }
                 for range in try ranges(zone: scope.timeZone) {

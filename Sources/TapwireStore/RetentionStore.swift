@@ -37,9 +37,13 @@ public struct RetentionError: Error, Sendable, CustomStringConvertible {
 
 /// Drops old partitions of events and trims old dedup ids; never touches the rollups. Safe to
 /// run from cron: one run at a time (advisory lock), every step idempotent, an interrupted run
-/// finished by the next. Partitions are detached CONCURRENTLY, so collectors keep writing.
+/// finished by the next. Partitions are detached CONCURRENTLY, so collectors keep writing. No
+/// session state, so it runs through a transaction pooler (PgBouncer) as well as directly.
 public struct RetentionStore: Sendable {
     public init() {}
+
+    /// How long a step that takes a lock may wait for it (as `lock_timeout` would).
+    static let stepSeconds = 30.0
 
     /// Only names the collector itself creates (tapwire_ensure_event_partitions) are dropped.
     static func isEventPartitionName(_ name: String) -> Bool {
@@ -49,7 +53,7 @@ public struct RetentionStore: Sendable {
 
     public func run(_ policy: RetentionPolicy, dryRun: Bool, on connection: PostgresConnection,
                     logger: Logger? = nil) throws -> RetentionOutcome {
-        guard let now = PostgresValue.timestamp(try connection.query(EmbeddedSQL.retentionNow).scalar) else {
+        guard let now = PostgresValue.timestamp(microseconds: try connection.query(EmbeddedSQL.retentionNow).scalar) else {
             throw DatabaseError(.unexpectedResult, "now() returned no timestamp")
         }
         var outcome = RetentionOutcome(dryRun: dryRun, ran: true, now: now, partitionCutoff: policy.partitionCutoff(now: now),
@@ -61,14 +65,11 @@ public struct RetentionStore: Sendable {
             outcome.eventIdsDeleted = Int64(try connection.query(EmbeddedSQL.retentionCountIds, [outcome.idCutoff.description]).scalar ?? "0") ?? 0
             return outcome
         }
-        guard try connection.query(EmbeddedSQL.retentionLock).scalar == "t" else {
+        guard let lock = try TransactionLock.tryAcquire(EmbeddedSQL.retentionLock, beside: connection) else {
             outcome.ran = false
             return outcome
         }
-        defer { _ = try? connection.query(EmbeddedSQL.retentionUnlock) }
-        // Waiting behind a long lock queue would stall collectors queued behind us: give up
-        // instead (the next run retries).
-        try connection.query("SET lock_timeout = '30s'")
+        defer { lock.release() }
 
         let plannedBefore = Set(try connection.query(EmbeddedSQL.retentionUnfinished).rows.compactMap { $0[0] })
         for partition in try duePartitions(before: outcome.partitionCutoff, on: connection) {
@@ -99,7 +100,7 @@ public struct RetentionStore: Sendable {
     func duePartitions(before cutoff: Timestamp, on connection: PostgresConnection) throws -> [RetainedPartition] {
         try connection.query(EmbeddedSQL.retentionDuePartitions, [cutoff.description]).rows.compactMap { row in
             guard let name = row[0], Self.isEventPartitionName(name),
-                  let start = PostgresValue.timestamp(row[1]), let end = PostgresValue.timestamp(row[2]) else { return nil }
+                  let start = PostgresValue.timestamp(microseconds: row[1]), let end = PostgresValue.timestamp(microseconds: row[2]) else { return nil }
             return RetainedPartition(name: name, rangeStart: start, rangeEnd: end, estimatedRows: row[3].flatMap { Int64($0) })
         }
     }
@@ -113,11 +114,21 @@ public struct RetentionStore: Sendable {
             }
             let state: PartitionDrop.State = row[0] != "t" ? .gone : row[1] != "t" ? .detached : row[2] == "t" ? .detachPending : .attached
             let step = PartitionDrop.next(state)
+            // Statements retention_partition_state.sql built for this partition, named by their
+            // step. Waiting behind a long lock queue would stall collectors queued behind a step:
+            // each gives up after `Self.stepSeconds` instead (the next run retries). A session
+            // lock_timeout would outlive the run behind a transaction pooler; the detach steps
+            // cannot run in a transaction block, so the client cancels them.
             switch step {
-            // Statements retention_partition_state.sql built for this partition: named by their step.
-            case .detachConcurrently: try connection.query(SQL(detach, name: "retention: detach partition \(name) concurrently"))
-            case .finalizeDetach: try connection.query(SQL(finalize, name: "retention: finalize the detach of \(name)"))
-            case .drop: try connection.query(SQL(dropSQL, name: "retention: drop partition \(name)"))
+            case .detachConcurrently:
+                try connection.query(SQL(detach, name: "retention: detach partition \(name) concurrently"), cancellingAfter: Self.stepSeconds)
+            case .finalizeDetach:
+                try connection.query(SQL(finalize, name: "retention: finalize the detach of \(name)"), cancellingAfter: Self.stepSeconds)
+            case .drop:
+                try connection.transaction { () throws(DatabaseError) in
+                    try connection.query("SET LOCAL lock_timeout = '30s'")
+                    try connection.query(SQL(dropSQL, name: "retention: drop partition \(name)"))
+                }
             case .markDropped:
                 try connection.query(EmbeddedSQL.retentionMarkDropped, [name])
                 logger?.info("partition dropped", ["partition": .string(name)])

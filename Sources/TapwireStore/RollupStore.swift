@@ -61,7 +61,7 @@ public struct RollupStore: Sendable {
     /// The whole hours that hold events of the app (or of every app), or nil when there are none.
     public func eventHours(appId: Int64?, on connection: PostgresConnection) throws(DatabaseError) -> (from: Timestamp, to: Timestamp)? {
         let row = try connection.query(EmbeddedSQL.rollupsEventRange, [appId.map(String.init)]).rows.first
-        guard let row, let from = PostgresValue.timestamp(row[0]), let to = PostgresValue.timestamp(row[1]) else { return nil }
+        guard let row, let from = PostgresValue.timestamp(microseconds: row[0]), let to = PostgresValue.timestamp(microseconds: row[1]) else { return nil }
         return (from, to)
     }
 
@@ -97,7 +97,7 @@ public struct RollupStore: Sendable {
         let end = -Self.floor(-to.microseconds, day)
         // Before the retention horizon the rollups are all that is left of the events:
         // recomputing them from events would erase them.
-        if let horizon = PostgresValue.timestamp(try connection.query(EmbeddedSQL.retentionHorizon).scalar), start < horizon.microseconds {
+        if let horizon = PostgresValue.timestamp(microseconds: try connection.query(EmbeddedSQL.retentionHorizon).scalar), start < horizon.microseconds {
             throw DatabaseError(.queryFailed, "raw events before \(horizon.iso8601(fractionDigits: 0)) were dropped by `tapwire retention`; rebuilding from \(Timestamp(microseconds: start).iso8601(fractionDigits: 0)) would erase the rollups that still count them. Rebuild from \(horizon.iso8601(fractionDigits: 0)) on (--from)")
         }
         var done: [Progress] = []

@@ -35,8 +35,10 @@ public enum Subprocess {
         closeInheritedDescriptors(&fileActions, keep: captureOutput ? Set(pipeFDs) : [])
         let argv = [executable] + arguments
         var pid: pid_t = 0
+        var attributes = cleanSignalAttributes()
+        defer { posix_spawnattr_destroy(&attributes) }
         let spawned: Int32 = withCStrings(argv) { pointers in
-            posix_spawn(&pid, executable, &fileActions, nil, pointers, environ)
+            posix_spawn(&pid, executable, &fileActions, &attributes, pointers, environ)
         }
         if captureOutput { close(pipeFDs[1]) }
         guard spawned == 0 else {
@@ -103,13 +105,30 @@ public enum Subprocess {
         for (key, value) in extra { environment[key] = value }
         let envStrings = environment.map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
+        var attributes = cleanSignalAttributes()
+        defer { posix_spawnattr_destroy(&attributes) }
         let spawned: Int32 = withCStrings([executable] + arguments) { argv in
             withCStrings(envStrings) { envp in
-                posix_spawn(&pid, executable, &fileActions, nil, argv, envp)
+                posix_spawn(&pid, executable, &fileActions, &attributes, argv, envp)
             }
         }
         guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOENT) }
         return Child(pid: pid)
+    }
+
+    /// The child starts with no signal blocked and every signal's default action. posix_spawn
+    /// otherwise passes on the calling thread's mask, and a thread of this process may block
+    /// SIGTERM: a daemon that never unblocks it (PgBouncer) would then ignore its shutdown.
+    private static func cleanSignalAttributes() -> posix_spawnattr_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        return attributes
     }
 
     /// The child gets stdin, stdout and stderr only: no socket, lock or pipe of this process

@@ -39,6 +39,9 @@ enum AlertsCommand {
         let record = try AppStore().app(named: app, on: connection)
         let report = try MismatchStore().report(appId: record.appId, appName: record.name, since: since, until: until, on: connection)
             .filtered(minimumSeverity: severity)
+        if let notice = try StandbyStatus.read(on: connection).notice {
+            FileHandle.standardError.write(Data("note: \(notice)\n".utf8))
+        }
         if formatText == "json" {
             print(report.json.serialized(pretty: true))
         } else {

@@ -61,6 +61,10 @@ enum ReportCommand {
         let mismatches = format.showsMismatches
             ? try EngagementReportService().mismatches(for: report, appId: record.appId, on: connection) : nil
         let text = format.render(report, mismatches: mismatches)
+        // On a hot standby well behind its primary, the figures miss what it has not replayed.
+        if let notice = try StandbyStatus.read(on: connection).notice {
+            FileHandle.standardError.write(Data("note: \(notice)\n".utf8))
+        }
         if let out {
             do {
                 try text.write(toFile: out, atomically: true, encoding: .utf8)

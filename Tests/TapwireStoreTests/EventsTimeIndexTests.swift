@@ -7,6 +7,17 @@ import TapwireTestSupport
 /// Migration 0070: `events` is found by time through a BRIN index only, and group commits write
 /// each app's rows together, which is what lets that index skip other apps' pages.
 @Suite struct EventsTimeIndexTests {
+    /// The partition of `day`, made now, that autovacuum leaves alone: a VACUUM summarises every
+    /// whole range of a BRIN index, so an autovacuum run between a test's inserts and its call of
+    /// tapwire_summarize_recent_event_ranges() would leave the call fewer ranges than it counts.
+    static func partitionWithoutAutovacuum(_ db: TestDatabase, day: Int64) throws -> String {
+        let date = CivilCalendar.isoDate(day)
+        try db.query("SELECT tapwire_ensure_event_partitions($1::date, $1::date)", [date])
+        let partition = "events_" + date.replacingOccurrences(of: "-", with: "")
+        try db.query("ALTER TABLE \(partition) SET (autovacuum_enabled = off)")
+        return partition
+    }
+
     @Test func everyPartitionHasOnlyTheBrinIndex() throws {
         let db = try TestDatabase.create()
         // One partition made by the migrations, one made on demand afterwards.
@@ -36,15 +47,18 @@ import TapwireTestSupport
     @Test func aLockedPartitionIsSkippedAndCaughtUpLater() throws {
         let db = try TestDatabase.create()
         let app = try db.createApp()
+        // Within today's partition (one hour after midnight), whenever the test runs.
+        let today = Timestamp.now.utcDay
+        let partition = try Self.partitionWithoutAutovacuum(db, day: today)
         try db.query("""
             INSERT INTO events (app_id, event_time, event_id, type, device_time, received_at, category, app_version, platform)
-            SELECT $1::bigint, now() - g * interval '1 ms', gen_random_uuid(), 'delivered', now(), now(), 'message', '1.0', 'iOS'
+            SELECT $1::bigint, $2::timestamptz - g * interval '1 ms', gen_random_uuid(), 'delivered', now(), now(), 'message', '1.0', 'iOS'
             FROM generate_series(1, 5000) g
-            """, [String(app.appId)])
+            """, [String(app.appId), Timestamp.startOfUTCDay(today).adding(seconds: 3600).description])
         let holder = try db.connect()
         defer { holder.close() }
         try holder.query("BEGIN")
-        try holder.query("LOCK TABLE events_\(CivilCalendar.isoDate(Timestamp.now.utcDay).replacingOccurrences(of: "-", with: "")) IN SHARE UPDATE EXCLUSIVE MODE")
+        try holder.query("LOCK TABLE \(partition) IN SHARE UPDATE EXCLUSIVE MODE")
         let started = Date()
         #expect(try db.query("SELECT tapwire_summarize_recent_event_ranges()").scalar == "0")
         #expect(Date().timeIntervalSince(started) < 5)
@@ -62,6 +76,7 @@ import TapwireTestSupport
         let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
         defer { writer.connection.close() }
         let hourStart = Timestamp.startOfUTCDay(Timestamp.now.utcDay - 1).adding(seconds: 10 * 3600)
+        let partition = try Self.partitionWithoutAutovacuum(db, day: hourStart.utcDay)
         var random = SeededGenerator(seed: 7)
         let context = DeviceContext(appVersion: "1.0", platform: "iOS")
         for _ in 0..<5 {
@@ -77,7 +92,6 @@ import TapwireTestSupport
             }
             #expect(try writer.commit(batches).allSatisfy { $0.stored == 500 })
         }
-        let partition = "events_" + CivilCalendar.isoDate(hourStart.utcDay).replacingOccurrences(of: "-", with: "")
         // Nothing is summarised until the fold loop's call: every range would match a read.
         let summarized = Int(try db.query("SELECT tapwire_summarize_recent_event_ranges()").scalar ?? "") ?? 0
         #expect(try db.query("SELECT tapwire_summarize_recent_event_ranges()").scalar == "0", "a second call finds nothing new")

@@ -57,7 +57,7 @@ import TapwireTestSupport
         let (_, connection) = try seeded()
         defer { connection.close() }
         let policy = try RetentionPolicy(keepSeconds: 400 * 86_400, batchSize: 100)
-        let now = PostgresValue.timestamp(try connection.query("SELECT now()").scalar)!
+        let now = PostgresValue.timestamp(microseconds: try connection.query("SELECT (extract(epoch FROM now()) * 1000000)::bigint").scalar)!
         let cutoff = policy.partitionCutoff(now: now)
         // The kept range starts at the UTC midnight before the cutoff: the partition straddling it stays whole.
         let keptFrom = Timestamp.startOfUTCDay(cutoff.microseconds / 86_400_000_000)
@@ -82,9 +82,9 @@ import TapwireTestSupport
         #expect(try counts(from: keptFrom, connection) == keptBefore)
         #expect(!keptBefore.isEmpty)
         // Only whole partitions went: the oldest left starts at or before the cutoff.
-        let oldest = try connection.query("SELECT min(range_start), min(range_end) FROM tapwire_event_partitions()").rows[0]
-        #expect(PostgresValue.timestamp(oldest[0])! == keptFrom)
-        #expect(PostgresValue.timestamp(oldest[1])! > cutoff)
+        let oldest = try connection.query("SELECT (extract(epoch FROM min(range_start)) * 1000000)::bigint, (extract(epoch FROM min(range_end)) * 1000000)::bigint FROM tapwire_event_partitions()").rows[0]
+        #expect(PostgresValue.timestamp(microseconds: oldest[0])! == keptFrom)
+        #expect(PostgresValue.timestamp(microseconds: oldest[1])! > cutoff)
         #expect(try connection.query("SELECT count(*) FROM events WHERE event_time < $1::timestamptz", [keptFrom.description]).scalar == "0")
         // Dedup ids: exactly the ones received before the id cutoff are gone.
         #expect(Int(try connection.query("SELECT count(*) FROM event_ids").scalar!)! == idsBefore - oldIds)
@@ -93,7 +93,7 @@ import TapwireTestSupport
         // Every kept event still has its dedup id.
         #expect(try connection.query("SELECT count(*) FROM events e WHERE NOT EXISTS (SELECT 1 FROM event_ids i WHERE i.app_id = e.app_id AND i.event_id = e.event_id)").scalar == "0")
         #expect(try connection.query("SELECT count(*) FROM retention_dropped_partitions WHERE dropped_at IS NULL").scalar == "0")
-        #expect(PostgresValue.timestamp(try connection.query("SELECT tapwire_retention_horizon()").scalar) == outcome.partitions.last?.rangeEnd)
+        #expect(PostgresValue.timestamp(microseconds: try connection.query("SELECT (extract(epoch FROM tapwire_retention_horizon()) * 1000000)::bigint").scalar) == outcome.partitions.last?.rangeEnd)
         // No dropped table is left behind, attached or not.
         for partition in outcome.partitions {
             #expect(try connection.query("SELECT to_regclass($1) IS NULL", [partition.name]).scalar == "t")

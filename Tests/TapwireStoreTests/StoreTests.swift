@@ -6,13 +6,23 @@ import TapwireTestSupport
 import TapwireRollupOracle
 
 @Suite struct SessionSettingsTests {
-    /// Reports run in tens of milliseconds; a JIT compile triggered by a misestimated cost took longer than the query.
-    @Test func sessionsRunInUTCWithoutJITOrNotices() throws {
+    /// A connection sets nothing for its session (a transaction pooler refuses the startup
+    /// `options`, and would hand the session to others): it keeps the server's settings. Each
+    /// transaction runs without JIT: reports run in tens of milliseconds, and a JIT compile
+    /// triggered by a misestimated cost took longer than the query.
+    @Test func sessionsKeepTheServersSettingsAndTransactionsRunWithoutJIT() throws {
         let db = try TestDatabase.create()
+        let admin = try PostgresConnection(url: try TestPostgres.serverURL())
+        try admin.query("ALTER DATABASE \(db.name) SET TimeZone = 'Asia/Kolkata'")
+        admin.close()
         let connection = try db.connect()
         defer { connection.close() }
-        let settings = try connection.query("SELECT current_setting('TimeZone'), current_setting('jit'), current_setting('client_min_messages')")
-        #expect(settings.rows.first == ["UTC", "off", "warning"])
+        #expect(try connection.query("SELECT current_setting('TimeZone'), current_setting('jit')").rows.first == ["Asia/Kolkata", "on"])
+        for start in [PostgresConnection.TransactionStart.readWrite, .readOnlySnapshot] {
+            let jit = try connection.transaction(start) { () throws(DatabaseError) in try connection.query("SELECT current_setting('jit')").scalar }
+            #expect(jit == "off")
+        }
+        #expect(try connection.query("SELECT current_setting('jit')").scalar == "on", "transaction-local, not left behind")
     }
 }
 

@@ -39,6 +39,15 @@ public enum TestPostgres {
         return String(server[..<slash.upperBound]) + name + query
     }
 
+    /// A new, empty database (no migrations) on the server; returns its name.
+    public static func blankDatabase(prefix: String) throws -> String {
+        let name = prefix + "_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let admin = try PostgresConnection(url: try serverURL())
+        defer { admin.close() }
+        try admin.query("CREATE DATABASE \(name)")
+        return name
+    }
+
     /// A migrated template database, made once per process; fresh test databases copy it.
     static func templateName() throws -> String {
         if let name = state.withLock({ $0.template }) { return name }

@@ -6,7 +6,7 @@
 -- $5-$8 filters (NULL = any); $9 the --by dimension ('' for none).
 WITH edges AS (
     -- first_day: the first UTC midnight at or after $2; last_day: the last at or before $3.
-    SELECT tapwire_utc_day($2::timestamptz + interval '1 day' - interval '1 microsecond') AS first_day,
+    SELECT tapwire_utc_day($2::timestamptz + interval '24 hours' - interval '1 microsecond') AS first_day,
            tapwire_utc_day($3::timestamptz) AS last_day
 ), parts AS (
     -- filtered or grouped: every whole hour, by every dimension
@@ -30,7 +30,7 @@ WITH edges AS (
     SELECT CASE $9::text WHEN 'appVersion' THEN r.app_version WHEN 'platform' THEN r.platform
                               WHEN 'campaign' THEN r.campaign WHEN 'variant' THEN r.variant ELSE '' END AS group_value, r.category, r.action, r.n
     FROM rollup_actions r, edges
-    WHERE r.app_id = $1::bigint AND $4::smallint = 2 AND r.grain = 3 AND r.hour >= edges.first_day AND r.hour + interval '1 day' <= $3::timestamptz
+    WHERE r.app_id = $1::bigint AND $4::smallint = 2 AND r.grain = 3 AND r.hour >= edges.first_day AND r.hour + interval '24 hours' <= $3::timestamptz
           AND ($5::text IS NULL OR r.app_version = $5::text) AND ($6::text IS NULL OR r.platform = $6::text)
           AND ($7::text IS NULL OR r.campaign = $7::text) AND ($8::text IS NULL OR r.variant = $8::text)
     UNION ALL

@@ -52,7 +52,7 @@ WITH hours AS (
     FROM parts
     GROUP BY 1, 2, 3, 4, 5
 )
-SELECT group_value, app_version, day::text, category, has_media,
+SELECT group_value, app_version, to_char(day::timestamp, 'YYYY-MM-DD') AS day, category, has_media,
     delivered::bigint, sent::bigint, media_requested::bigint, opens::bigint,
     dismissals::bigint, actions::bigint, replies::bigint
 FROM sums

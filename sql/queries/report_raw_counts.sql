@@ -3,7 +3,7 @@
 -- benchmark's baseline. $4 time zone; $5-$8 filters (NULL = any); $9 the --by dimension.
 SELECT CASE $9::text WHEN 'appVersion' THEN e.app_version WHEN 'platform' THEN e.platform
                       WHEN 'campaign' THEN coalesce(e.campaign, '') WHEN 'variant' THEN coalesce(e.variant, '') ELSE '' END AS group_value,
-    e.app_version, ((e.event_time AT TIME ZONE $4::text)::date)::text AS day, e.category, e.has_media,
+    e.app_version, to_char(e.event_time AT TIME ZONE $4::text, 'YYYY-MM-DD') AS day, e.category, e.has_media,
     count(*) FILTER (WHERE e.type = 'delivered') AS delivered,
     count(*) FILTER (WHERE e.type = 'sent') AS sent,
     count(*) FILTER (WHERE e.type = 'delivered' AND e.media_requested) AS media_requested,

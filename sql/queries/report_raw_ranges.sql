@@ -8,7 +8,8 @@ WITH hours AS (
 ), islands AS (
     SELECT h, h - (row_number() OVER (ORDER BY h)) * interval '1 hour' AS island FROM hours
 )
-SELECT greatest(min(h), $1::timestamptz) AS lo, least(max(h) + interval '1 hour', $2::timestamptz) AS hi
+SELECT (extract(epoch FROM greatest(min(h), $1::timestamptz)) * 1000000)::bigint AS lo_us,
+       (extract(epoch FROM least(max(h) + interval '1 hour', $2::timestamptz)) * 1000000)::bigint AS hi_us
 FROM islands
 GROUP BY island
 ORDER BY 1

@@ -14,7 +14,7 @@ WITH edges AS (
     -- first_day: the first UTC midnight at or after $2; last_day: the last at or before $3.
     -- Read as scalar subqueries below, so they bound the primary key's range on hour (a join
     -- with this row would make PostgreSQL scan every hour of grain 0).
-    SELECT tapwire_utc_day($2::timestamptz + interval '1 day' - interval '1 microsecond') AS first_day,
+    SELECT tapwire_utc_day($2::timestamptz + interval '24 hours' - interval '1 microsecond') AS first_day,
            tapwire_utc_day($3::timestamptz) AS last_day
 ), hours AS (
     -- a variant filter or --by variant: every whole hour from grain 0
@@ -46,7 +46,7 @@ SELECT CASE $9::text WHEN 'appVersion' THEN r.app_version WHEN 'platform' THEN r
 FROM rollup_counts r
 WHERE r.app_id = $1::bigint AND $4::smallint = 4 AND r.grain = 4
   AND r.hour >= (SELECT first_day FROM edges)
-  AND r.hour < $3::timestamptz AND r.hour + interval '1 day' <= $3::timestamptz
+  AND r.hour < $3::timestamptz AND r.hour + interval '24 hours' <= $3::timestamptz
   AND ($5::text IS NULL OR r.app_version = $5::text) AND ($6::text IS NULL OR r.platform = $6::text)
   AND ($7::text IS NULL OR r.campaign = $7::text) AND ($8::text IS NULL OR r.variant = $8::text)
 UNION ALL

@@ -1,2 +1,2 @@
 -- Raw events are complete from this instant on (NULL: retention never dropped anything).
-SELECT tapwire_retention_horizon()
+SELECT (extract(epoch FROM tapwire_retention_horizon()) * 1000000)::bigint

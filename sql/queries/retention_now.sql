@@ -1,2 +1,2 @@
 -- The database's clock: every collector's partitions and retention's cutoffs agree on it.
-SELECT now()
+SELECT (extract(epoch FROM now()) * 1000000)::bigint

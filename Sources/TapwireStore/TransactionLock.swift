@@ -1,0 +1,38 @@
+import TapwireCore
+
+/// An advisory lock held by a transaction left open on a connection of its own, for work that
+/// spans many transactions of another connection (retention, whose DETACH … CONCURRENTLY cannot
+/// run in a transaction block). A session lock would not do behind a transaction pooler: its
+/// unlock may reach another server session and leave it held. An open transaction keeps its
+/// server session, and ends with the process: the server rolls it back when the connection drops.
+public final class TransactionLock {
+    private var connection: PostgresConnection?
+
+    private init(_ connection: PostgresConnection) { self.connection = connection }
+
+    /// Opens a connection beside `neighbour`, begins a transaction and runs `attempt` (a
+    /// `pg_try_advisory_xact_lock`); nil when another session holds the lock.
+    public static func tryAcquire(_ attempt: SQL, beside neighbour: PostgresConnection) throws(DatabaseError) -> TransactionLock? {
+        let connection = try neighbour.connectAgain(applicationName: "tapwire-lock")
+        do {
+            try connection.query("BEGIN")
+            guard try connection.query(attempt).scalar == "t" else {
+                connection.close()
+                return nil
+            }
+        } catch {
+            connection.close()
+            throw error
+        }
+        return TransactionLock(connection)
+    }
+
+    /// Ends the transaction, and with it the lock. Called again, it does nothing.
+    public func release() {
+        if let connection, connection.isUsable { _ = try? connection.query("ROLLBACK") }
+        connection?.close()
+        connection = nil
+    }
+
+    deinit { release() }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import TapwireCore
+import TapwireStore
+import TapwireTestSupport
+import TapwireRollupOracle
+import Synchronization
+
+/// The highly available deployment of docs/high-availability.md, for real: a primary with a
+/// synchronous streaming standby, and a collector whose URL names both with
+/// `target_session_attrs=read-write`. What an acknowledgement must survive is checked against
+/// what the promoted server holds.
+@Suite(.serialized) struct FailoverTests {
+    static func setUp(_ cluster: ReplicatedCluster) throws -> (writeKey: String, appName: String) {
+        try cluster.primary.createDatabase("tapwire")
+        let primary = cluster.primary.url(database: "tapwire")
+        let migrated = try TapwireBinary.run(["migrate", "--database-url", primary])
+        try #require(migrated.status == 0, "\(migrated.output)")
+        let created = try TapwireBinary.run(["apps", "create", "shop", "--format", "json", "--database-url", primary])
+        try #require(created.status == 0, "\(created.output)")
+        let keys = try JSONParser().parse(created.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        return (try #require(keys["writeKey"]?.stringValue), "shop")
+    }
+
+    /// The primary killed mid-load and the standby promoted: every acknowledged id is on the
+    /// promoted server once, nothing is there that was not posted, its rollups equal a rebuild,
+    /// and the same collector, not restarted, stores again within 30 s.
+    @Test func killingThePrimaryMidLoadLosesNoAcknowledgedEvent() throws {
+        let cluster = try ReplicatedCluster.start(synchronous: true)
+        defer { cluster.stop() }
+        let (writeKey, _) = try Self.setUp(cluster)
+        let collector = try TapwireBinary.serve(databaseURL: cluster.multiHostURL(database: "tapwire"))
+        defer { _ = collector.interrupt() }
+        let load = AcknowledgedLoad(ports: [collector.port], writeKey: writeKey)
+        #expect(eventually(timeout: 60) { load.acknowledgedCount >= 2000 })
+
+        try cluster.killPrimary()
+        try cluster.promoteStandby()
+        let promoted = monotonicNanoseconds()
+        let storingAgain = eventually(timeout: 30, poll: 0.1) { load.lastAcknowledgement > promoted }
+        #expect(storingAgain, "no batch acknowledged within 30 s of the promotion: \(collector.log.suffix(2000))")
+        let afterPromotion = load.acknowledgedCount
+        #expect(eventually(timeout: 30) { load.acknowledgedCount >= afterPromotion + 500 })
+        let summary = load.stop()
+        #expect(summary.onlyRetryableFailures, "\(summary.failures)")
+
+        let promotedServer = try PostgresConnection(url: cluster.standby.url(database: "tapwire"))
+        defer { promotedServer.close() }
+        let stored = try promotedServer.query("SELECT event_id::text FROM events").rows.compactMap { $0[0] }
+        #expect(stored.count == Set(stored).count, "an event stored twice")
+        let missing = summary.acknowledged.subtracting(stored)
+        #expect(missing.isEmpty, "\(missing.count) of \(summary.acknowledged.count) acknowledged ids are not on the promoted server")
+        #expect(Set(stored).isSubset(of: summary.posted))
+
+        // The rollups the commits (and their folds) wrote equal a rebuild from the events.
+        try RollupStore().foldBeforeReading(on: promotedServer)
+        let appId = try #require(Int64(try promotedServer.query("SELECT app_id FROM apps WHERE name = 'shop'").scalar ?? ""))
+        let committed = try RollupSnapshot.rows(appId: appId, on: promotedServer)
+        let hours = try #require(try RollupStore().eventHours(appId: appId, on: promotedServer))
+        try RollupOracle.recompute(appId: appId, from: hours.from, to: hours.to, on: promotedServer)
+        #expect(try RollupSnapshot.rows(appId: appId, on: promotedServer) == committed)
+    }
+
+    /// A connection lost while its COMMIT waits (here: for the synchronous standby, which is
+    /// stopped) leaves the outcome unknown to the collector: the batch is answered 503 with
+    /// Retry-After, never 200, although the primary did commit it; the retry is exact.
+    @Test func aCommitInDoubtIsAnswered503AndItsRetryIsExact() throws {
+        let cluster = try ReplicatedCluster.start(synchronous: true)
+        defer { cluster.stop() }
+        let (writeKey, _) = try Self.setUp(cluster)
+        let primary = cluster.primary.url(database: "tapwire")
+        let collector = try TapwireBinary.serve(databaseURL: primary)
+        defer { _ = collector.interrupt() }
+        // Warm: the partitions exist, so the next batch's only waiting is its COMMIT.
+        #expect(try collector.client.post("/v1/batch", key: writeKey, json: TestBatch.body([TestBatch.event()])).status == 200)
+
+        try cluster.standby.stop()
+        let body = TestBatch.body((0..<25).map { _ in TestBatch.event() })
+        let answer = Mutex<TestResponse?>(nil)
+        let posted = DispatchSemaphore(value: 0)
+        Thread {
+            let response = try? HTTPTestClient(port: collector.port).post("/v1/batch", key: writeKey, json: body)
+            answer.withLock { $0 = response }
+            posted.signal()
+        }.start()
+        let admin = try PostgresConnection(url: cluster.primary.url())
+        defer { admin.close() }
+        let waiting = "SELECT pid FROM pg_stat_activity WHERE datname = 'tapwire' AND wait_event = 'SyncRep'"
+        #expect(eventually(timeout: 30) { (try? admin.query(waiting).rows.isEmpty) == false })
+        try admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'tapwire' AND wait_event = 'SyncRep'")
+        #expect(posted.wait(timeout: .now() + 60) == .success)
+        let response = try #require(answer.withLock { $0 })
+        #expect(response.status == 503, "\(response.status) \(response.text)")
+        #expect(response.headers["retry-after"] != nil)
+        // The primary committed it locally all the same.
+        let check = try PostgresConnection(url: primary)
+        defer { check.close() }
+        #expect(try check.query("SELECT count(*) FROM events").scalar == "26")
+
+        try cluster.standby.start()
+        let retried = try eventually(timeout: 30) { try collector.client.post("/v1/batch", key: writeKey, json: body).status == 200 }
+        #expect(retried)
+        let again = try collector.client.post("/v1/batch", key: writeKey, json: body)
+        #expect(again.status == 200 && again.json?["duplicates"]?.numberValue?.integer == 25, "\(again.text)")
+        #expect(try check.query("SELECT count(*), count(DISTINCT event_id) FROM events").rows.first == ["26", "26"])
+    }
+}

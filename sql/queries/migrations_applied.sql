@@ -1,1 +1,0 @@
-SELECT version, name, checksum FROM schema_migrations ORDER BY version
