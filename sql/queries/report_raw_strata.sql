@@ -3,7 +3,7 @@
 -- any); $8 the --by dimension.
 SELECT CASE $8::text WHEN 'appVersion' THEN e.app_version WHEN 'platform' THEN e.platform
                      WHEN 'campaign' THEN coalesce(e.campaign, '') WHEN 'variant' THEN coalesce(e.variant, '') ELSE '' END AS group_value,
-    (date_part('epoch', e.event_time)::bigint / 86400) AS day,
+    floor(extract(epoch FROM e.event_time) / 86400)::bigint AS day,
     e.category, e.app_version, e.platform, coalesce(e.campaign, '') AS campaign, e.has_media,
     count(*) FILTER (WHERE e.type = 'delivered') AS delivered,
     count(*) FILTER (WHERE e.type = 'response' AND e.action_identifier = 'com.apple.UNNotificationDefaultActionIdentifier') AS opens,
