@@ -346,7 +346,7 @@ public struct RollupDeltas: Sendable, Equatable {
     public var rowCount: Int { counts.count + actions.count + histograms.count + usageHourly.count + usageDaily.count }
 
     /// Floor division, so instants before 1970 fall in the bucket that holds them.
-    static func floor(_ value: Int64, _ unit: Int64) -> Int64 {
+    public static func floor(_ value: Int64, _ unit: Int64) -> Int64 {
         let q = value / unit
         return (value % unit != 0 && value < 0) ? (q - 1) * unit : q * unit
     }

@@ -47,6 +47,40 @@ enum PostgresValue {
         return out
     }
 
+    /// Parses PostgreSQL's text output of a one-dimensional bigint[] without NULLs (`{1,0,23}`).
+    static func int64Array(_ text: String?) -> [Int64]? {
+        guard let text else { return nil }
+        var out: [Int64] = []
+        var value: Int64 = 0, negative = false, digits = 0
+        var bytes = text.utf8.makeIterator()
+        guard bytes.next() == UInt8(ascii: "{") else { return nil }
+        while let b = bytes.next() {
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let (product, overflow1) = value.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = product.addingReportingOverflow(Int64(b - UInt8(ascii: "0")))
+                guard !overflow1, !overflow2 else { return nil }
+                value = sum
+                digits += 1
+            case UInt8(ascii: "-") where digits == 0 && !negative:
+                negative = true
+            case UInt8(ascii: ","), UInt8(ascii: "}"):
+                if digits > 0 {
+                    out.append(negative ? -value : value)
+                } else if b == UInt8(ascii: ",") || !out.isEmpty || negative {
+                    return nil
+                }
+                if b == UInt8(ascii: "}") { return bytes.next() == nil ? out : nil }
+                value = 0
+                negative = false
+                digits = 0
+            default:
+                return nil
+            }
+        }
+        return nil
+    }
+
     /// Parses PostgreSQL's text output of timestamptz (`2026-12-01 10:00:05.12+00`).
     static func timestamp(_ text: String?) -> Timestamp? {
         guard var text else { return nil }
