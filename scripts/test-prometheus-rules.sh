@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Checks and unit-tests the Prometheus alert rules with promtool (Debian package `prometheus`,
-# installed here when missing). Also what the Swift test of `promtool check metrics` needs.
+# installed here when missing). Also what the Swift tests need: `promtool check metrics`, and the
+# Prometheus server that Tests/EndToEndTests/PrometheusAlertTests.swift starts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v promtool >/dev/null 2>&1; then
+if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2>&1; then
     echo "promtool not found: installing Debian's prometheus package" >&2
     if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
     $SUDO apt-get update -qq

@@ -75,11 +75,6 @@ static inline void *tapwire_mhd_socket_context(struct MHD_Connection *connection
     return info == NULL ? NULL : info->socket_context;
 }
 
-static inline const struct sockaddr *tapwire_mhd_client_address(struct MHD_Connection *connection) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    return info == NULL ? NULL : info->client_addr;
-}
-
 /// Bytes of the current request's head (request line, header lines and the blank line), as
 /// libmicrohttpd counted them while parsing; 0 when unknown.
 static inline size_t tapwire_mhd_request_header_size(struct MHD_Connection *connection) {

@@ -516,29 +516,17 @@ enum BenchCommand {
                      campaign: "winter-sale", variant: "B")
     }
 
-    /// The wire JSON of `POST /v1/batch` for events.
+    /// The wire JSON of `POST /v1/batch` for events (`WireBatch`, the SDK's own encoder).
     static func wireJSON(_ events: [Event], context: DeviceContext, sentAt: Timestamp) -> [UInt8] {
-        var contextMembers: [(String, JSONValue)] = [("appVersion", .string(context.appVersion)), ("platform", .string(context.platform))]
-        if let build = context.build { contextMembers.append(("build", .string(build))) }
-        if let os = context.osVersion { contextMembers.append(("osVersion", .string(os))) }
-        if let sdk = context.sdk { contextMembers.append(("sdk", .string(sdk))) }
-        let list: [JSONValue] = events.map { e in
-            var m: [(String, JSONValue)] = [("eventId", .string(e.eventId.description)), ("type", .string(e.type.rawValue)),
-                                            ("timestamp", .string(e.deviceTime.description)), ("category", .string(e.category))]
-            if let n = e.notificationId { m.append(("notificationId", .string(n))) }
-            if let a = e.actionIdentifier { m.append(("actionIdentifier", .string(a))) }
-            if let l = e.userTextLength { m.append(("userTextLength", .int(l))) }
-            if e.type != .sent { m.append(("hasMedia", .bool(e.hasMedia))) }
-            if !e.mediaTypes.isEmpty { m.append(("mediaTypes", .array(e.mediaTypes.nameList.map { .string($0) }))) }
-            if let r = e.mediaRequested { m.append(("mediaRequested", .bool(r))) }
-            if let c = e.categoryRegistered { m.append(("categoryRegistered", .bool(c))) }
-            if let c = e.campaign { m.append(("campaign", .string(c))) }
-            if let v = e.variant { m.append(("variant", .string(v))) }
-            if let d = e.deliveredAt { m.append(("deliveredAt", .string(d.description))) }
-            return .object(m)
-        }
-        return JSONValue.object([("sentAt", .string(sentAt.description)), ("context", .object(contextMembers)), ("events", .array(list))])
-            .serializedBytes()
+        let wire = WireContext(appVersion: context.appVersion, build: context.build, platform: context.platform,
+                               osVersion: context.osVersion, sdk: context.sdk)
+        return WireBatch.encode(sentAt: sentAt, context: wire, events: events.map { e in
+            WireEvent(eventId: e.eventId, type: WireEventType(rawValue: e.type.rawValue) ?? .sent, timestamp: e.deviceTime,
+                      notificationId: e.notificationId, category: e.category, actionIdentifier: e.actionIdentifier,
+                      userTextLength: e.userTextLength.map(Int64.init), hasMedia: e.hasMedia, mediaTypes: e.mediaTypes.nameList,
+                      mediaRequested: e.mediaRequested, categoryRegistered: e.categoryRegistered, campaign: e.campaign,
+                      variant: e.variant, deliveredAt: e.deliveredAt)
+        })
     }
 
     static func waitForHealth(port: Int) -> Bool {

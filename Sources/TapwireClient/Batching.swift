@@ -46,33 +46,15 @@ public struct DeviceInfo: Sendable, Equatable {
         self.deviceId = deviceId
     }
 
-    var json: JSONValue {
-        var members: [(String, JSONValue)] = [("appVersion", .string(appVersion))]
-        if let build { members.append(("build", .string(build))) }
-        members.append(("platform", .string(platform)))
-        if let osVersion { members.append(("osVersion", .string(osVersion))) }
-        members.append(("sdk", .string(sdk)))
-        if let deviceId { members.append(("deviceId", .string(deviceId))) }
-        return .object(members)
+    var wire: WireContext {
+        WireContext(appVersion: appVersion, build: build, platform: platform, osVersion: osVersion, sdk: sdk, deviceId: deviceId)
     }
 }
 
-/// The body of `POST /v1/batch`. Built for each attempt, so `sentAt` is the time of that send and
-/// the collector's skew correction stays right on a retry days later.
+/// The body of `POST /v1/batch` (`WireBatch`). Built for each attempt, so `sentAt` is the time of
+/// that send and the collector's skew correction stays right on a retry days later.
 public enum BatchBody {
     public static func encode(sentAtMicros: Int64, device: DeviceInfo, events: [[UInt8]]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(events.reduce(128) { $0 + $1.count + 1 })
-        out.append(contentsOf: #"{"sentAt":"#.utf8)
-        JSONValue.writeString(Timestamp(microseconds: sentAtMicros).description, to: &out)
-        out.append(contentsOf: #","context":"#.utf8)
-        out.append(contentsOf: device.json.serializedBytes())
-        out.append(contentsOf: #","events":["#.utf8)
-        for (i, event) in events.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: event)
-        }
-        out.append(contentsOf: "]}".utf8)
-        return out
+        WireBatch.encode(sentAt: Timestamp(microseconds: sentAtMicros), context: device.wire, events: events)
     }
 }

@@ -80,26 +80,17 @@ public struct TelemetryEvent: Sendable, Equatable {
         self.deliveredAtMicros = deliveredAtMicros
     }
 
-    /// The event's object in `POST /v1/batch` (README.md, "`POST /v1/batch`"); absent values are left out.
-    public var json: JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("eventId", .string(eventId.description)),
-            ("type", .string(type.rawValue)),
-            ("timestamp", .string(Timestamp(microseconds: timestampMicros).description)),
-        ]
-        if let notificationId { members.append(("notificationId", .string(notificationId))) }
-        members.append(("category", .string(category)))
-        if let actionIdentifier { members.append(("actionIdentifier", .string(actionIdentifier))) }
-        if let userTextLength { members.append(("userTextLength", .int(Int64(userTextLength)))) }
-        members.append(("hasMedia", .bool(hasMedia)))
-        if !mediaTypes.isEmpty { members.append(("mediaTypes", .array(mediaTypes.map { .string($0.rawValue) }))) }
-        if let mediaRequested { members.append(("mediaRequested", .bool(mediaRequested))) }
-        if let categoryRegistered { members.append(("categoryRegistered", .bool(categoryRegistered))) }
-        if let campaign { members.append(("campaign", .string(campaign))) }
-        if let variant { members.append(("variant", .string(variant))) }
-        if let deliveredAtMicros { members.append(("deliveredAt", .string(Timestamp(microseconds: deliveredAtMicros).description))) }
-        return .object(members)
+    /// The event as the wire carries it (`WireEvent`, the one encoder of `POST /v1/batch`).
+    public var wire: WireEvent {
+        WireEvent(eventId: eventId, type: type == .delivered ? .delivered : .response, timestamp: Timestamp(microseconds: timestampMicros),
+                  notificationId: notificationId, category: category, actionIdentifier: actionIdentifier,
+                  userTextLength: userTextLength.map(Int64.init), hasMedia: hasMedia, mediaTypes: mediaTypes.map(\.rawValue),
+                  mediaRequested: mediaRequested, categoryRegistered: categoryRegistered, campaign: campaign, variant: variant,
+                  deliveredAt: deliveredAtMicros.map { Timestamp(microseconds: $0) })
     }
+
+    /// The event's object in `POST /v1/batch` (README.md, "`POST /v1/batch`"); absent values are left out.
+    public var json: JSONValue { wire.json }
 }
 
 // MARK: - Plain values mirroring UserNotifications

@@ -16,8 +16,14 @@ package struct DatabaseLocation {
 
     package static let defaultPort = 54329
 
+    /// Where `make run` keeps its state (the embedded cluster, the demo app's keys): TAPWIRE_DATA_DIR,
+    /// or .tapwire/ in the current directory. Read here only.
+    package static func dataDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        environment["TAPWIRE_DATA_DIR"] ?? FileManager.default.currentDirectoryPath + "/.tapwire"
+    }
+
     package static func embeddedCluster(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> EmbeddedPostgres {
-        let base = environment["TAPWIRE_DATA_DIR"] ?? FileManager.default.currentDirectoryPath + "/.tapwire"
+        let base = dataDirectory(environment: environment)
         let port = environment["TAPWIRE_PG_PORT"].flatMap { Int($0) } ?? defaultPort
         return try EmbeddedPostgres(dataDirectory: try reachableDataDirectory(base: base), port: port)
     }

@@ -9,10 +9,11 @@
 public struct DailyStrata: Sendable, Equatable {
     /// The report's label of the day (YYYY-MM-DD in its time zone).
     public var day: String
-    /// The day's counts per stratum key (the key names the stratum; any stable string).
-    public var strata: [String: StratumCounts]
+    /// The day's counts per stratum, by the caller's number for it: the same number every day,
+    /// and the order of the numbers is the order the sums are taken in.
+    public var strata: [Int: StratumCounts]
 
-    public init(day: String, strata: [String: StratumCounts]) {
+    public init(day: String, strata: [Int: StratumCounts]) {
         self.day = day
         self.strata = strata
     }
@@ -52,15 +53,15 @@ public struct AnytimeUplift: Sendable, Equatable {
                                 minimum: MinimumSample = .default) -> AnytimeUplift {
         let boundary = NormalMixtureBoundary(alpha: alpha, optimizedAt: tuningEffectiveTrials)
         var sequence = SequentialMantelHaenszel()
-        var ids: [String: Int] = [:]
+        var ids: [Int: Int] = [:]
         var out: [AnytimeUpliftDay] = []
         var decidedOn: String?
         for day in days {
             // Sorted, so the sums (and the figures) never depend on hashing.
-            for key in day.strata.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            for (key, counts) in day.strata.sorted(by: { $0.key < $1.key }) {
                 let id = ids[key] ?? ids.count
                 ids[key] = id
-                sequence.add(day.strata[key]!, to: id)
+                sequence.add(counts, to: id)
             }
             let snapshot = sequence.current
             let estimate = snapshot.estimate(boundary: boundary)

@@ -38,12 +38,11 @@ struct DemoCategory {
 /// A batch ready to post: the device context and events; `sentAt` is filled at post time so
 /// clock-skew correction sees a real send.
 public struct DemoBatch: Sendable {
-    public var context: [(String, JSONValue)]
-    public var events: [JSONValue]
+    public var context: WireContext
+    public var events: [WireEvent]
 
     public func body(sentAt: Timestamp) -> [UInt8] {
-        JSONValue.object([("sentAt", .string(sentAt.iso8601(fractionDigits: 3))), ("context", .object(context)),
-                          ("events", .array(events))]).serializedBytes()
+        WireBatch.encode(sentAt: sentAt, context: context, events: events)
     }
 }
 
@@ -95,7 +94,7 @@ public struct DemoSimulator: Sendable {
         let c = configuration
         let span = Int64(c.days) * 86_400_000_000
         let from = c.end.adding(microseconds: -span)
-        struct Device { var version: String; var platform: String; var id: String; var events: [JSONValue] = [] }
+        struct Device { var version: String; var platform: String; var id: String; var events: [WireEvent] = [] }
         var devices: [Device] = (0..<max(1, c.devices)).map { i in
             Device(version: Self.pick(Self.versions, &rng), platform: Self.pick(Self.platforms, &rng),
                    id: "demo-device-\(i)")
@@ -114,62 +113,51 @@ public struct DemoSimulator: Sendable {
                 campaign = name
                 variant = variants[Int.random(in: 0..<variants.count, using: &rng)]
             }
-            func common(_ type: String, _ time: Timestamp) -> [(String, JSONValue)] {
-                var fields: [(String, JSONValue)] = [
-                    ("eventId", .string(EventID.v7(at: time, using: &rng).description)), ("type", .string(type)),
-                    ("timestamp", .string(time.iso8601(fractionDigits: 3))), ("notificationId", .string(notificationId)),
-                    ("category", .string(category.identifier)), ("hasMedia", .bool(shown)),
-                    ("categoryRegistered", .bool(true)),
-                ]
-                if shown { fields.append(("mediaTypes", ["image"])) }
-                if let campaign { fields.append(("campaign", .string(campaign))) }
-                if let variant { fields.append(("variant", .string(variant))) }
-                return fields
+            func common(_ type: WireEventType, _ time: Timestamp) -> WireEvent {
+                WireEvent(eventId: EventID.v7(at: time, using: &rng), type: type, timestamp: time, notificationId: notificationId,
+                          category: category.identifier, hasMedia: shown, mediaTypes: shown ? ["image"] : [],
+                          categoryRegistered: type == .sent ? nil : true, campaign: campaign, variant: variant)
             }
             if category.sentOnly {
-                var sent = common("sent", deliveredAt.adding(microseconds: -2_000_000))
-                sent.removeAll { $0.0 == "categoryRegistered" }
-                devices[d].events.append(.object(sent))
+                devices[d].events.append(common(.sent, deliveredAt.adding(microseconds: -2_000_000)))
             } else {
-                var delivered = common("delivered", deliveredAt)
-                delivered.append(("mediaRequested", .bool(requested)))
-                devices[d].events.append(.object(delivered))
+                var delivered = common(.delivered, deliveredAt)
+                delivered.mediaRequested = requested
+                devices[d].events.append(delivered)
             }
             unique += 1
             let rate = min(1, max(0, category.baseRate + (shown ? c.upliftPoints / 100 : 0)))
             let latency = exp(log(90.0) + 1.5 * Self.normal(&rng))
             let respondedAt = deliveredAt.adding(seconds: min(latency, 6 * 86_400))
-            var response = common("response", respondedAt)
-            response.append(("deliveredAt", .string(deliveredAt.iso8601(fractionDigits: 3))))
+            var response = common(.response, respondedAt)
+            response.deliveredAt = deliveredAt
             if Double.random(in: 0..<1, using: &rng) < rate {
                 // Every registered action counts as engagement, destructive ones too.
                 let usable = category.actions
                 if usable.isEmpty || Double.random(in: 0..<1, using: &rng) < 0.55 {
-                    response.append(("actionIdentifier", .string(SystemAction.open)))
+                    response.actionIdentifier = SystemAction.open
                 } else {
                     let action = usable[Int.random(in: 0..<usable.count, using: &rng)]
-                    response.append(("actionIdentifier", .string(action.id)))
+                    response.actionIdentifier = action.id
                     if action.textInput {
                         let length = Int(exp(log(20.0) + 0.8 * Self.normal(&rng)).rounded())
-                        response.append(("userTextLength", .int(min(2_000, max(1, length)))))
+                        response.userTextLength = Int64(min(2_000, max(1, length)))
                     }
                 }
             } else if Self.registersCustomDismiss(category, version: devices[d].version),
                       Double.random(in: 0..<1, using: &rng) < 0.3 {
-                response.append(("actionIdentifier", .string(SystemAction.dismiss)))
+                response.actionIdentifier = SystemAction.dismiss
             } else {
                 continue
             }
-            devices[d].events.append(.object(response))
+            devices[d].events.append(response)
             unique += 1
         }
         var batches: [DemoBatch] = []
         for device in devices {
-            let context: [(String, JSONValue)] = [
-                ("appVersion", .string(device.version)), ("build", .string(device.version.replacingOccurrences(of: ".", with: ""))),
-                ("platform", .string(device.platform)), ("osVersion", .string(device.platform == "iOS" ? "18.1" : "11.1")),
-                ("sdk", "tapwire-demo/1.0"), ("deviceId", .string(device.id)),
-            ]
+            let context = WireContext(appVersion: device.version, build: device.version.replacingOccurrences(of: ".", with: ""),
+                                      platform: device.platform, osVersion: device.platform == "iOS" ? "18.1" : "11.1",
+                                      sdk: "tapwire-demo/1.0", deviceId: device.id)
             var start = 0
             while start < device.events.count {
                 let end = min(device.events.count, start + max(1, c.eventsPerBatch))
@@ -185,20 +173,15 @@ public struct DemoSimulator: Sendable {
             batches.insert(original, at: Int.random(in: 0...batches.count, using: &rng))
         }
         let manifests = Self.versions.map { version, _ in
-            JSONValue.object([
-                ("appVersion", .string(version)),
-                ("categories", .array(Self.categories.map { category in
-                    .object([
-                        ("identifier", .string(category.identifier)), ("title", .string(category.title)),
-                        ("options", .array(Self.registersCustomDismiss(category, version: version) ? ["customDismissAction"] : [])),
-                        ("actions", .array(category.actions.map { action in
-                            .object([("identifier", .string(action.id)),
-                                     ("options", .array(action.destructive ? ["destructive"] : action.textInput ? [] : ["foreground"])),
-                                     ("textInput", .bool(action.textInput))])
-                        })),
-                    ])
-                })),
-            ]).serializedBytes()
+            Manifest(appVersion: version, categories: Self.categories.map { category in
+                ManifestCategory(identifier: category.identifier, title: category.title,
+                                 options: Self.registersCustomDismiss(category, version: version) ? ["customDismissAction"] : [],
+                                 actions: category.actions.map { action in
+                                     ManifestAction(identifier: action.id,
+                                                    options: action.destructive ? ["destructive"] : action.textInput ? [] : ["foreground"],
+                                                    textInput: action.textInput)
+                                 })
+            }).canonicalJSON.serializedBytes()
         }
         return DemoPlan(manifests: manifests, batches: batches, uniqueEvents: unique, from: from, to: c.end)
     }

@@ -48,6 +48,8 @@ public struct AdjustedUplift: Sendable, Equatable {
     public var excludedDelivered: Int
     /// Why the figures are withheld, nil when they are shown.
     public var reason: String?
+    /// The same difference read day after day: valid however often the report is opened.
+    public var anytime = AnytimeAdjusted()
 
     public var sufficient: Bool { reason == nil }
     public var difference: Double? { sufficient ? estimate?.difference : nil }
@@ -68,6 +70,36 @@ public struct AdjustedUplift: Sendable, Equatable {
         reason = minimum.insufficiency(x1: used.reduce(0) { $0 + $1.x1 }, n1: used.reduce(0) { $0 + $1.n1 },
                                        x2: used.reduce(0) { $0 + $1.x2 }, n2: used.reduce(0) { $0 + $1.n2 })
             .map { "in strata with both sides, " + $0 }
+    }
+}
+
+/// The adjusted difference looked at once per UTC day, over every day up to it (`AnytimeUplift`,
+/// Howard et al. 2021's normal mixture at α = 0.05): a team that opens the report every morning
+/// and acts on the first day it excludes zero is wrong at most 5% of the time, which the
+/// fixed-horizon interval read daily is not (docs/regressions.md, "Rich vs text-only, day after day").
+public struct AnytimeAdjusted: Sendable, Equatable {
+    public static let method = "normal-mixture confidence sequence (Howard et al. 2021), alpha 0.05"
+    /// The anytime-valid 95% interval at the last look, which covers the whole range; nil when
+    /// the adjusted difference is withheld.
+    public var ci95: ConfidenceInterval?
+    /// The first UTC day (YYYY-MM-DD) whose look's anytime-valid interval excluded zero.
+    public var decidedOn: String?
+    /// UTC days looked at: the days of the range with data.
+    public var looks: Int = 0
+
+    public init(ci95: ConfidenceInterval? = nil, decidedOn: String? = nil, looks: Int = 0) {
+        self.ci95 = ci95
+        self.decidedOn = decidedOn
+        self.looks = looks
+    }
+
+    /// The looks of `days`, kept only when the adjusted figure itself is shown.
+    init(days: [DailyStrata], shown: Bool, minimum: MinimumSample) {
+        guard shown, !days.isEmpty else { return }
+        let looks = AnytimeUplift.evaluate(days: days, minimum: minimum)
+        ci95 = looks.latest?.withheld == nil ? looks.latest?.estimate?.anytimeValid : nil
+        decidedOn = looks.decidedOn
+        self.looks = days.count
     }
 }
 
@@ -123,6 +155,7 @@ public struct RichUplift: Sendable, Equatable {
         comparison = ProportionComparison(x1: rich.engaged, n1: rich.delivered, x2: textOnly.engaged, n2: textOnly.delivered,
                                           minimum: minimum)
         adjusted = AdjustedUplift(cells: cells, dimensions: dimensions, minimum: minimum)
+        adjusted.anytime = AnytimeAdjusted(days: cells.days, shown: adjusted.sufficient, minimum: minimum)
         confounded = Self.confounded(pooled: comparison.difference, adjusted: adjusted)
         let samples = cells.contributingDelivered
         detection = Self.detection(adjusted: adjusted, target: target,
@@ -337,12 +370,14 @@ public struct EngagementReportBuilder: Sendable {
         let countsByCategory = Dictionary(grouping: counts, by: \.category)
         let actionsByCategory = Dictionary(grouping: actions, by: \.category)
         let histogramsByCategory = Dictionary(grouping: histograms, by: \.category)
-        let strataByCategory = Dictionary(grouping: strata, by: \.category)
+        let numbering = StratumNumbering(strata)
+        let numbered = Array(zip(strata, numbering.ids)).map { (row: $0.0, stratum: $0.1) }
+        let strataByCategory = Dictionary(grouping: numbered, by: \.row.category)
         var categories: [CategoryEngagement] = names.map { name in
             let rows = countsByCategory[name] ?? []
             return engagement(category: name, title: title(of: name, manifests: manifests), counts: rows,
                               actions: actionsByCategory[name] ?? [], histograms: histogramsByCategory[name] ?? [],
-                              cells: UpliftCells(strataByCategory[name] ?? []), days: days, rangeDays: rangeDays,
+                              cells: UpliftCells(strataByCategory[name] ?? [], strata: numbering.count), days: days, rangeDays: rangeDays,
                               dismiss: dismissStats(category: name, rows: rows, manifests: manifests))
         }
         categories.sort { ($0.baseCount, $1.displayName) > ($1.baseCount, $0.displayName) }
@@ -384,7 +419,8 @@ public struct EngagementReportBuilder: Sendable {
         var overall = engagement(category: nil, title: nil, counts: counts.filter { members.contains($0.category) },
                                  actions: actions.filter { members.contains($0.category) },
                                  histograms: histograms.filter { members.contains($0.category) },
-                                 cells: UpliftCells(strata), days: days, rangeDays: rangeDays, dismiss: overallDismiss)
+                                 cells: UpliftCells(numbered, strata: numbering.count), days: days, rangeDays: rangeDays,
+                                 dismiss: overallDismiss)
         overall.excludedCategories = excluded.sorted { $0.category < $1.category }
         return (categories, overall)
     }

@@ -50,6 +50,13 @@ enum Fmt {
         points(d.target * 100) + (d.targetSource == .given ? "" : d.targetSource == .observed ? " obs" : " dflt")
     }
 
+    /// The first UTC day the anytime-valid interval excluded zero, "not yet", or a dash when the
+    /// adjusted difference is withheld.
+    static func decidedOn(_ adjusted: AdjustedUplift) -> String {
+        guard adjusted.anytime.ci95 != nil else { return dash }
+        return adjusted.anytime.decidedOn ?? "not yet"
+    }
+
     /// "already detectable", "≈ N more days at current volume", or why it cannot be said.
     static func whenKnown(_ d: UpliftDetection) -> String {
         guard let days = d.daysToDetect else {
@@ -159,6 +166,7 @@ enum Fmt {
         "Rich vs text-only is classified by the media present when the user saw the notification; intervals are Wilson 95% per side and Newcombe 95% for the pooled difference.",
         "Pooled: all of a category's rich against all its text-only notifications. Adjusted: compared inside each campaign × app version × platform stratum (and category, for All categories), then combined (Mantel–Haenszel, Sato 95% interval, Cochran–Mantel–Haenszel p); strata with one side only are excluded, and so are cells with no delivered events or with more engaged than delivered. Pooled figures mix strata with different base rates (Simpson's paradox): act on the adjusted one.",
         "Confounded (⚠): pooled and adjusted differ in sign, or pooled lies outside the adjusted 95% interval.",
+        "Anytime CI: the adjusted difference's 95% interval that stays valid however often the report is read (Howard et al. 2021, normal mixture), looked at once per UTC day of the range; decided on: the first UTC day it excluded 0. Act on that day, not on the first day the fixed 95% interval excludes 0: read daily, that one misleads far more often than 5% of the time.",
         "Detectable: the smallest difference the adjusted test finds with 80% power at α = 0.05 with the deliveries so far. Target: --target-difference, else the adjusted difference when significant (obs), else 2 pp (dflt); days at the range's delivered per day, same mix.",
         "\"invalid\": more engaged than delivered (responses without their deliveries, or several engaging responses to one notification), so no rate is shown.",
     ]

@@ -79,6 +79,10 @@ public struct HTMLReportRenderer: Sendable {
         var verdict: String
         if u.adjusted.sufficient {
             verdict = "Rich vs text-only, all categories, adjusted for category × campaign × app version × platform: \(Fmt.points(u.adjusted.difference.map { $0 * 100 })) \(Fmt.interval(u.adjusted.ci95, signed: true)), p \(Fmt.pValue(u.adjusted.pValue))"
+            if let anytime = u.adjusted.anytime.ci95 {
+                verdict += "; anytime-valid \(Fmt.interval(anytime, signed: true)), "
+                    + (u.adjusted.anytime.decidedOn.map { "decided on \($0) (UTC)" } ?? "not decided yet")
+            }
         } else {
             verdict = "Rich vs text-only, adjusted: insufficient data (\(u.adjusted.reason ?? ""))"
         }

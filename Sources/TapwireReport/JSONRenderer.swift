@@ -130,6 +130,13 @@ public struct JSONReportRenderer: Sendable {
                 ("excludedDelivered", .int(adjusted.excludedDelivered)),
                 ("sufficient", .bool(adjusted.sufficient)),
                 ("reason", .optional(adjusted.reason)),
+                ("anytimeValid", .object([
+                    ("ci95", interval(adjusted.anytime.ci95)),
+                    ("decidedOn", .optional(adjusted.anytime.decidedOn)),
+                    ("looks", .int(adjusted.anytime.looks)),
+                    ("lookEvery", .string("UTC day")),
+                    ("method", .string(AnytimeAdjusted.method)),
+                ])),
             ])),
             ("confounded", .bool(u.confounded)),
             ("minimumDetectableDifference", number(u.detection.minimumDetectableDifference)),

@@ -63,7 +63,9 @@ enum ReportColumns {
             $0.uplift.detection.minimumDetectableDifference.map { Fmt.fixed($0 * 100, 1) + " pp" } ?? Fmt.dash
         },
         Column(header: "Target", width: 12, right: true) { Fmt.target($0.uplift.detection) },
-        Column(header: "When known", width: 40, right: false) { Fmt.fit(Fmt.whenKnown($0.uplift.detection), 40) },
+        Column(header: "Anytime CI", width: 14, right: true) { Fmt.interval($0.uplift.adjusted.anytime.ci95, signed: true) },
+        Column(header: "Decided on", width: 10, right: true) { Fmt.decidedOn($0.uplift.adjusted) },
+        Column(header: "When known", width: 34, right: false) { Fmt.fit(Fmt.whenKnown($0.uplift.detection), 34) },
     ]
 
     static let detail: [Column] = [
@@ -115,7 +117,7 @@ public struct TableReportRenderer: Sendable {
         table(&out, ReportColumns.adjusted, rows)
         for line in Fmt.rowNotes(rows) { out.append(contentsOf: wrap(line, 100)) }
         out.append("")
-        out.append("How long until the difference is known (80% power, α = 0.05)")
+        out.append("How long until the difference is known (80% power, α = 0.05; anytime-valid 95%, looked at daily)")
         table(&out, ReportColumns.detection, rows)
         out.append("")
         out.append("Sample sizes, media failures, actions")
@@ -227,6 +229,7 @@ public struct CSVReportRenderer: Sendable {
         "adjusted_strata", "excluded_delivered", "confounded", "minimum_detectable_difference_pp", "target_difference_pp",
         "days_to_detect", "engagement_not_meaningful", "rich_not_meaningful", "text_not_meaningful",
         "uplift_not_meaningful_delivered", "uplift_engaged_without_deliveries", "excluded_categories",
+        "adjusted_anytime_ci_low_pp", "adjusted_anytime_ci_high_pp", "adjusted_decided_on",
     ]
 
     public func render(_ report: EngagementReport) -> String {
@@ -265,6 +268,8 @@ public struct CSVReportRenderer: Sendable {
             c.engagementNotMeaningful ?? "", "", "",
             String(c.uplift.notMeaningfulDelivered), String(c.uplift.engagedWithoutDeliveries),
             c.excludedCategories.map { "\($0.category)=\($0.reason.rawValue)" }.joined(separator: ";"),
+            n(c.uplift.adjusted.anytime.ci95.map { $0.lower * 100 }), n(c.uplift.adjusted.anytime.ci95.map { $0.upper * 100 }),
+            c.uplift.adjusted.anytime.decidedOn ?? "",
         ]
         return fields.map(CSVField.escape).joined(separator: ",")
     }

@@ -22,39 +22,47 @@ struct UpliftCells: Sendable, Equatable {
     private(set) var notMeaningfulDelivered = 0
     /// Engaged responses in cells without a delivery.
     private(set) var engagedWithoutDeliveries = 0
+    /// The same rows day by day (UTC days, in order), each stratum's 2×2 table of that day's
+    /// counts: what `AnytimeUplift` accumulates, judging each look's cells on its own totals.
+    private(set) var days: [DailyStrata] = []
 
     struct StratumSide: Sendable, Equatable {
         var delivered = 0
         var engaged = 0
     }
 
-    struct Key: Hashable, Comparable {
-        var category, campaign, appVersion, platform: String
-        static func < (a: Key, b: Key) -> Bool {
-            (a.category, a.campaign, a.appVersion, a.platform) < (b.category, b.campaign, b.appVersion, b.platform)
-        }
-    }
-
     init() {}
 
-    /// Rows with the same key (rollup and raw parts, several days) are added before a cell is judged.
-    init(_ rows: [ReportStratumRow]) {
-        var cells: [Key: (rich: StratumSide, textOnly: StratumSide)] = [:]
-        for row in rows {
-            let key = Key(category: row.category, campaign: row.campaign, appVersion: row.appVersion, platform: row.platform)
-            var pair = cells[key] ?? (StratumSide(), StratumSide())
+    /// `numbered` holds rows of one set, each with its stratum's number (`StratumNumbering`).
+    /// Rows with the same stratum (rollup and raw parts, several days) are added before a cell is
+    /// judged; the strata are summed in the order of their numbers, which is their key order.
+    init(_ numbered: [(row: ReportStratumRow, stratum: Int)], strata count: Int) {
+        var rich = [StratumSide](repeating: StratumSide(), count: count)
+        var textOnly = [StratumSide](repeating: StratumSide(), count: count)
+        var seen = [Bool](repeating: false, count: count)
+        var daily: [Int: [Int: StratumCounts]] = [:]
+        for (row, id) in numbered {
+            seen[id] = true
+            var table = daily[row.utcDay, default: [:]][id] ?? StratumCounts(x1: 0, n1: 0, x2: 0, n2: 0)
             if row.hasMedia {
-                pair.rich.delivered += row.delivered
-                pair.rich.engaged += row.engaged
+                table.x1 += row.engaged
+                table.n1 += row.delivered
+                rich[id].delivered += row.delivered
+                rich[id].engaged += row.engaged
             } else {
-                pair.textOnly.delivered += row.delivered
-                pair.textOnly.engaged += row.engaged
+                table.x2 += row.engaged
+                table.n2 += row.delivered
+                textOnly[id].delivered += row.delivered
+                textOnly[id].engaged += row.engaged
             }
-            cells[key] = pair
+            daily[row.utcDay, default: [:]][id] = table
         }
-        for key in cells.keys.sorted() {
-            guard let pair = cells[key] else { continue }
-            let r = use(pair.rich, into: \.rich), t = use(pair.textOnly, into: \.textOnly)
+        days = daily.keys.sorted().map { day in
+            DailyStrata(day: String(Timestamp(microseconds: Int64(day) * 86_400_000_000).iso8601(fractionDigits: 0).prefix(10)),
+                        strata: daily[day]!)
+        }
+        for id in 0..<count where seen[id] {
+            let r = use(rich[id], into: \.rich), t = use(textOnly[id], into: \.textOnly)
             if r.delivered > 0 || t.delivered > 0 {
                 tables.append(StratumCounts(x1: r.engaged, n1: r.delivered, x2: t.engaged, n2: t.delivered))
             }
@@ -79,5 +87,44 @@ struct UpliftCells: Sendable, Equatable {
     /// Delivered in the strata with both sides: the sample the adjusted difference rests on.
     var contributingDelivered: Int {
         tables.filter(\.contributes).reduce(0) { $0 + $1.n1 + $1.n2 }
+    }
+}
+
+/// Numbers the strata (category × campaign × app version × platform) of a section's rows in key
+/// order, once: the cells of every category and of the overall then work on the numbers, instead
+/// of hashing and comparing four strings per row at every level and every daily look.
+struct StratumNumbering: Sendable {
+    /// The stratum number of each row, in the rows' order.
+    let ids: [Int]
+    /// How many strata there are.
+    let count: Int
+
+    private struct Key: Hashable {
+        var category, campaign, appVersion, platform: String
+    }
+
+    init(_ rows: [ReportStratumRow]) {
+        var provisional: [Key: Int] = [:]
+        var keys: [Key] = []
+        var firstSeen: [Int] = []
+        firstSeen.reserveCapacity(rows.count)
+        for row in rows {
+            let key = Key(category: row.category, campaign: row.campaign, appVersion: row.appVersion, platform: row.platform)
+            if let id = provisional[key] {
+                firstSeen.append(id)
+            } else {
+                provisional[key] = keys.count
+                firstSeen.append(keys.count)
+                keys.append(key)
+            }
+        }
+        let order = keys.indices.sorted {
+            let a = keys[$0], b = keys[$1]
+            return (a.category, a.campaign, a.appVersion, a.platform) < (b.category, b.campaign, b.appVersion, b.platform)
+        }
+        var rank = [Int](repeating: 0, count: keys.count)
+        for (position, id) in order.enumerated() { rank[id] = position }
+        ids = firstSeen.map { rank[$0] }
+        count = keys.count
     }
 }

@@ -21,7 +21,7 @@ public enum FindingMetrics {
                          kind: .gauge, labels: ["app", "kind", "severity", "category", "action"], foldableLabels: ["category", "action"],
                          maxSeries: maxSeries)
         registry.declare(webhook, help: "Findings webhook deliveries (every family), by outcome (sent, retry, failed).", kind: .counter,
-                         labels: ["outcome"])
+                         labels: ["outcome"], exposesCreated: true)
         registry.declare(outboxPending, help: "Findings webhook messages this collector last saw waiting in the outbox.", kind: .gauge)
     }
 

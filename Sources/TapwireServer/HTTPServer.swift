@@ -3,7 +3,6 @@ import Dispatch
 import Foundation
 import Synchronization
 import TapwireCore
-import TapwireZlib
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -5,6 +5,11 @@ import TapwireCore
 /// exposition format (version 0.0.4). Each family caps its number of series: past the cap, the
 /// values of its foldable labels become "other", so a flood of random categories cannot grow
 /// memory or the scrape without bound.
+///
+/// A counter family declared with `exposesCreated` is followed by a gauge `<name>_created`: when
+/// each of its series was created in this process (Unix seconds, the OpenMetrics "created"
+/// value). With it an alert rule can tell that a series' first value is all new events, which
+/// `increase()` cannot see (docs/alerting.md).
 public final class MetricsRegistry: Sendable {
     public enum Kind: String, Sendable { case counter, gauge, histogram }
 
@@ -13,6 +18,8 @@ public final class MetricsRegistry: Sendable {
         var bucketCounts: [UInt64] = []
         var sum: Double = 0
         var count: UInt64 = 0
+        /// Wall-clock Unix seconds when the series was created.
+        var created: Double = 0
     }
 
     struct Family {
@@ -23,6 +30,7 @@ public final class MetricsRegistry: Sendable {
         var foldable: Set<Int>
         var maxSeries: Int
         var buckets: [Double]
+        var exposesCreated: Bool
         var series: [[String]: Series] = [:]
         var order: [[String]] = []
     }
@@ -36,17 +44,22 @@ public final class MetricsRegistry: Sendable {
     private let families = Mutex<[String: Family]>([:])
     private let familyOrder = Mutex<[String]>([])
     private let gauges = Mutex<[Gauge]>([])
+    private let wallClock: @Sendable () -> Double
 
-    public init() {}
+    /// `wallClock` (Unix seconds) stamps the creation of series; tests pass a fixed one.
+    public init(wallClock: @escaping @Sendable () -> Double = { Timestamp.now.secondsSince1970 }) {
+        self.wallClock = wallClock
+    }
 
-    /// Declares a family (idempotent). `foldableLabels` name the labels folded to "other" at the cap.
+    /// Declares a family (idempotent). `foldableLabels` name the labels folded to "other" at the cap;
+    /// `exposesCreated` (counters only) adds the `<name>_created` gauge of each series' creation time.
     public func declare(_ name: String, help: String, kind: Kind, labels: [String] = [], foldableLabels: [String] = [],
-                        maxSeries: Int = 1000, buckets: [Double] = []) {
+                        maxSeries: Int = 1000, buckets: [Double] = [], exposesCreated: Bool = false) {
         let inserted = families.withLock { all -> Bool in
             guard all[name] == nil else { return false }
             let fold = Set(foldableLabels.compactMap { labels.firstIndex(of: $0) })
             all[name] = Family(name: name, help: help, kind: kind, labelNames: labels, foldable: fold, maxSeries: maxSeries,
-                               buckets: buckets.sorted())
+                               buckets: buckets.sorted(), exposesCreated: exposesCreated && kind == .counter)
             return true
         }
         if inserted { familyOrder.withLock { $0.append(name) } }
@@ -83,7 +96,7 @@ public final class MetricsRegistry: Sendable {
                 if family.series[key] == nil, family.series.count >= family.maxSeries + 64 { return }
             }
             if family.series[key] == nil {
-                family.series[key] = Series()
+                family.series[key] = Series(created: (wallClock() * 1000).rounded() / 1000)
                 family.order.append(key)
             }
             body(&family.series[key]!, family.buckets)
@@ -115,6 +128,16 @@ public final class MetricsRegistry: Sendable {
 
     public func seriesCount(_ name: String) -> Int { families.withLock { $0[name]?.series.count ?? 0 } }
 
+    /// When a series was created (Unix seconds), for families that expose it.
+    public func created(_ name: String, _ labels: [String] = []) -> Double? {
+        families.withLock { $0[name]?.series[labels]?.created }
+    }
+
+    /// `tapwire_x_total` → `tapwire_x_created`, as OpenMetrics names a counter's created value.
+    public static func createdName(of counter: String) -> String {
+        (counter.hasSuffix("_total") ? String(counter.dropLast(6)) : counter) + "_created"
+    }
+
     public func render() -> String {
         var out = ""
         let names = familyOrder.withLock { $0 }
@@ -124,7 +147,7 @@ public final class MetricsRegistry: Sendable {
             out += "# HELP \(name) \(Self.escapeHelp(family.help))\n# TYPE \(name) \(family.kind.rawValue)\n"
             for key in family.order {
                 guard let series = family.series[key] else { continue }
-                let labels = zip(family.labelNames, key).map { "\($0)=\"\(Self.escapeLabel($1))\"" }
+                let labels = Self.labels(family, key)
                 switch family.kind {
                 case .counter, .gauge:
                     out += "\(name)\(Self.braces(labels)) \(Self.number(series.value))\n"
@@ -139,12 +162,24 @@ public final class MetricsRegistry: Sendable {
                     out += "\(name)_count\(Self.braces(labels)) \(series.count)\n"
                 }
             }
+            if family.exposesCreated {
+                let created = Self.createdName(of: name)
+                out += "# HELP \(created) When each series of \(name) was created in this process (Unix seconds).\n# TYPE \(created) gauge\n"
+                for key in family.order {
+                    guard let series = family.series[key] else { continue }
+                    out += "\(created)\(Self.braces(Self.labels(family, key))) \(Self.number(series.created))\n"
+                }
+            }
         }
         for gauge in gauges.withLock({ $0 }) {
             out += "# HELP \(gauge.name) \(Self.escapeHelp(gauge.help))\n# TYPE \(gauge.name) gauge\n"
             out += "\(gauge.name) \(Self.number(gauge.sample()))\n"
         }
         return out
+    }
+
+    static func labels(_ family: Family, _ key: [String]) -> [String] {
+        zip(family.labelNames, key).map { "\($0)=\"\(escapeLabel($1))\"" }
     }
 
     static func braces(_ labels: [String]) -> String { labels.isEmpty ? "" : "{" + labels.joined(separator: ",") + "}" }

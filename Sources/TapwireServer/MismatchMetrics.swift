@@ -5,6 +5,9 @@ import TapwireStore
 /// Mismatch counters in `/metrics`: `tapwire_mismatch_events_total{app, kind, category}` counts the
 /// stored events each rule flags, as they are stored (the report reads the rollups instead).
 ///
+/// The counter exposes `_created` gauges (when each series was created), so the alert rules see the
+/// events that created a series (docs/alerting.md); so does FindingMetrics' webhook counter.
+///
 /// Cardinality cap: the family holds at most `maxSeries` (1,000) series. Past that, a new
 /// category is counted under `category="other"` for its (app, kind), so a flood of random
 /// categories adds at most one series per app and kind (MetricsRegistry folds; see there).
@@ -22,7 +25,8 @@ public final class MismatchMetrics: Sendable {
 
     public static func declare(in registry: MetricsRegistry) {
         registry.declare(events, help: "Stored events flagged by a category mismatch rule, by app, kind and category (capped: extra categories fold into \"other\").",
-                         kind: .counter, labels: ["app", "kind", "category"], foldableLabels: ["category"], maxSeries: maxSeries)
+                         kind: .counter, labels: ["app", "kind", "category"], foldableLabels: ["category"], maxSeries: maxSeries,
+                         exposesCreated: true)
     }
 
     private struct Entry: Sendable {

@@ -155,9 +155,13 @@ public struct ReportHistogramRow: Sendable, Equatable {
 }
 
 /// One row of report_strata.sql: a side (rich or text-only) of one stratum of the adjusted
-/// difference, campaign × app version × platform, within a category (and --by group).
+/// difference, campaign × app version × platform, within a category (and --by group), on one
+/// UTC day.
 public struct ReportStratumRow: Sendable, Equatable {
     public var group: String
+    /// The UTC day, as days since 1970-01-01: the anytime-valid interval looks at the strata day
+    /// by day.
+    public var utcDay: Int
     public var category: String
     public var appVersion: String
     public var platform: String
@@ -167,9 +171,10 @@ public struct ReportStratumRow: Sendable, Equatable {
     /// Opens and registered actions (text replies included), as the engagement rate counts them.
     public var engaged: Int
 
-    public init(group: String = "", category: String, appVersion: String = "", platform: String = "", campaign: String = "",
-                hasMedia: Bool, delivered: Int, engaged: Int) {
+    public init(group: String = "", utcDay: Int = 0, category: String, appVersion: String = "", platform: String = "",
+                campaign: String = "", hasMedia: Bool, delivered: Int, engaged: Int) {
         self.group = group
+        self.utcDay = utcDay
         self.category = category
         self.appVersion = appVersion
         self.platform = platform
@@ -280,7 +285,8 @@ public struct ReportStore: Sendable {
                             count: Self.int(row["count"]))
         }
         func stratumRow(_ row: QueryResult.Row) -> ReportStratumRow {
-            ReportStratumRow(group: row["group_value"] ?? "", category: row["category"] ?? "", appVersion: row["app_version"] ?? "",
+            ReportStratumRow(group: row["group_value"] ?? "", utcDay: Self.int(row["day"]), category: row["category"] ?? "",
+                             appVersion: row["app_version"] ?? "",
                              platform: row["platform"] ?? "", campaign: row["campaign"] ?? "", hasMedia: row["has_media"] == "t",
                              delivered: Self.int(row["delivered"]), engaged: Self.int(row["engaged"]))
         }

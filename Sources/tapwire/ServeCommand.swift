@@ -81,7 +81,7 @@ enum ServeCommand {
     /// The demo app's keys live in .tapwire/demo-keys.json (mode 600) so `make run` can show
     /// them again on the next start; real apps' keys are shown once and only hashed.
     static func printQuickstart(connection: PostgresConnection, port: Int) throws {
-        let base = ProcessInfo.processInfo.environment["TAPWIRE_DATA_DIR"] ?? FileManager.default.currentDirectoryPath + "/.tapwire"
+        let base = DatabaseLocation.dataDirectory()
         let keyFile = base + "/demo-keys.json"
         var writeKey: String?
         var readKey: String?

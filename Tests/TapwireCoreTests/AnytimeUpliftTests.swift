@@ -7,11 +7,11 @@ import TapwireStatisticsOracle
 /// low-rate campaign, `lift` added to rich's rate, seeded.
 private func days(_ count: Int, lift: Double, perDay: Int, seed: UInt64) -> [DailyStrata] {
     var rng = SeededGenerator(seed: seed)
-    let strata: [(key: String, textRate: Double, richShare: Double)] = [
-        ("sale|iOS", 0.20, 0.2), ("sale|iPadOS", 0.12, 0.3), ("digest|iOS", 0.06, 0.8), ("digest|iPadOS", 0.04, 0.7),
+    let strata: [(key: Int, textRate: Double, richShare: Double)] = [
+        (0, 0.20, 0.2), (1, 0.12, 0.3), (2, 0.06, 0.8), (3, 0.04, 0.7), // sale and digest campaigns × iOS and iPadOS
     ]
     return (0..<count).map { d in
-        var day: [String: StratumCounts] = [:]
+        var day: [Int: StratumCounts] = [:]
         for s in strata {
             let n = perDay / strata.count
             let n1 = RegressionSimulation.binomial(n, s.richShare, &rng), n2 = n - n1
@@ -31,7 +31,7 @@ struct AnytimeUpliftTests {
         let uplift = AnytimeUplift.evaluate(days: input)
         let reference = try StatisticsOracle.run([
             "mode": "uplift", "alpha": 0.05, "tuning": AnytimeUplift.defaultTuning, "perSide": 100, "expected": 5,
-            "days": input.map { ["day": $0.day, "strata": $0.strata.mapValues { [$0.x1, $0.n1, $0.x2, $0.n2] }] as [String: Any] },
+            "days": input.map { ["day": $0.day, "strata": Dictionary(uniqueKeysWithValues: $0.strata.map { (String($0.key), [$0.value.x1, $0.value.n1, $0.value.x2, $0.value.n2]) })] as [String: Any] },
         ])
         let expected = try #require(reference["days"] as? [[String: Any]])
         try #require(expected.count == uplift.days.count)
@@ -55,7 +55,7 @@ struct AnytimeUpliftTests {
             let e = try #require(day.estimate)
             #expect(e.anytimeValid.lower < e.fixedHorizon95.lower && e.anytimeValid.upper > e.fixedHorizon95.upper)
         }
-        var totals: [String: StratumCounts] = [:]
+        var totals: [Int: StratumCounts] = [:]
         for day in input {
             for (key, s) in day.strata {
                 var t = totals[key] ?? StratumCounts(x1: 0, n1: 0, x2: 0, n2: 0)
@@ -71,8 +71,8 @@ struct AnytimeUpliftTests {
 
     /// No decision before there is data, and none on a withheld day.
     @Test func earlyAndOneSidedDays() {
-        let onlyRich = DailyStrata(day: "2026-01-01", strata: ["a": StratumCounts(x1: 50, n1: 100, x2: 0, n2: 0)])
-        let tiny = DailyStrata(day: "2026-01-02", strata: ["a": StratumCounts(x1: 0, n1: 0, x2: 1, n2: 40)])
+        let onlyRich = DailyStrata(day: "2026-01-01", strata: [0: StratumCounts(x1: 50, n1: 100, x2: 0, n2: 0)])
+        let tiny = DailyStrata(day: "2026-01-02", strata: [0: StratumCounts(x1: 0, n1: 0, x2: 1, n2: 40)])
         let uplift = AnytimeUplift.evaluate(days: [onlyRich, tiny])
         #expect(uplift.days[0].estimate == nil && uplift.days[0].withheld != nil)
         #expect(uplift.days[1].estimate != nil && uplift.days[1].withheld?.contains("fewer than 100") == true)

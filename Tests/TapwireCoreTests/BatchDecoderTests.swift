@@ -147,4 +147,38 @@ import Testing
         let wild = ClockSkew(sentAt: Timestamp(microseconds: .min + 10), receivedAt: Timestamp(seconds: 100))
         #expect(wild.correct(Timestamp(microseconds: .max - 10)).clamped)
     }
+
+}
+
+@Suite struct WireRoundTripTests {
+    /// The one encoder (`TapwireWire/BatchWire.swift`) and the decoder agree on every field, so the
+    /// SDK, the demo and the benchmark cannot write what the collector reads differently.
+    @Test func whatTheWireEncoderWritesTheDecoderReadsBack() throws {
+        let sentAt = Timestamp(iso8601: "2026-12-01T11:59:30Z")!
+        let context = WireContext(appVersion: "3.2.1", build: "412", platform: "iPadOS", osVersion: "18.1",
+                                  sdk: "tapwire-swift/1.0", deviceId: "d1")
+        var rng = SystemRandomNumberGenerator()
+        let full = WireEvent(eventId: .v7(at: sentAt, using: &rng), type: .response, timestamp: Timestamp(iso8601: "2026-12-01T11:59:00Z")!,
+                             notificationId: "n1", category: "message", actionIdentifier: "reply", userTextLength: 14, hasMedia: true,
+                             mediaTypes: ["image", "video"], mediaRequested: true, categoryRegistered: false, campaign: "winter",
+                             variant: "B", deliveredAt: Timestamp(iso8601: "2026-12-01T11:58:00Z")!)
+        let bare = WireEvent(eventId: .v7(at: sentAt, using: &rng), type: .sent, timestamp: sentAt, category: "")
+        let batch = try BatchDecoder().decode(WireBatch.encode(sentAt: sentAt, context: context, events: [full, bare]),
+                                             receivedAt: Timestamp(iso8601: "2026-12-01T12:00:00Z")!)
+        #expect(batch.rejections.isEmpty)
+        #expect(batch.context == DeviceContext(appVersion: "3.2.1", build: "412", platform: "iPadOS", osVersion: "18.1",
+                                               sdk: "tapwire-swift/1.0", deviceId: "d1"))
+        try #require(batch.events.count == 2)
+        let e = batch.events[0], s = batch.events[1]
+        #expect(e.type == .response)
+        #expect(e.eventId == full.eventId && e.notificationId == "n1" && e.category == "message")
+        #expect(e.actionIdentifier == "reply" && e.userTextLength == 14 && e.hasMedia)
+        #expect(e.mediaTypes == [.image, .video])
+        #expect(e.mediaRequested == true && e.categoryRegistered == false && e.campaign == "winter" && e.variant == "B")
+        #expect(e.deviceTime == full.timestamp)
+        #expect(e.deliveredAt?.description == "2026-12-01T11:58:30.000Z")
+        #expect(s.type == .sent)
+        #expect(s.eventId == bare.eventId && s.category == "" && s.actionIdentifier == nil)
+        #expect(s.notificationId == nil && s.campaign == nil && s.deliveredAt == nil && !s.hasMedia)
+    }
 }

@@ -19,20 +19,21 @@ struct StratumCell {
     var sent = 0
 }
 
-/// An app whose telemetry is exactly the given cells, spread over two days from
-/// ReportFixtures.start, posted through the HTTP API.
+/// An app whose telemetry is exactly the given cells, spread over `days` days (two by default)
+/// from ReportFixtures.start, posted through the HTTP API. The engaged deliveries are the first
+/// ones, or spread evenly over the days with `evenly`.
 struct StrataApp {
     let collector: TestCollector
     let app: CreatedApp
     static var from: Timestamp { ReportFixtures.start }
     static var to: Timestamp { ReportFixtures.start.adding(microseconds: 3 * ReportFixtures.day) }
 
-    init(_ cells: [StratumCell], seed: UInt64 = 12) throws {
+    init(_ cells: [StratumCell], seed: UInt64 = 12, days: Int = 2, evenly: Bool = false) throws {
         collector = try TestCollector.start { $0.rateLimitPerSecond = 0 }
         app = try collector.database.createApp()
         var rng = SeededGenerator(seed: seed)
         var batches: [String: [JSONValue]] = [:]
-        let span = 2 * ReportFixtures.day
+        let span = Int64(days) * ReportFixtures.day
         for (c, cell) in cells.enumerated() {
             var events: [JSONValue] = []
             var extra: [(String, JSONValue)] = [("hasMedia", .bool(cell.rich))]
@@ -40,7 +41,9 @@ struct StrataApp {
             for j in 0..<cell.delivered {
                 let time = ReportFixtures.start.adding(microseconds: Int64(j) * span / Int64(max(1, cell.delivered)) + Int64(c) * 1_000_000)
                 events.append(TestBatch.event("delivered", id: .v7(at: time, using: &rng), at: time, category: cell.category, extra))
-                if j < cell.engaged {
+                let engaged = evenly ? (j + 1) * cell.engaged / max(1, cell.delivered) > j * cell.engaged / max(1, cell.delivered)
+                                     : j < cell.engaged
+                if engaged {
                     let responded = time.adding(seconds: 30)
                     events.append(TestBatch.event("response", id: .v7(at: responded, using: &rng), at: responded, category: cell.category,
                                                   extra + [("actionIdentifier", .string(SystemAction.open))]))
@@ -253,6 +256,49 @@ struct AdjustedUpliftTests {
         let detection = json["categories"]?.arrayValue?.first?["uplift"]
         #expect(close(detection?["minimumDetectableDifference"]?.numberValue?.double, mdd, 1e-6))
         #expect(close(detection?["daysToDetect"]?.numberValue?.double, (days * 10).rounded() / 10, 1e-9))
+    }
+
+    /// The adjusted difference read day after day: the anytime-valid interval of the whole range is
+    /// the last look of AnytimeUplift over the report's daily strata, and the day it decided is the
+    /// first day whose report (over the range up to that day's end) has an anytime-valid interval
+    /// excluding zero: the report computed afresh for each day, not the same sequence read twice.
+    @Test func theAnytimeValidIntervalAndTheDayItDecided() throws {
+        // Rich engages 30% against 20% in both campaigns, spread evenly over six days.
+        let cells = [StratumCell(campaign: "a", rich: true, delivered: 900, engaged: 270), StratumCell(campaign: "a", rich: false, delivered: 900, engaged: 180),
+                     StratumCell(campaign: "b", rich: true, delivered: 600, engaged: 180), StratumCell(campaign: "b", rich: false, delivered: 600, engaged: 120)]
+        let sample = try StrataApp(cells, days: 6, evenly: true)
+        defer { sample.collector.stop() }
+        let to = StrataApp.from.adding(microseconds: 6 * ReportFixtures.day)
+        let report = try sample.report(to: to)
+        let adjusted = try ReportFixtures.category(report, "message").uplift.adjusted
+        let anytime = try #require(adjusted.anytime.ci95)
+        let fixed = try #require(adjusted.ci95)
+        #expect(anytime.lower < fixed.lower && anytime.upper > fixed.upper, "the anytime-valid interval is wider: \(anytime) vs \(fixed)")
+        #expect(adjusted.anytime.looks == 6)
+        var decided: String?
+        for day in 1...6 {
+            let upTo = try ReportFixtures.category(try sample.report(to: StrataApp.from.adding(microseconds: Int64(day) * ReportFixtures.day)),
+                                                   "message").uplift.adjusted
+            if decided == nil, let ci = upTo.anytime.ci95, ci.lower > 0 || ci.upper < 0 {
+                decided = Timestamp(microseconds: StrataApp.from.microseconds + Int64(day - 1) * ReportFixtures.day).iso8601(fractionDigits: 0).prefix(10).description
+            }
+            // A report's last look only depends on the days it covers.
+            #expect(upTo.anytime.looks == day)
+        }
+        let firstDay = try #require(decided, "a 10 pp difference over 3,000 deliveries a side decided on no day")
+        #expect(adjusted.anytime.decidedOn == firstDay)
+        #expect(firstDay != "2026-11-02", "decided on the first day: the test says nothing about the looks")
+        // Every format shows it.
+        let json = JSONReportRenderer().json(report)
+        let any = json["categories"]?.arrayValue?.first?["uplift"]?["adjusted"]?["anytimeValid"]
+        #expect(any?["decidedOn"]?.stringValue == firstDay && close(any?["ci95"]?["lower"]?.numberValue?.double, anytime.lower, 1e-6))
+        try SchemaCheck.validate(JSONReportRenderer().render(report))
+        #expect(TableReportRenderer().render(report).contains(firstDay))
+        #expect(MarkdownReportRenderer().render(report).contains(firstDay))
+        #expect(HTMLReportRenderer().render(report).contains("decided on \(firstDay) (UTC)"))
+        let csv = CSVReportRenderer().render(report).split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        let column = try #require(CSVReportRenderer.header.firstIndex(of: "adjusted_decided_on"))
+        #expect(csv[1][column] == Substring(firstDay))
     }
 
     /// Migration 0040 fills grain 4 from grain 0 for data stored before it: run again on an app

@@ -9,8 +9,12 @@ import TapwireTestSupport
 enum SampleReport {
     /// The stratum rows the store would read beside `counts` (one campaign and platform): the cells
     /// of the rich vs text-only figures.
+    static func utcDay(_ date: String) -> Int {
+        Int((Timestamp(iso8601: date)?.microseconds ?? 0) / 86_400_000_000)
+    }
+
     static func strata(of counts: [ReportCountRow]) -> [ReportStratumRow] {
-        counts.map { ReportStratumRow(group: $0.group, category: $0.category, appVersion: $0.appVersion, hasMedia: $0.hasMedia,
+        counts.map { ReportStratumRow(group: $0.group, utcDay: Self.utcDay($0.day), category: $0.category, appVersion: $0.appVersion, hasMedia: $0.hasMedia,
                                       delivered: $0.delivered, engaged: $0.opens + $0.actions) }
     }
 

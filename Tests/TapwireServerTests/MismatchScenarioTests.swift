@@ -145,6 +145,11 @@ func summary(_ findings: [JSONValue]) -> [String] {
 
         let metrics = try client.get("/metrics")
         #expect(metrics.text.contains(#"tapwire_mismatch_events_total{app="metrics",kind="case_mismatch",category="Message"} 3"#))
+        // When the series was created, for the alert rules (docs/alerting.md).
+        let created = try #require(server.metrics.created(name, ["metrics", "case_mismatch", "Message"]))
+        #expect(abs(created - Timestamp.now.secondsSince1970) < 600)
+        let line = metrics.text.split(separator: "\n").first { $0.hasPrefix(#"tapwire_mismatch_events_created{app="metrics",kind="case_mismatch",category="Message"} "#) }
+        #expect(line.flatMap { Double($0.split(separator: " ").last ?? "") } == created, "\(metrics.text)")
         let check = try Promtool.run(["check", "metrics"], stdin: metrics.body)
         #expect(check.status == 0, "promtool check metrics: \(check.output)")
     }
@@ -173,8 +178,9 @@ func summary(_ findings: [JSONValue]) -> [String] {
         let text = try client.get("/metrics").text
         let lines = text.split(separator: "\n").filter { $0.hasPrefix(name + "{") }
         #expect(lines.count == MismatchMetrics.maxSeries + 1)
-        // The whole exposition grew by about the cap's worth of lines, not by 100,000.
-        #expect(text.utf8.count - before < (MismatchMetrics.maxSeries + 1) * 120)
+        // The whole exposition grew by about the cap's worth of lines (each series and its
+        // `_created` line), not by 100,000.
+        #expect(text.utf8.count - before < (MismatchMetrics.maxSeries + 1) * 240)
         // The report still knows every category exactly: the rollup is not capped.
         let folder = try server.database.connect()
         defer { folder.close() }

@@ -25,9 +25,11 @@ public enum TapwireBinary {
         return Subprocess.Result(status: status, output: output)
     }
 
-    /// Starts `tapwire serve` on a free port and waits until /healthz answers.
-    public static func serve(databaseURL: String, extraArguments: [String] = [], environment: [String: String] = [:]) throws -> ServeProcess {
-        let port = EmbeddedPostgres.freePort()
+    /// Starts `tapwire serve` on `port` (a free one when nil: a restart passes the old one) and
+    /// waits until /healthz answers.
+    public static func serve(databaseURL: String, port: Int? = nil, extraArguments: [String] = [],
+                             environment: [String: String] = [:]) throws -> ServeProcess {
+        let port = port ?? EmbeddedPostgres.freePort()
         let log = NSTemporaryDirectory() + "tapwire-serve-\(port).log"
         let child = try Subprocess.spawn(try path(), ["serve", "--database-url", databaseURL, "--port", String(port)] + extraArguments,
                                          logPath: log, environment: environment)

@@ -1,8 +1,9 @@
--- The columns of report_strata.sql computed from events of app $1 in [$2, $3): the partial hours
+-- The columns of report_strata.sql (day: the UTC day, days since 1970-01-01) computed from events of app $1 in [$2, $3): the partial hours
 -- at the range edges, or every hour for the raw baseline (--from-raw). $4-$7 filters (NULL =
 -- any); $8 the --by dimension.
 SELECT CASE $8::text WHEN 'appVersion' THEN e.app_version WHEN 'platform' THEN e.platform
                      WHEN 'campaign' THEN coalesce(e.campaign, '') WHEN 'variant' THEN coalesce(e.variant, '') ELSE '' END AS group_value,
+    (date_part('epoch', e.event_time)::bigint / 86400) AS day,
     e.category, e.app_version, e.platform, coalesce(e.campaign, '') AS campaign, e.has_media,
     count(*) FILTER (WHERE e.type = 'delivered') AS delivered,
     count(*) FILTER (WHERE e.type = 'response'
@@ -11,4 +12,4 @@ FROM events e
 WHERE e.app_id = $1::bigint AND e.event_time >= $2::timestamptz AND e.event_time < $3::timestamptz
   AND ($4::text IS NULL OR e.app_version = $4::text) AND ($5::text IS NULL OR e.platform = $5::text)
   AND ($6::text IS NULL OR coalesce(e.campaign, '') = $6::text) AND ($7::text IS NULL OR coalesce(e.variant, '') = $7::text)
-GROUP BY 1, 2, 3, 4, 5, 6
+GROUP BY 1, 2, 3, 4, 5, 6, 7
