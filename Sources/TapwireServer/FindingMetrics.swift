@@ -7,11 +7,14 @@ import TapwireCore
 ///   check every hour). A series that starts above zero needs no `increase()` to be seen, so an
 ///   alert on it fires on its first sample. Capped at `maxSeries` series: past the cap, new
 ///   categories and actions count under "other", so a flood of junk categories stays bounded.
+/// - `tapwire_findings_checks_total{family}`: the scans this collector completed, per family
+///   (findings published, new ones queued), so a dashboard or a test can see that a check ran.
 /// - `tapwire_mismatch_alerts_total{outcome}` and `tapwire_mismatch_alerts_pending`: the
 ///   webhook's deliveries and its outbox, for every family (the names are kept from when only
 ///   mismatches were announced, so existing rules and dashboards keep working).
 public enum FindingMetrics {
     public static let active = "tapwire_findings_active"
+    public static let checks = "tapwire_findings_checks_total"
     public static let webhook = "tapwire_mismatch_alerts_total"
     public static let outboxPending = "tapwire_mismatch_alerts_pending"
     public static let maxSeries = 1000
@@ -20,6 +23,8 @@ public enum FindingMetrics {
         registry.declare(active, help: "Findings the last scan saw, by app, kind, severity, category and action (capped: extra categories and actions fold into \"other\").",
                          kind: .gauge, labels: ["app", "kind", "severity", "category", "action"], foldableLabels: ["category", "action"],
                          maxSeries: maxSeries)
+        registry.declare(checks, help: "Scans of a rule family this collector completed (every app's findings published and new ones queued).",
+                         kind: .counter, labels: ["family"])
         registry.declare(webhook, help: "Findings webhook deliveries (every family), by outcome (sent, retry, failed).", kind: .counter,
                          labels: ["outcome"], exposesCreated: true)
         registry.declare(outboxPending, help: "Findings webhook messages this collector last saw waiting in the outbox.", kind: .gauge)

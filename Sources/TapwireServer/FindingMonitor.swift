@@ -126,6 +126,7 @@ public final class FindingMonitor: Sendable {
                 .map(Finding.init)
             try publish(findings, family: .categoryMismatch, app: app, on: connection)
         }
+        metrics.increment(FindingMetrics.checks, [FindingFamily.categoryMismatch.rawValue])
     }
 
     /// The release-regression check of every app with usage in the horizon, as of the end of
@@ -137,6 +138,7 @@ public final class FindingMonitor: Sendable {
             let check = try store.check(appId: app.appId, asOf: asOf, on: connection)
             try publish(check.findings, family: .releaseRegression, app: app, on: connection)
         }
+        metrics.increment(FindingMetrics.checks, [FindingFamily.releaseRegression.rawValue])
     }
 
     private func publish(_ findings: [Finding], family: FindingFamily, app: (appId: Int64, name: String),
