@@ -62,7 +62,7 @@ public struct RegressionStore: Sendable {
 
     /// The hourly rows of [from, to) (from a UTC midnight): one per hour, category, version and
     /// platform with anything counted, its actions attached.
-    func rows(appId: Int64, from: Int64, to: Int64, on connection: PostgresConnection) throws(DatabaseError) -> [RegressionRow] {
+    public func rows(appId: Int64, from: Int64, to: Int64, on connection: PostgresConnection) throws(DatabaseError) -> [RegressionRow] {
         let parameters = [String(appId), Self.text(from), Self.text(to)]
         struct Cell: Hashable {
             var day: Int64
