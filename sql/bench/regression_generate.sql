@@ -1,5 +1,6 @@
 -- `tapwire-bench regressions`: deterministic synthetic events in which version, platform,
--- category and response are drawn independently (each from its own hash of the row number), so
+-- category and response are drawn independently (each from PostgreSQL's 64-bit hash of the row
+-- number with its own seed; a multiplicative hash would tie them together within an hour), so
 -- every category × version × platform × hour has rows: 20 categories of three actions (act_0 a
 -- text-input one in every fifth category), six versions delivering every hour, three platforms;
 -- delivered, response and backend `sent` events. In 3.5, category cat_07's act_1 is broken: its
@@ -11,8 +12,9 @@ SELECT $1::bigint, t, gen_random_uuid(), ty, t, t, cat, act, CASE WHEN ty = 'sen
        CASE WHEN act = 'act_0' AND cat IN ('cat_00', 'cat_05', 'cat_10', 'cat_15') THEN 12 END
 FROM (
     SELECT $5::timestamptz + make_interval(secs => (g::double precision / $4::bigint) * $6::bigint) AS t,
-           (g * 7919) % 1000 AS r1, (g * 104729) % 997 AS r2, (g * 1299709) % 991 AS r3, (g * 15485863) % 983 AS r4,
-           (g * 32452843) % 977 AS r5
+           (hashint8extended(g, 1) & 1048575) % 1000 AS r1, (hashint8extended(g, 2) & 1048575) % 1000 AS r2,
+           (hashint8extended(g, 3) & 1048575) % 1000 AS r3, (hashint8extended(g, 4) & 1048575) % 1000 AS r4,
+           (hashint8extended(g, 5) & 1048575) % 1000 AS r5
     FROM generate_series($2::bigint, $2::bigint + $3::bigint - 1) g
 ) s,
 LATERAL (SELECT CASE WHEN r1 < 50 THEN 'sent' WHEN r1 < 300 THEN 'response' ELSE 'delivered' END::event_type AS ty) a,
