@@ -10,4 +10,6 @@ echo "== ingestion: end to end vs plain COPY"
 echo "== report: the 30-day engagement report from rollups vs from raw events"
 scripts/bench-report.sh
 echo "== mismatch detection: 30 days of 10M events, rollups vs raw scan"
-scripts/bench-mismatches.sh
+scripts/bench-scratch.sh mismatches --events "${TAPWIRE_BENCH_MISMATCH_EVENTS:-10000000}" --days 30
+echo "== release-regression check: 14 days of 10M events, 20 categories"
+scripts/bench-scratch.sh regressions --events "${TAPWIRE_BENCH_REGRESSION_EVENTS:-10000000}" --days 14

@@ -57,25 +57,17 @@ public struct MismatchBenchmark: Sendable {
         let connection = try PostgresConnection(url: url, applicationName: "tapwire-bench")
         defer { connection.close() }
         try Migrator().migrate(connection)
-        let appId = try AppStore().createApp(named: "bench-mismatch-\(UInt32.random(in: 0...UInt32.max))", on: connection).appId
-        for version in Self.versions.dropFirst() { _ = try ManifestStore().store(Self.manifest(version), appId: appId, on: connection) }
+        let appId = try BenchLoad.app("bench-mismatch", on: connection)
 
         let now = Timestamp.now
         let start = now.adding(seconds: -Double(options.days) * 86_400)
-        try connection.query(EmbeddedSQL.ensurePartitions, [CivilCalendar.isoDate(start.utcDay - 1), CivilCalendar.isoDate(now.utcDay + 1)])
         let loadStart = monotonicNanoseconds()
         log("loading \(options.events) events over \(options.days) days")
         // Deterministic shapes from the row number: 20 registered categories, a case mismatch, a
         // near miss, 30 unknown ones; 6 versions (one without manifest); 3 platforms; delivered,
         // response (3 actions, open, dismiss, an unregistered one) and backend `sent` events.
-        let chunk = 1_000_000
-        var loaded = 0
-        while loaded < options.events {
-            let n = min(chunk, options.events - loaded)
-            try connection.query(BenchSQL.mismatchGenerate, [String(appId), String(loaded), String(n), String(options.events),
-                                                 start.description, String(options.days * 86_400)])
-            loaded += n
-        }
+        try BenchLoad.generate(BenchSQL.mismatchGenerate, appId: appId, events: options.events, start: start, days: options.days,
+                               on: connection)
         try connection.executeScript(BenchSQL.mismatchRebuildRollups)
         try connection.query(BenchSQL.mismatchAnalyze)
         let loadSeconds = Double(monotonicNanoseconds() - loadStart) / 1e9
@@ -87,10 +79,10 @@ public struct MismatchBenchmark: Sendable {
         let store = MismatchStore()
         let since30 = start
         var findings = 0
-        let detection30 = try median(options.repeats) {
+        let detection30 = try BenchLoad.median(options.repeats) {
             findings = try store.report(appId: appId, appName: "bench", since: since30, until: now, on: connection).findings.count
         }
-        let detection24 = try median(options.repeats) {
+        let detection24 = try BenchLoad.median(options.repeats) {
             _ = try store.report(appId: appId, appName: "bench", since: now.adding(seconds: -86_400), until: now, on: connection)
         }
         // Baseline: the same detection input straight from the raw events, then the same rules,
@@ -99,7 +91,7 @@ public struct MismatchBenchmark: Sendable {
         defer { _ = try? connection.query(BenchSQL.sessionJit, ["off"]) }
         var rawTotal: Int64 = 0
         var rawFindings = 0
-        let raw = try median(options.baselineRepeats) {
+        let raw = try BenchLoad.median(options.baselineRepeats) {
             let rows = try connection.query(BenchSQL.mismatchRawUsage, [String(appId), MismatchWindow(since: since30, until: now).hourStart.description,
                                                             now.description]).rows
             let usage = try MismatchStore.parseUsage(rows)
@@ -117,15 +109,6 @@ public struct MismatchBenchmark: Sendable {
                       loadSeconds: loadSeconds, detection30dMs: detection30, detection24hMs: detection24, rawScan30dMs: raw)
     }
 
-    private func median(_ n: Int, _ body: () throws -> Void) throws -> Double {
-        var times: [Double] = []
-        for _ in 0..<max(1, n) {
-            let begin = monotonicNanoseconds()
-            try body()
-            times.append(Double(monotonicNanoseconds() - begin) / 1e6)
-        }
-        return times.sorted()[times.count / 2]
-    }
 
     private func fmt(_ ms: Double) -> String { String(Int(ms.rounded())) }
 

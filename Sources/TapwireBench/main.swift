@@ -7,6 +7,8 @@ let commands: [CommandSpec] = [
     CommandSpec("ingest", "benchmark ingestion end to end against plain COPY", { BenchCommand.usage }, BenchCommand.run),
     CommandSpec("report", "benchmark the 30-day report: rollups vs raw events", { ReportBenchCommand.usage }, ReportBenchCommand.run),
     CommandSpec("mismatches", "benchmark mismatch detection (30 days, 10M events)", { MismatchBenchCommand.usage }, MismatchBenchCommand.run),
+    CommandSpec("regressions", "benchmark the hourly release-regression check (14 days, 10M events)", { RegressionBenchCommand.usage },
+                RegressionBenchCommand.run),
 ]
 
 CommandLineTool(program: "tapwire-bench", title: "tapwire-bench: the benchmarks of `make bench`", commands: commands).main()

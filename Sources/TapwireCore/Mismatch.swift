@@ -25,32 +25,6 @@ public enum MismatchKind: String, Sendable, CaseIterable, Hashable, Comparable {
     }
 }
 
-/// How urgently a finding needs a person. `error` means users saw notifications without their
-/// buttons; `warning` means the data or the manifest is wrong; `info` is context.
-public enum MismatchSeverity: String, Sendable, CaseIterable, Hashable, Comparable {
-    case info
-    case warning
-    case error
-
-    private var rank: Int {
-        switch self {
-        case .info: return 0
-        case .warning: return 1
-        case .error: return 2
-        }
-    }
-
-    public static func < (a: MismatchSeverity, b: MismatchSeverity) -> Bool { a.rank < b.rank }
-
-    /// Accepts the names case-insensitively, and `critical` as an alias of `error`.
-    public init?(name: String) {
-        let lower = name.lowercased()
-        if lower == "critical" { self = .error; return }
-        guard let value = MismatchSeverity(rawValue: lower) else { return nil }
-        self = value
-    }
-}
-
 /// Tri-state of the device's own `categoryRegistered` flag.
 public enum RegistrationReport: Int16, Sendable, Hashable {
     case unregistered = 0
@@ -125,7 +99,7 @@ public struct MismatchTally: Sendable, Hashable {
 /// One problem, over one or more app versions and platforms.
 public struct MismatchFinding: Sendable, Equatable {
     public var kind: MismatchKind
-    public var severity: MismatchSeverity
+    public var severity: FindingSeverity
     public var category: String
     public var action: String?
     /// Notifications affected for category kinds (see `MismatchTally.notifications`); responses for
@@ -145,7 +119,7 @@ public struct MismatchFinding: Sendable, Equatable {
     /// the set on the device was replaced.
     public var wipedOnDevice: Bool
 
-    public init(kind: MismatchKind, severity: MismatchSeverity, category: String, action: String? = nil, count: Int64,
+    public init(kind: MismatchKind, severity: FindingSeverity, category: String, action: String? = nil, count: Int64,
                 tally: MismatchTally = MismatchTally(), appVersions: [String], platforms: [String],
                 firstSeen: Timestamp?, lastSeen: Timestamp?, suggestion: String? = nil, message: String = "",
                 wipedOnDevice: Bool = false) {
@@ -169,7 +143,7 @@ public struct MismatchFinding: Sendable, Equatable {
 public struct MismatchRules: Sendable, Equatable {
     /// Largest edit distance (optimal string alignment, after case folding) for a near miss.
     public var maxEditDistance: Int = 2
-    public var severities: [MismatchKind: MismatchSeverity] = [
+    public var severities: [MismatchKind: FindingSeverity] = [
         .unknownCategory: .error, .caseMismatch: .error, .nearMiss: .error,
         .unregisteredAction: .warning, .impossibleDismiss: .warning, .noManifest: .warning,
         .deadCategory: .info, .platformCaveat: .info,
@@ -178,7 +152,7 @@ public struct MismatchRules: Sendable, Equatable {
 
     public init() {}
 
-    public func severity(_ kind: MismatchKind) -> MismatchSeverity { severities[kind] ?? .warning }
+    public func severity(_ kind: MismatchKind) -> FindingSeverity { severities[kind] ?? .warning }
 
     /// The distance allowed between identifiers of this length: short identifiers get less slack,
     /// or every two-letter category would be a near miss of every other.

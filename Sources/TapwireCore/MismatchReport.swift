@@ -15,14 +15,14 @@ public struct MismatchReport: Sendable, Equatable {
     }
 
     /// Only the findings at or above `severity`.
-    public func filtered(minimumSeverity severity: MismatchSeverity) -> MismatchReport {
+    public func filtered(minimumSeverity severity: FindingSeverity) -> MismatchReport {
         var copy = self
         copy.findings = findings.filter { $0.severity >= severity }
         return copy
     }
 
     /// How many findings of each severity, most severe first (for a section heading).
-    public var countsBySeverity: [(MismatchSeverity, Int)] {
-        MismatchSeverity.allCases.reversed().map { s in (s, findings.filter { $0.severity == s }.count) }
+    public var countsBySeverity: [(FindingSeverity, Int)] {
+        FindingSeverity.allCases.reversed().map { s in (s, findings.filter { $0.severity == s }.count) }
     }
 }

@@ -107,16 +107,21 @@ public struct RegressionConfiguration: Sendable, Equatable {
     /// The version to test; nil: the newest, the highest version number (compared number by
     /// number) among those that delivered.
     public var candidateVersion: String?
+    /// How many UTC days, from its first, the wired check follows a version (the rows it reads;
+    /// the rule itself evaluates whatever rows it is given). After that its verdict stays as it
+    /// was at the end of the last day. Default 28 (docs/regressions.md, "The hourly check").
+    public var horizonDays: Int
 
     public static let `default` = RegressionConfiguration()
 
     public init(familyAlpha: Double = 0.05, minimumRelativeDrop: Double = 0.10, minimumSample: MinimumSample = .default,
-                tuningEffectiveDeliveries: Double = 2_500, candidateVersion: String? = nil) {
+                tuningEffectiveDeliveries: Double = 2_500, candidateVersion: String? = nil, horizonDays: Int = 28) {
         self.familyAlpha = familyAlpha
         self.minimumRelativeDrop = minimumRelativeDrop
         self.minimumSample = minimumSample
         self.tuningEffectiveDeliveries = tuningEffectiveDeliveries
         self.candidateVersion = candidateVersion
+        self.horizonDays = horizonDays
     }
 
     /// Nil when usable, otherwise what to fix.
@@ -125,6 +130,7 @@ public struct RegressionConfiguration: Sendable, Equatable {
         if !(minimumRelativeDrop >= 0 && minimumRelativeDrop < 1) { return "the minimum drop must be at least 0 and below 1 (a share of the baseline rate)" }
         if !(tuningEffectiveDeliveries > 0 && tuningEffectiveDeliveries.isFinite) { return "the tuning sample must be a positive number of deliveries" }
         if minimumSample.perSide < 1 || !(minimumSample.expectedCount >= 0) { return "the minimum sample must be at least 1 delivery per side" }
+        if !(1...400).contains(horizonDays) { return "the horizon must be from 1 to 400 days" }
         return nil
     }
 }
@@ -304,4 +310,68 @@ public enum RegressionEvaluation: Sendable, Equatable {
     case comparison(RegressionComparison)
     /// Fewer than two app versions delivered before the instant (or the configured candidate never did).
     case noComparison(String)
+}
+
+/// One UTC day of a series, over the cells (hour × platform × segment) both sides delivered in:
+/// what the report charts for a flagged outcome.
+public struct RegressionDay: Sendable, Equatable {
+    /// The UTC midnight, µs since 1970.
+    public var day: Int64
+    public var candidate: RegressionSide
+    public var baseline: RegressionSide
+
+    public init(day: Int64, candidate: RegressionSide, baseline: RegressionSide) {
+        self.day = day
+        self.candidate = candidate
+        self.baseline = baseline
+    }
+}
+
+/// The hourly check of one app as of an instant, as the store ran it: which days it read, the
+/// rule's answer, and the days of every flagged series.
+public struct RegressionCheck: Sendable, Equatable {
+    /// The instant asked for.
+    public var asOf: Int64
+    /// The end of the last look: the whole hour at or before `asOf`, or the end of the candidate's
+    /// horizon when that came first. Only hours before it were used.
+    public var looksEnd: Int64
+    /// The UTC days read, [from, to), µs; nil when no version delivered in the horizon before `asOf`.
+    public var daysRead: Span?
+    public var evaluation: RegressionEvaluation
+    /// Per flagged series, by category and outcome: its days, oldest first.
+    public var days: [RegressionSeriesKey: [RegressionDay]]
+
+    /// A range of instants [from, to), µs.
+    public struct Span: Sendable, Equatable {
+        public var from: Int64
+        public var to: Int64
+        public init(from: Int64, to: Int64) {
+            self.from = from
+            self.to = to
+        }
+    }
+
+    public init(asOf: Int64, looksEnd: Int64, daysRead: Span?, evaluation: RegressionEvaluation,
+                days: [RegressionSeriesKey: [RegressionDay]] = [:]) {
+        self.asOf = asOf
+        self.looksEnd = looksEnd
+        self.daysRead = daysRead
+        self.evaluation = evaluation
+        self.days = days
+    }
+
+    public var comparison: RegressionComparison? {
+        if case .comparison(let comparison) = evaluation { comparison } else { nil }
+    }
+}
+
+/// A series' identity within a comparison.
+public struct RegressionSeriesKey: Sendable, Hashable {
+    public var category: String
+    public var outcome: RegressionOutcome
+
+    public init(category: String, outcome: RegressionOutcome) {
+        self.category = category
+        self.outcome = outcome
+    }
 }

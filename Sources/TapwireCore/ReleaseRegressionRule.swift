@@ -70,10 +70,56 @@ public struct ReleaseRegressionRule: Sendable {
                                                 candidateManifestMissing: candidateManifest == nil, results: results))
     }
 
+    /// One series' candidate and baseline totals per UTC day, over the cells (hour × platform ×
+    /// segment) in which both delivered, from the rows of hours before `asOf`: what the report
+    /// charts beside a finding. `baselineVersions` are the versions pooled (the finding's).
+    public static func days(rows: [RegressionRow], category: String, outcome: RegressionOutcome, candidate: String,
+                            baselineVersions: [String], asOf: Int64) -> [RegressionDay] {
+        struct Cell: Hashable {
+            var hour: Int64
+            var platform: String
+            var segment: String
+        }
+        let baseline = Set(baselineVersions)
+        var cells: [Cell: StratumCounts] = [:]
+        for row in rows where row.category == category && row.hour < asOf {
+            let isCandidate = row.appVersion == candidate
+            guard isCandidate || baseline.contains(row.appVersion) else { continue }
+            let x = switch outcome {
+            case .opens: row.opens
+            case .dismissals: row.dismissals
+            case .textReplies: row.textReplies
+            case .action(let identifier): row.actions[identifier] ?? 0
+            }
+            let key = Cell(hour: row.hour, platform: row.platform, segment: row.segment)
+            var cell = cells[key] ?? StratumCounts(x1: 0, n1: 0, x2: 0, n2: 0)
+            if isCandidate {
+                cell.x1 += x
+                cell.n1 += row.delivered
+            } else {
+                cell.x2 += x
+                cell.n2 += row.delivered
+            }
+            cells[key] = cell
+        }
+        var byDay: [Int64: RegressionDay] = [:]
+        for (key, cell) in cells where cell.n1 > 0 && cell.n2 > 0 {
+            let day = RollupDeltas.floor(key.hour, RollupDeltas.microsecondsPerDay)
+            var entry = byDay[day] ?? RegressionDay(day: day, candidate: RegressionSide(delivered: 0, count: 0),
+                                                    baseline: RegressionSide(delivered: 0, count: 0))
+            entry.candidate.delivered += cell.n1
+            entry.candidate.count += cell.x1
+            entry.baseline.delivered += cell.n2
+            entry.baseline.count += cell.x2
+            byDay[day] = entry
+        }
+        return byDay.keys.sorted().map { byDay[$0]! }
+    }
+
     /// Version order: numbers compared as numbers ("1.10" after "1.9"), the usual
     /// CFBundleShortVersionString. Not the first delivery seen: a version that delivers little
     /// (the stragglers of an old release) may first appear in the rows after the newest one.
-    static func newer(_ a: String, _ b: String) -> Bool {
+    public static func newer(_ a: String, _ b: String) -> Bool {
         switch a.compare(b, options: .numeric) {
         case .orderedDescending: true
         case .orderedAscending: false

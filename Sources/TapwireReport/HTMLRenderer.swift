@@ -11,7 +11,7 @@ public struct HTMLReportRenderer: Sendable {
     static let textColour = "#0ea5e9"
     static let barColour = "#2563eb"
 
-    public func render(_ report: EngagementReport, mismatches: MismatchReport? = nil) -> String {
+    public func render(_ report: EngagementReport, findings: FindingsReport? = nil) -> String {
         var html = """
         <!DOCTYPE html>
         <html lang="en">
@@ -20,7 +20,7 @@ public struct HTMLReportRenderer: Sendable {
         <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>Engagement report: \(HTML.escape(report.app))</title>
-        <style>\(Self.css)</style>
+        <style>\(Self.css)\(findings == nil ? "" : RegressionChart.css)</style>
         </head>
         <body>
         <header><h1>Engagement report: \(HTML.escape(report.app))</h1>
@@ -32,7 +32,7 @@ public struct HTMLReportRenderer: Sendable {
             html += section(title: "\(group.dimension.rawValue) = \(group.value.isEmpty ? "(none)" : group.value)",
                             categories: group.categories, overall: group.overall, days: report.days)
         }
-        if let mismatches { html += mismatches.htmlSection }
+        if let findings { html += findings.htmlSection }
         html += "<section class=\"notes\"><h2>Notes</h2><ul>\n"
         for note in Fmt.notes + [Fmt.sampleNote(report), Fmt.resolutionNote()] { html += "<li>\(HTML.escape(note))</li>\n" }
         html += "</ul><p class=\"meta\">Generated \(HTML.escape(report.generatedAt.iso8601(fractionDigits: 0))) from \(report.source.rawValue), schema version \(EngagementReport.schemaVersion).</p></section>\n"

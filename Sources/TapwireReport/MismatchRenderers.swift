@@ -40,23 +40,12 @@ extension MismatchReport {
 
     public static let tableHeader = ["SEVERITY", "KIND", "CATEGORY", "ACTION", "COUNT", "VERSIONS", "PLATFORMS", "LAST SEEN", "SUGGESTION"]
 
-    /// A plain-text table; identifiers longer than 40 characters are cut with "…" so a flood of
-    /// junk categories cannot wreck the layout.
+    /// A plain-text table (`TextTable`), and a line that counts the findings.
     public var table: String {
         if findings.isEmpty {
             return "No category mismatches for \(app) since \(since.iso8601(fractionDigits: 0)).\n"
         }
-        func cut(_ s: String) -> String { s.count > 40 ? String(s.prefix(39)) + "…" : s }
-        let rows = [Self.tableHeader] + tableRows.map { $0.map { cut(TextSafety.printable($0)) } }
-        var widths = [Int](repeating: 0, count: Self.tableHeader.count)
-        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
-        var out = ""
-        for row in rows {
-            let line = row.enumerated().map { i, cell in
-                i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count)
-            }.joined(separator: "  ")
-            out += line + "\n"
-        }
+        var out = TextTable.render(header: Self.tableHeader, rows: tableRows)
         let summary = countsBySeverity.filter { $0.1 > 0 }.map { "\($0.1) \($0.0.rawValue)" }.joined(separator: ", ")
         out += "\n\(findings.count) finding\(findings.count == 1 ? "" : "s") (\(summary)) for \(app) since \(since.iso8601(fractionDigits: 0)).\n"
         return out
@@ -86,18 +75,23 @@ extension MismatchReport {
         return out
     }
 
+    /// The style of a findings page.
+    static let pageCSS = """
+    body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
+    table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
+    th{background:#f4f4f4}tr.severity-error td:first-child{color:#b00020;font-weight:600}
+    tr.severity-warning td:first-child{color:#a15c00;font-weight:600}tr.severity-info td:first-child{color:#555}
+    tr.status-flagged td:nth-child(3){color:#b00020;font-weight:600}
+
+    """
+
     /// A self-contained page (no external assets) around `htmlSection`.
     public var htmlPage: String {
         """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8">
         <title>Tapwire mismatches: \(HTML.escape(app))</title>
-        <style>
-        body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
-        table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
-        th{background:#f4f4f4}tr.severity-error td:first-child{color:#b00020;font-weight:600}
-        tr.severity-warning td:first-child{color:#a15c00;font-weight:600}tr.severity-info td:first-child{color:#555}
-        </style></head><body>
+        <style>\(Self.pageCSS)</style></head><body>
         <h1>Category mismatches for \(HTML.escape(app))</h1>
         \(htmlSection)</body></html>
 

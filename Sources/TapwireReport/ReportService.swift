@@ -42,33 +42,39 @@ public enum ReportOutputFormat: String, Sendable, CaseIterable {
         }
     }
 
-    /// `mismatches`: the category mismatches of the same app and range, shown as a section of the
-    /// table, Markdown and HTML reports (JSON and CSV keep their schema; mismatches have their own
-    /// endpoint and JSON).
-    public func render(_ report: EngagementReport, mismatches: MismatchReport? = nil) -> String {
+    /// `findings`: the category mismatches of the same app and range and its release-regression
+    /// check, shown as sections of the table, Markdown and HTML reports (JSON and CSV keep their
+    /// schema; findings have their own endpoint and JSON).
+    public func render(_ report: EngagementReport, findings: FindingsReport? = nil) -> String {
         switch self {
         case .table:
             var text = TableReportRenderer().render(report)
-            if let mismatches { text += "\nCategory mismatches\n" + mismatches.table }
+            if let findings { text += "\nCategory mismatches\n" + findings.mismatches.table + "\n" + findings.regressions.table }
             return text
         case .json: return JSONReportRenderer().render(report)
         case .csv: return CSVReportRenderer().render(report)
         case .md:
             var text = MarkdownReportRenderer().render(report)
-            if let mismatches { text += "\n## Category mismatches\n\n```\n" + mismatches.table + "```\n" }
+            if let findings {
+                text += "\n## Category mismatches\n\n```\n" + findings.mismatches.table + "```\n"
+                text += "\n## Release regressions\n\n```\n" + findings.regressions.table + "```\n"
+            }
             return text
-        case .html: return HTMLReportRenderer().render(report, mismatches: mismatches)
+        case .html: return HTMLReportRenderer().render(report, findings: findings)
         }
     }
 
-    /// Whether this format shows a mismatch section (so callers only compute one when needed).
-    public var showsMismatches: Bool { self == .table || self == .md || self == .html }
+    /// Whether this format shows the findings sections (so callers only compute them when needed).
+    public var showsFindings: Bool { self == .table || self == .md || self == .html }
 }
 
 extension EngagementReportService {
-    /// The category mismatches over the report's range, for its mismatch section.
-    public func mismatches(for report: EngagementReport, appId: Int64, on connection: PostgresConnection) throws -> MismatchReport {
-        try MismatchStore().report(appId: appId, appName: report.app, since: report.from, until: report.to, on: connection)
+    /// The findings sections of a report: category mismatches over its range, and the
+    /// release-regression check as of its end (or now, if that is earlier).
+    public func findings(for report: EngagementReport, appId: Int64, regression: RegressionConfiguration = .default,
+                         on connection: PostgresConnection) throws -> FindingsReport {
+        try FindingsService(regression: regression).report(appId: appId, appName: report.app, since: report.from,
+                                                            asOf: min(report.to, Timestamp.now), on: connection)
     }
 }
 

@@ -10,7 +10,7 @@ public final class Collector: HTTPHandler {
     private let router: Router
     private let keys: KeyCache
     private let server: HTTPServerBox
-    private let notifier = Mutex<MismatchNotifier?>(nil)
+    private let monitor = Mutex<FindingMonitor?>(nil)
     private let folder: RollupFolder
 
     /// Serves `CollectorRoutes.all`; `extraRoutes` are served next to them (tests add probes).
@@ -18,6 +18,7 @@ public final class Collector: HTTPHandler {
         let metrics = MetricsRegistry()
         CollectorMetrics.declare(in: metrics)
         MismatchMetrics.declare(in: metrics)
+        FindingMetrics.declare(in: metrics)
         let committer = GroupCommitter(
             databaseURL: configuration.databaseURL,
             options: .init(writers: configuration.writers,
@@ -35,7 +36,8 @@ public final class Collector: HTTPHandler {
         }
         let database = DatabaseExecutor(databaseURL: configuration.databaseURL, threads: configuration.readerThreads)
         services = CollectorServices(configuration: configuration, database: database, committer: committer, metrics: metrics,
-                                     logger: logger, rateLimiter: RateLimiter(eventsPerSecond: configuration.rateLimitPerSecond))
+                                     logger: logger, rateLimiter: RateLimiter(eventsPerSecond: configuration.rateLimitPerSecond),
+                                     mismatchMetrics: MismatchMetrics())
         router = Router(CollectorRoutes.all(limits: configuration.limits) + extraRoutes)
         keys = KeyCache(ttlSeconds: configuration.keyCacheSeconds)
         server = HTTPServerBox()
@@ -49,7 +51,7 @@ public final class Collector: HTTPHandler {
         services.database.start()
         services.committer.start()
         folder.start()
-        try notifier.withLock { $0 = try MismatchNotifier.startIfConfigured(services) }
+        try monitor.withLock { $0 = try FindingMonitor.start(services) }
         let http = HTTPServer(handler: self, options: services.configuration.http)
         try http.start()
         server.server = http
@@ -63,7 +65,7 @@ public final class Collector: HTTPHandler {
     /// Graceful stop: no new connections, every queued batch committed and answered, then close.
     public func stop() {
         server.server?.quiesce()
-        notifier.withLock { current in defer { current = nil }; return current }?.stop()
+        monitor.withLock { current in defer { current = nil }; return current }?.stop()
         services.committer.shutdown()
         folder.stop()
         services.database.shutdown()

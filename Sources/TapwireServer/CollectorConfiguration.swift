@@ -21,10 +21,13 @@ public struct CollectorConfiguration: Sendable {
     /// How long a resolved key is trusted before it is looked up again.
     public var keyCacheSeconds = 30
     public var logLevel: LogLevel = .info
-    /// Slack-compatible webhook for new mismatch findings (TAPWIRE_ALERT_WEBHOOK_URL).
+    /// Slack-compatible webhook for new findings of every family (TAPWIRE_ALERT_WEBHOOK_URL).
     public var alertWebhookURL: String?
-    /// How the mismatch webhook scans, filters and retries (TAPWIRE_ALERT_MIN_SEVERITY).
-    public var alertOptions = MismatchNotifier.Options()
+    /// How the findings monitor scans, and the webhook filters and retries (TAPWIRE_ALERT_MIN_SEVERITY).
+    public var alertOptions = FindingMonitor.Options()
+    /// The release-regression check's settings (TAPWIRE_REGRESSION_MIN_DROP,
+    /// TAPWIRE_REGRESSION_HORIZON_DAYS); `problem` is checked where they are read.
+    public var regression = RegressionConfiguration.default
 
     public init(databaseURL: String) { self.databaseURL = databaseURL }
 }

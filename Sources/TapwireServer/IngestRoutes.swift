@@ -41,7 +41,7 @@ enum IngestRoutes {
         services.committer.submit(batch) { result in
             switch result {
             case .success(let outcome):
-                MismatchMetrics.shared.observe(batch, outcome: outcome, identity: identity, services: services)
+                services.mismatchMetrics.observe(batch, outcome: outcome, identity: identity, services: services)
                 if outcome.duplicates == 0 {
                     for (type, count) in typeCounts { services.metrics.increment(CollectorMetrics.eventsAccepted, [type.rawValue], by: Double(count)) }
                 } else if outcome.stored > 0 {
@@ -86,7 +86,7 @@ enum IngestRoutes {
         }) { result in
             switch result {
             case .success(let stored):
-                MismatchMetrics.shared.invalidate(databaseURL: call.services.configuration.databaseURL, appId: identity.appId)
+                call.services.mismatchMetrics.invalidate(appId: identity.appId)
                 call.respond(.json(200, ["manifestId": .int(stored.manifestId), "contentHash": .string(stored.contentHash),
                                          "created": .bool(stored.created), "categories": .int(manifest.categories.count)]))
             case .failure(let error):

@@ -104,6 +104,23 @@ public final class MetricsRegistry: Sendable {
         }
     }
 
+    /// Replaces the series of a family that `matches` selects with `values`: a gauge of what a
+    /// scan found, so the series of something that is gone disappears. Values that fold into one
+    /// series at the cap are added up.
+    public func replace(_ name: String, where matches: ([String]) -> Bool, with values: [([String], Double)]) {
+        families.withLock { all in
+            guard var family = all[name] else { return }
+            let gone = Set(family.order.filter(matches))
+            guard !gone.isEmpty || !values.isEmpty else { return }
+            for key in gone { family.series[key] = nil }
+            family.order.removeAll { gone.contains($0) }
+            all[name] = family
+        }
+        for (labels, value) in values {
+            update(name, labels) { series, _ in series.value += value }
+        }
+    }
+
     /// The value of one series (tests and `tapwire` internals).
     public func value(_ name: String, _ labels: [String] = []) -> Double? {
         families.withLock { $0[name]?.series[labels]?.value }

@@ -5,8 +5,8 @@ import TapwireStore
 /// Mismatch counters in `/metrics`: `tapwire_mismatch_events_total{app, kind, category}` counts the
 /// stored events each rule flags, as they are stored (the report reads the rollups instead).
 ///
-/// Both counters expose `_created` gauges (when each series was created), so the alert rules see the
-/// events that created a series (docs/alerting.md).
+/// The counter exposes `_created` gauges (when each series was created), so the alert rules see the
+/// events that created a series (docs/alerting.md); so does FindingMetrics' webhook counter.
 ///
 /// Cardinality cap: the family holds at most `maxSeries` (1,000) series. Past that, a new
 /// category is counted under `category="other"` for its (app, kind), so a flood of random
@@ -15,28 +15,18 @@ import TapwireStore
 /// Counting is exact for batches stored whole and for retries (nothing new, nothing counted).
 /// A batch that is partly new and partly duplicate is not counted, since the commit does not
 /// say which events were new; the report, from the rollups, is exact either way.
+///
+/// One per collector (`CollectorServices.mismatchMetrics`): it caches each app's manifests,
+/// re-read after `ttlSeconds`, so a manifest posted to another collector is picked up within
+/// that time. The findings themselves, of every family, are FindingMetrics' gauge.
 public final class MismatchMetrics: Sendable {
     public static let events = "tapwire_mismatch_events_total"
-    public static let alerts = "tapwire_mismatch_alerts_total"
-    public static let alertsPending = "tapwire_mismatch_alerts_pending"
     public static let maxSeries = 1000
 
     public static func declare(in registry: MetricsRegistry) {
         registry.declare(events, help: "Stored events flagged by a category mismatch rule, by app, kind and category (capped: extra categories fold into \"other\").",
                          kind: .counter, labels: ["app", "kind", "category"], foldableLabels: ["category"], maxSeries: maxSeries,
                          exposesCreated: true)
-        registry.declare(alerts, help: "Mismatch webhook deliveries, by outcome (sent, retry, failed).", kind: .counter, labels: ["outcome"],
-                         exposesCreated: true)
-        registry.declare(alertsPending, help: "Mismatch webhook messages this collector last saw waiting in the outbox.", kind: .gauge)
-    }
-
-    /// One per process: manifests cached per (database, app), re-read after `ttlNanoseconds`, so
-    /// a manifest posted to another collector is picked up within that time.
-    public static let shared = MismatchMetrics()
-
-    private struct CacheKey: Hashable {
-        var databaseURL: String
-        var appId: Int64
     }
 
     private struct Entry: Sendable {
@@ -44,23 +34,23 @@ public final class MismatchMetrics: Sendable {
         var loadedAt: UInt64
     }
 
-    private let cache = Mutex<[CacheKey: Entry]>([:])
+    private let cache = Mutex<[Int64: Entry]>([:])
     private let ttlNanoseconds: UInt64
     private let detector = MismatchDetector()
     private let capacity = 10_000
 
     public init(ttlSeconds: Double = 30) { ttlNanoseconds = UInt64(ttlSeconds * 1e9) }
 
-    /// Forgets an app's manifests (after this process stored a new one).
-    public func invalidate(databaseURL: String, appId: Int64) {
-        _ = cache.withLock { $0.removeValue(forKey: CacheKey(databaseURL: databaseURL, appId: appId)) }
+    /// Forgets an app's manifests (after this collector stored a new one).
+    public func invalidate(appId: Int64) {
+        _ = cache.withLock { $0.removeValue(forKey: appId) }
     }
 
     /// Counts the mismatches in a batch that was just committed. Never blocks: on a cache miss
     /// the manifests are read on a database thread and the batch is counted then.
     public func observe(_ batch: StagedBatch, outcome: BatchOutcome, identity: KeyIdentity, services: CollectorServices) {
         guard outcome.stored > 0, outcome.duplicates == 0 else { return }
-        let key = CacheKey(databaseURL: services.configuration.databaseURL, appId: identity.appId)
+        let key = identity.appId
         let now = monotonicNanoseconds()
         if let entry = cache.withLock({ $0[key] }), now &- entry.loadedAt < ttlNanoseconds {
             count(batch, app: identity.appName, index: entry.index, metrics: services.metrics)

@@ -22,7 +22,7 @@ public enum MismatchRoutes {
         public var since: Timestamp
         public var until: Timestamp
         public var format: Format
-        public var minimumSeverity: MismatchSeverity
+        public var minimumSeverity: FindingSeverity
 
         public static func parse(_ query: [String: String], accept: String?, now: Timestamp) throws(APIError) -> Query {
             let known: Set<String> = ["app", "since", "until", "format", "minSeverity"]
@@ -42,9 +42,9 @@ public enum MismatchRoutes {
             } else if let accept = accept?.lowercased() {
                 if accept.contains("text/csv") { format = .csv } else if accept.contains("text/html") { format = .html }
             }
-            var severity = MismatchSeverity.info
+            var severity = FindingSeverity.info
             if let named = query["minSeverity"] {
-                guard let s = MismatchSeverity(name: named) else { throw APIError(.badRequest, "minSeverity must be info, warning or error") }
+                guard let s = FindingSeverity(name: named) else { throw APIError(.badRequest, "minSeverity must be info, warning or error") }
                 severity = s
             }
             return Query(since: since, until: until, format: format, minimumSeverity: severity)

@@ -18,6 +18,7 @@ public enum OpenAPIDocument {
     static let limits = IngestLimits()
     static let errorCodes = APIErrorCode.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
     static let rejectionCodes = EventRejection.Code.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+    static let findingKinds = FindingKind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
 
     static func errors(_ statuses: [Int]) -> String {
         statuses.map { status -> String in
@@ -147,6 +148,57 @@ public enum OpenAPIDocument {
               "200": {
                 "description": "The findings.",
                 "content": {"application/json": {"schema": {"type": "object"}}, "text/csv": {"schema": {"type": "string"}}, "text/html": {"schema": {"type": "string"}}}
+              },
+              \#(errors([400, 401, 403, 405, 414, 500, 503]))
+            }
+          }
+        },
+        "/v1/findings": {
+          "get": {
+            "operationId": "findings",
+            "summary": "Every finding of the key's app as of an instant: category mismatches over a window and the release-regression check",
+            "description": "What `tapwire alerts` prints. `at` replays: only events before it count; the release-regression check's looks are whole hours, so an instant within an hour shows the look at that hour's start.",
+            "security": [{"readKey": []}],
+            "parameters": [
+              {"name": "app", "in": "query", "schema": {"type": "string"}, "description": "Must be the key's own app (403 otherwise)."},
+              {"name": "at", "in": "query", "schema": {"type": "string"}, "description": "The instant evaluated: a duration back from now (30m, 24h, 7d) or an ISO 8601 time; default now, at most a day ahead."},
+              {"name": "since", "in": "query", "schema": {"type": "string"}, "description": "Start of the mismatch window: a duration back from at or an ISO 8601 time; default 24h before at. The window is at most 400 days."},
+              {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["json", "csv", "html", "table"]}},
+              {"name": "minSeverity", "in": "query", "schema": {"type": "string", "enum": ["info", "warning", "error", "critical"]}}
+            ],
+            "responses": {
+              "200": {
+                "description": "The findings, most severe first, and every release-regression series with its status.",
+                "content": {
+                  "application/json": {"schema": {"$ref": "#/components/schemas/Findings"}},
+                  "text/csv": {"schema": {"type": "string"}},
+                  "text/html": {"schema": {"type": "string"}},
+                  "text/plain": {"schema": {"type": "string"}}
+                }
+              },
+              \#(errors([400, 401, 403, 405, 414, 500, 503]))
+            }
+          }
+        },
+        "/v1/reports/regressions": {
+          "get": {
+            "operationId": "regressionReport",
+            "summary": "The release-regression check of the key's app: the newest app version against the ones before it, every category and outcome",
+            "description": "docs/regressions.md: strata of platform × UTC day over the hours both sides delivered, an anytime-valid interval (Howard et al. 2021) at the family's 5%, a finding when it lies wholly below the minimum drop. `at` replays the hourly check as it stood then.",
+            "security": [{"readKey": []}],
+            "parameters": [
+              {"name": "app", "in": "query", "schema": {"type": "string"}, "description": "Must be the key's own app (403 otherwise)."},
+              {"name": "at", "in": "query", "schema": {"type": "string"}, "description": "The instant evaluated: a duration back from now (30m, 24h, 7d) or an ISO 8601 time; default now, at most a day ahead."},
+              {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["json", "html", "table"]}}
+            ],
+            "responses": {
+              "200": {
+                "description": "The check.",
+                "content": {
+                  "application/json": {"schema": {"$ref": "#/components/schemas/RegressionCheck"}},
+                  "text/html": {"schema": {"type": "string"}},
+                  "text/plain": {"schema": {"type": "string"}}
+                }
               },
               \#(errors([400, 401, 403, 405, 414, 500, 503]))
             }
@@ -336,6 +388,99 @@ public enum OpenAPIDocument {
               "contentHash": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
               "created": {"type": "boolean"},
               "categories": {"type": "integer", "minimum": 0}
+            }
+          },
+          "Findings": {
+            "type": "object",
+            "required": ["app", "asOf", "findings", "mismatches", "regressions"],
+            "properties": {
+              "app": {"type": "string"},
+              "asOf": {"type": "string"},
+              "findings": {"type": "array", "items": {"$ref": "#/components/schemas/Finding"}},
+              "mismatches": {"type": "object", "required": ["since", "until"], "properties": {"since": {"type": "string"}, "until": {"type": "string"}}},
+              "regressions": {"$ref": "#/components/schemas/RegressionCheck"}
+            }
+          },
+          "Finding": {
+            "type": "object",
+            "description": "A finding of either family. Category mismatches: kind, severity, category, action, count, appVersions, platforms, firstSeen, lastSeen, suggestion, message, events (docs/mismatches.md). Release regressions: the properties of RegressionFinding. Manifest changes: kind, severity, category, action, outcome, appVersion, registeredBy, message.",
+            "required": ["kind", "severity", "category", "message"],
+            "properties": {
+              "kind": {"type": "string", "enum": [\#(findingKinds)]},
+              "severity": {"type": "string", "enum": ["info", "warning", "error"]},
+              "category": {"type": "string"},
+              "action": {"type": "string", "nullable": true},
+              "message": {"type": "string"}
+            }
+          },
+          "RegressionFinding": {
+            "type": "object",
+            "description": "A flagged series (kind engagement_regression). Rates and differences are fractions (-0.05: five points down). The figures are those of the look that detected it; `latest` holds the newest look's.",
+            "required": ["kind", "severity", "category", "action", "outcome", "appVersion", "baselineVersion", "candidateRate", "candidateDelivered", "baselineRate", "baselineDelivered", "difference", "differenceLower", "differenceUpper", "pooledDifference", "detectedAt", "message"],
+            "properties": {
+              "kind": {"type": "string", "enum": ["engagement_regression"]},
+              "severity": {"type": "string", "enum": ["info", "warning", "error"]},
+              "category": {"type": "string"},
+              "action": {"type": "string", "nullable": true, "description": "The action identifier: com.apple.UNNotificationDefaultActionIdentifier for opens, com.apple.UNNotificationDismissActionIdentifier for dismissals; null for text replies."},
+              "outcome": {"type": "string", "enum": ["opens", "action", "textReplies", "dismissals"]},
+              "appVersion": {"type": "string", "description": "The candidate: the newest app version."},
+              "baselineVersion": {"type": "string", "description": "The newest version pooled into the baseline."},
+              "baselineVersions": {"type": "array", "items": {"type": "string"}},
+              "candidateRate": {"$ref": "#/components/schemas/Fraction"},
+              "candidateDelivered": {"type": "integer", "minimum": 0},
+              "candidateResponses": {"type": "integer", "minimum": 0},
+              "baselineRate": {"$ref": "#/components/schemas/Fraction"},
+              "baselineDelivered": {"type": "integer", "minimum": 0},
+              "baselineResponses": {"type": "integer", "minimum": 0},
+              "difference": {"$ref": "#/components/schemas/Fraction"},
+              "differenceLower": {"$ref": "#/components/schemas/Fraction"},
+              "differenceUpper": {"$ref": "#/components/schemas/Fraction"},
+              "pooledDifference": {"$ref": "#/components/schemas/Fraction"},
+              "minimumDrop": {"$ref": "#/components/schemas/Fraction"},
+              "detectedAt": {"type": "string"},
+              "latest": {"type": "object"},
+              "message": {"type": "string"}
+            }
+          },
+          "Fraction": {"type": "number", "nullable": true},
+          "RegressionCheck": {
+            "type": "object",
+            "required": ["asOf", "looksEnd", "daysRead", "status"],
+            "properties": {
+              "asOf": {"type": "string"},
+              "looksEnd": {"type": "string", "description": "The end of the last look: a whole hour, or the end of the candidate's horizon."},
+              "daysRead": {"type": "object", "nullable": true, "properties": {"from": {"type": "string"}, "to": {"type": "string"}}},
+              "status": {"type": "string", "enum": ["compared", "no_comparison"]},
+              "reason": {"type": "string", "description": "Why there is no comparison (no_comparison)."},
+              "candidateVersion": {"type": "string"},
+              "baselineVersions": {"type": "array", "items": {"type": "string"}},
+              "candidateManifestMissing": {"type": "boolean"},
+              "seriesInFamily": {"type": "integer", "minimum": 0},
+              "alphaPerSeries": {"type": "number"},
+              "findings": {"type": "array", "items": {"$ref": "#/components/schemas/Finding"}},
+              "series": {"type": "array", "items": {"$ref": "#/components/schemas/RegressionSeries"}}
+            }
+          },
+          "RegressionSeries": {
+            "type": "object",
+            "required": ["category", "outcome", "action", "status", "baselineVersions"],
+            "properties": {
+              "category": {"type": "string"},
+              "outcome": {"type": "string", "enum": ["opens", "action", "textReplies", "dismissals"]},
+              "action": {"type": "string", "nullable": true},
+              "status": {"type": "string", "enum": ["flagged", "fine", "not_enough_data", "exempt"]},
+              "baselineVersions": {"type": "array", "items": {"type": "string"}},
+              "reason": {"type": "string", "enum": ["no_candidate_deliveries", "no_shared_hours", "below_minimum_deliveries", "expected_count_below_minimum", "new_category", "new_outcome", "manifest_change"]},
+              "detail": {"type": "string"},
+              "candidateDelivered": {"type": "integer", "minimum": 0},
+              "baselineDelivered": {"type": "integer", "minimum": 0},
+              "detectedAt": {"type": "string"},
+              "lookAt": {"type": "string"},
+              "difference": {"$ref": "#/components/schemas/Fraction"},
+              "differenceLower": {"$ref": "#/components/schemas/Fraction"},
+              "differenceUpper": {"$ref": "#/components/schemas/Fraction"},
+              "pooledDifference": {"$ref": "#/components/schemas/Fraction"},
+              "rulesOutMinimumDrop": {"type": "boolean"}
             }
           },
           "Status": {"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}},

@@ -35,15 +35,17 @@ public enum ReportRoutes {
             return call.fail(APIError(.badRequest, error.message))
         }
         let chosen = format
+        let regression = call.services.configuration.regression
         call.services.database.submit({ connection in
             let service = EngagementReportService()
             let report = try service.report(appId: identity.appId, appName: identity.appName, request: request, on: connection)
-            let mismatches = chosen.showsMismatches ? try service.mismatches(for: report, appId: identity.appId, on: connection) : nil
-            return (report, mismatches, try StandbyStatus.read(on: connection))
+            let findings = chosen.showsFindings
+                ? try service.findings(for: report, appId: identity.appId, regression: regression, on: connection) : nil
+            return (report, findings, try StandbyStatus.read(on: connection))
         }) { result in
             switch result {
-            case .success(let (report, mismatches, standby)):
-                var response = HTTPResponse.text(200, chosen.render(report, mismatches: mismatches), contentType: chosen.contentType)
+            case .success(let (report, findings, standby)):
+                var response = HTTPResponse.text(200, chosen.render(report, findings: findings), contentType: chosen.contentType)
                 response.headers.append(("Cache-Control", "no-store"))
                 // Read from a hot standby well behind its primary: how far, in seconds.
                 if let lag = standby.noticeableLagSeconds {

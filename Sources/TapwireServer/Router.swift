@@ -58,6 +58,8 @@ public struct CollectorServices: Sendable {
     public let metrics: MetricsRegistry
     public let logger: Logger
     public let rateLimiter: RateLimiter
+    /// The mismatch counters of stored events, with their cache of each app's manifests.
+    public let mismatchMetrics: MismatchMetrics
 }
 
 /// Exact-match routing on (method, path); HEAD is served as GET.

@@ -1,8 +1,9 @@
 import TapwireCore
 
-/// Mismatch detection over the usage rollups (migration 0020), and the webhook outbox (0021).
-/// Detection reads rollup rows (whole days from the daily table, edge hours from the hourly one)
-/// and the current manifests, never raw events, so its cost grows with days x event shapes.
+/// Mismatch detection over the usage rollups (migration 0020): it reads rollup rows (whole days
+/// from the daily table, edge hours from the hourly one) and the current manifests, never raw
+/// events, so its cost grows with days x event shapes. The findings go out through the one
+/// outbox of every family (FindingOutbox.swift).
 public struct MismatchStore: Sendable {
     public var rules: MismatchRules
 
@@ -70,94 +71,5 @@ public struct MismatchStore: Sendable {
             guard let id = row[0].flatMap({ Int64($0) }), let name = row[1] else { return nil }
             return (id, name)
         }
-    }
-
-    // MARK: - The webhook outbox
-
-    /// A message waiting in the outbox, leased to this collector.
-    public struct LeasedAlert: Sendable, Equatable {
-        public var key: AlertKey
-        public var payload: String
-        /// Including this one.
-        public var attempts: Int
-    }
-
-    /// Queues one message per (version, kind, category) not queued before by anyone; returns the
-    /// keys this call queued. Findings sharing a key (two unregistered actions of one category)
-    /// become one message naming all of them.
-    @discardableResult
-    public func enqueue(appId: Int64, appName: String, findings: [MismatchFinding],
-                        on connection: PostgresConnection) throws(DatabaseError) -> [AlertKey] {
-        var grouped: [AlertKey: [MismatchFinding]] = [:]
-        var order: [AlertKey] = []
-        for f in findings {
-            for version in f.appVersions {
-                let key = AlertKey(appId: appId, appVersion: version, kind: f.kind, category: f.category)
-                if grouped[key] == nil { order.append(key) }
-                grouped[key, default: []].append(f)
-            }
-        }
-        guard !order.isEmpty else { return [] }
-        var versions: [String] = [], kinds: [String] = [], categories: [String] = [], severities: [String] = []
-        var payloads: [String] = [], firsts: [String] = []
-        for key in order {
-            let group = grouped[key]!
-            var lead = group[0]
-            let otherActions = group.dropFirst().compactMap(\.action).filter { $0 != lead.action }
-            if !otherActions.isEmpty { lead.message += " Also: " + otherActions.map { "\"\($0)\"" }.joined(separator: ", ") + "." }
-            lead.firstSeen = group.compactMap(\.firstSeen).min()
-            lead.count = group.reduce(0) { $0 + $1.count }
-            versions.append(key.appVersion)
-            kinds.append(key.kind.rawValue)
-            categories.append(key.category)
-            severities.append(group.map(\.severity).max()!.rawValue)
-            payloads.append(AlertMessage.payload(app: appName, version: key.appVersion, finding: lead).serialized())
-            firsts.append(lead.firstSeen?.description ?? "")
-        }
-        let rows = try connection.query(EmbeddedSQL.mismatchAlertEnqueue, [
-            String(appId), PostgresValue.textArray(versions), PostgresValue.textArray(kinds), PostgresValue.textArray(categories),
-            PostgresValue.textArray(severities), PostgresValue.textArray(payloads), PostgresValue.textArray(firsts),
-        ]).rows
-        return rows.compactMap { row in
-            guard let version = row[0], let kind = row[1].flatMap(MismatchKind.init(rawValue:)), let category = row[2] else { return nil }
-            return AlertKey(appId: appId, appVersion: version, kind: kind, category: category)
-        }
-    }
-
-    /// Leases up to `limit` due messages to `owner` for `leaseSeconds`.
-    public func lease(owner: String, leaseSeconds: Double, limit: Int, on connection: PostgresConnection) throws(DatabaseError) -> [LeasedAlert] {
-        try connection.query(EmbeddedSQL.mismatchAlertLease, [owner, String(leaseSeconds), String(limit)]).rows.compactMap { row in
-            guard let appId = row[0].flatMap({ Int64($0) }), let version = row[1], let kind = row[2].flatMap(MismatchKind.init(rawValue:)),
-                  let category = row[3], let payload = row[4], let attempts = row[5].flatMap({ Int($0) })
-            else { return nil }
-            return LeasedAlert(key: AlertKey(appId: appId, appVersion: version, kind: kind, category: category),
-                               payload: payload, attempts: attempts)
-        }
-    }
-
-    /// Records what `WebhookRetryPolicy` decided for a leased message. False when the lease was
-    /// lost meanwhile (then the row is left to its new holder).
-    @discardableResult
-    public func settle(_ alert: LeasedAlert, owner: String, decision: WebhookDecision, error: String?,
-                       on connection: PostgresConnection) throws(DatabaseError) -> Bool {
-        let (state, delay): (String, Double) = switch decision {
-        case .markSent: ("sent", 0)
-        case .retry(let seconds): ("retry", seconds)
-        case .giveUp: ("failed", 0)
-        }
-        let result = try connection.query(EmbeddedSQL.mismatchAlertSettle, [
-            String(alert.key.appId), alert.key.appVersion, alert.key.kind.rawValue, alert.key.category, owner, state,
-            String(delay), error.map { String($0.prefix(500)) },
-        ])
-        return result.affectedRows == 1
-    }
-
-    /// The outbox by state ("pending", "sent", "failed").
-    public func alertCounts(on connection: PostgresConnection) throws(DatabaseError) -> [String: Int64] {
-        var out: [String: Int64] = [:]
-        for row in try connection.query(EmbeddedSQL.mismatchAlertCounts).rows {
-            if let state = row[0], let n = row[1].flatMap({ Int64($0) }) { out[state] = n }
-        }
-        return out
     }
 }

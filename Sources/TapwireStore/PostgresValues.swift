@@ -54,4 +54,38 @@ enum PostgresValue {
     static func timestamp(microseconds text: String?) -> Timestamp? {
         text.flatMap { Int64($0) }.map { Timestamp(microseconds: $0) }
     }
+
+    /// Parses PostgreSQL's text output of a one-dimensional bigint[] without NULLs (`{1,0,23}`).
+    static func int64Array(_ text: String?) -> [Int64]? {
+        guard let text else { return nil }
+        var out: [Int64] = []
+        var value: Int64 = 0, negative = false, digits = 0
+        var bytes = text.utf8.makeIterator()
+        guard bytes.next() == UInt8(ascii: "{") else { return nil }
+        while let b = bytes.next() {
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let (product, overflow1) = value.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = product.addingReportingOverflow(Int64(b - UInt8(ascii: "0")))
+                guard !overflow1, !overflow2 else { return nil }
+                value = sum
+                digits += 1
+            case UInt8(ascii: "-") where digits == 0 && !negative:
+                negative = true
+            case UInt8(ascii: ","), UInt8(ascii: "}"):
+                if digits > 0 {
+                    out.append(negative ? -value : value)
+                } else if b == UInt8(ascii: ",") || !out.isEmpty || negative {
+                    return nil
+                }
+                if b == UInt8(ascii: "}") { return bytes.next() == nil ? out : nil }
+                value = 0
+                negative = false
+                digits = 0
+            default:
+                return nil
+            }
+        }
+        return nil
+    }
 }

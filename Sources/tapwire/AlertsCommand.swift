@@ -4,15 +4,22 @@ import TapwireCore
 import TapwireReport
 import TapwireStore
 
-/// `tapwire alerts`: the mismatch findings of one app, for cron and CI. Exit code 0 when nothing
-/// reaches the chosen severity, 1 when something does, 2 on any error.
+/// `tapwire alerts`: every family's findings of one app, for cron and CI: the category
+/// mismatches over a window and the release-regression check, as of now or of `--at`. Exit code
+/// 0 when nothing reaches the chosen severity, 1 when something does, 2 on any error.
 enum AlertsCommand {
     static let usage = """
-    tapwire alerts --app NAME [--since 24h] [--until TIME] [--format table|json]
-                   [--min-severity info|warning|error] [--database-url URL]
-      Checks the app's category mismatches over the window (default: the last 24 hours, from
-      the start of that hour) and prints those at or above --min-severity (default: warning).
-      --since and --until take a duration back from now (30m, 24h, 7d) or an ISO 8601 time.
+    tapwire alerts --app NAME [--at TIME] [--since 24h] [--until TIME] [--format table|json|csv]
+                   [--min-severity info|warning|error] [--regression-min-drop 10] [--regression-horizon-days 28]
+                   [--database-url URL]
+      Checks the app as of --at (default: now), using only events before it: its category
+      mismatches over the window (default: the 24 hours before --at, from the start of that
+      hour), and the release-regression check (the newest app version against the ones before
+      it, looks at whole hours: docs/regressions.md). Prints the findings at or above
+      --min-severity (default: warning) and every regression series with its status.
+      --at, --since and --until take a duration back from now (30m, 24h, 7d) or an ISO 8601
+      time; --until is a synonym of --at. --regression-min-drop is the smallest fall worth a
+      finding, in percent of the baseline's rate.
       Exit code: 0 nothing to alert on, 1 findings at or above the severity, 2 error.
     """
 
@@ -21,15 +28,20 @@ enum AlertsCommand {
             throw CLIError("say which app: `tapwire alerts --app NAME` (`tapwire apps list` shows them)")
         }
         let now = Timestamp.now
-        let until = try time(try args.option("until"), flag: "--until", now: now) ?? now
-        let since = try time(try args.option("since"), flag: "--since", now: now) ?? until.adding(seconds: -86_400)
-        guard since < until else { throw CLIError("--since must be before --until") }
+        let atText = try args.option("at"), untilText = try args.option("until")
+        if atText != nil, untilText != nil { throw CLIError("--at and --until are the same; give one") }
+        let asOf = try time(atText ?? untilText, flag: atText != nil ? "--at" : "--until", now: now) ?? now
+        let since = try time(try args.option("since"), flag: "--since", now: now) ?? asOf.adding(seconds: -86_400)
+        guard since < asOf else { throw CLIError("--since must be before --at") }
         let formatText = try args.option("format") ?? "table"
-        guard formatText == "table" || formatText == "json" else { throw CLIError("--format must be table or json, got \(formatText)") }
+        guard ["table", "json", "csv"].contains(formatText) else { throw CLIError("--format must be table, json or csv, got \(formatText)") }
         let severityText = try args.option("min-severity") ?? "warning"
-        guard let severity = MismatchSeverity(name: severityText) else {
+        guard let severity = FindingSeverity(name: severityText) else {
             throw CLIError("--min-severity must be info, warning or error, got \(severityText)")
         }
+        var regression = RegressionConfiguration.default
+        if let drop = try args.option("regression-min-drop") { regression.minimumRelativeDrop = try RegressionSettings.minimumDrop(drop, flag: "--regression-min-drop") }
+        if let days = try args.option("regression-horizon-days") { regression.horizonDays = try RegressionSettings.horizonDays(days, flag: "--regression-horizon-days") }
         let location = try DatabaseLocation.resolve(&args)
         try args.finish()
 
@@ -37,15 +49,16 @@ enum AlertsCommand {
         defer { connection.close() }
         try DatabaseLocation.requireCurrentSchema(connection)
         let record = try AppStore().app(named: app, on: connection)
-        let report = try MismatchStore().report(appId: record.appId, appName: record.name, since: since, until: until, on: connection)
+        let report = try FindingsService(regression: regression).report(appId: record.appId, appName: record.name, since: since,
+                                                                         asOf: asOf, on: connection)
             .filtered(minimumSeverity: severity)
         if let notice = try StandbyStatus.read(on: connection).notice {
             FileHandle.standardError.write(Data("note: \(notice)\n".utf8))
         }
-        if formatText == "json" {
-            print(report.json.serialized(pretty: true))
-        } else {
-            print(report.table, terminator: "")
+        switch formatText {
+        case "json": print(report.json.serialized(pretty: true))
+        case "csv": print(report.csv, terminator: "")
+        default: print(report.table, terminator: "")
         }
         return report.findings.isEmpty ? 0 : 1
     }
@@ -57,5 +70,21 @@ enum AlertsCommand {
         }
         if let t = Timestamp(iso8601: text) { return t }
         throw CLIError("\(flag) must be a duration back from now (30m, 24h, 7d) or an ISO 8601 time, got \(text)")
+    }
+}
+
+/// The release-regression settings as `tapwire serve` and `tapwire alerts` read them, checked once.
+enum RegressionSettings {
+    /// A percentage of the baseline's rate, from 0 up to (not including) 100.
+    static func minimumDrop(_ text: String, flag: String) throws(CLIError) -> Double {
+        guard let percent = Double(text), percent >= 0, percent < 100 else {
+            throw CLIError("\(flag) must be a percentage of the baseline's rate from 0 to below 100 (default 10), got \(text)")
+        }
+        return percent / 100
+    }
+
+    static func horizonDays(_ text: String, flag: String) throws(CLIError) -> Int {
+        guard let days = Int(text), (1...400).contains(days) else { throw CLIError("\(flag) must be a number of days from 1 to 400 (default 28), got \(text)") }
+        return days
     }
 }

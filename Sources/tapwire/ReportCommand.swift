@@ -58,9 +58,9 @@ enum ReportCommand {
         } catch let error as ReportError {
             throw CLIError(error.message)
         }
-        let mismatches = format.showsMismatches
-            ? try EngagementReportService().mismatches(for: report, appId: record.appId, on: connection) : nil
-        let text = format.render(report, mismatches: mismatches)
+        let findings = format.showsFindings
+            ? try EngagementReportService().findings(for: report, appId: record.appId, on: connection) : nil
+        let text = format.render(report, findings: findings)
         // On a hot standby well behind its primary, the figures miss what it has not replayed.
         if let notice = try StandbyStatus.read(on: connection).notice {
             FileHandle.standardError.write(Data("note: \(notice)\n".utf8))

@@ -85,8 +85,16 @@ enum Settings {
             c.logLevel = level
         },
         Setting(flag: "alert-webhook-url", environment: "TAPWIRE_ALERT_WEBHOOK_URL", defaultText: "(none)",
-                help: "Slack-compatible webhook for new mismatch findings") { c, v throws(CLIError) in c.alertWebhookURL = v.isEmpty ? nil : v },
-        Setting(flag: "alert-min-severity", environment: "TAPWIRE_ALERT_MIN_SEVERITY", defaultText: "warning", help: "Least severity the mismatch webhook announces: info, warning or error") { c, v throws(CLIError) in guard let s = MismatchSeverity(name: v) else { throw CLIError("--alert-min-severity must be info, warning or error") }; c.alertOptions.minimumSeverity = s },
+                help: "Slack-compatible webhook for new findings (category mismatches, release regressions)") { c, v throws(CLIError) in c.alertWebhookURL = v.isEmpty ? nil : v },
+        Setting(flag: "alert-min-severity", environment: "TAPWIRE_ALERT_MIN_SEVERITY", defaultText: "warning", help: "Least severity the webhook announces: info, warning or error") { c, v throws(CLIError) in guard let s = FindingSeverity(name: v) else { throw CLIError("--alert-min-severity must be info, warning or error") }; c.alertOptions.minimumSeverity = s },
+        Setting(flag: "regression-min-drop", environment: "TAPWIRE_REGRESSION_MIN_DROP", defaultText: "10",
+                help: "Smallest fall of a rate in a new app version worth a finding, in percent of the baseline's rate") { c, v throws(CLIError) in
+            c.regression.minimumRelativeDrop = try RegressionSettings.minimumDrop(v, flag: "--regression-min-drop")
+        },
+        Setting(flag: "regression-horizon-days", environment: "TAPWIRE_REGRESSION_HORIZON_DAYS", defaultText: "28",
+                help: "Days from its first delivery the release-regression check follows a new app version") { c, v throws(CLIError) in
+            c.regression.horizonDays = try RegressionSettings.horizonDays(v, flag: "--regression-horizon-days")
+        },
     ]
 
     /// Reads every setting: a flag wins over the environment, which wins over the default.

@@ -33,6 +33,7 @@ import TapwireTestSupport
             "Notifications shown without buttons": ["time", "metric", "shown_without_buttons"],
             "Actions not registered in their category": ["app_version", "category", "action", "responses", "last_seen"],
             "Dismissals without customDismissAction": ["app_version", "category", "dismissals", "last_seen"],
+            "Release regressions: each outcome's rate by app version": ["category", "outcome", "app_version", "delivered", "responses", "rate"],
         ],
         "tapwire-ingestion": [:],
     ]
@@ -343,6 +344,42 @@ import TapwireTestSupport
         #expect(dismissals.rows.contains { $0[0] == "3.2.1" && $0[1] == "social_post" && $0[2] == "1" })
         let shown = try #require(try mismatches["Notifications shown without buttons"]?.get())
         #expect(shown.rows.reduce(0) { $0 + (Int($1[2] ?? "0") ?? 0) } == 10)
+
+        // The release panel, from the release rollups: each category's deliveries over its app
+        // versions are the report's (from rollup_counts) over the same whole UTC days, and each
+        // rate is responses / delivered.
+        let day: Int64 = 86_400_000_000
+        let daysEnd = Timestamp(microseconds: RollupDeltas.floor(seeded.to.microseconds, day) + day)
+        let findings = try #require(dashboards["tapwire-mismatches"])
+        let release = try #require(try Self.run(findings, on: connection, variables: variables, from: seeded.from, to: daysEnd)[
+            "Release regressions: each outcome's rate by app version"]?.get())
+        let wholeDays = try TapwireBinary.run(["report", "--app", "demo", "--from", seeded.from.description, "--to", daysEnd.description,
+                                               "--format", "json", "--database-url", seeded.url])
+        try #require(wholeDays.status == 0, "\(wholeDays.output)")
+        // "category|outcome" → responses, and "category|delivered", as the panel names its outcomes.
+        var reportedByDay: [String: Int64] = [:]
+        for category in try JSONParser().parse(wholeDays.output)["categories"]?.arrayValue ?? [] {
+            guard let name = category["category"]?.stringValue, let delivered = category["delivered"]?.numberValue?.integer, delivered > 0 else { continue }
+            reportedByDay[name + "|delivered"] = delivered
+            reportedByDay[name + "|opens"] = category["opens"]?.numberValue?.integer
+            reportedByDay[name + "|text replies"] = category["textReplies"]?["count"]?.numberValue?.integer
+            for (action, count) in category["actions"]?.objectValue?.members ?? [] {
+                reportedByDay[name + "|action " + action] = count.numberValue?.integer
+            }
+        }
+        var releaseSums: [String: Int64] = [:]
+        for row in release.rows {
+            let delivered = try #require(row[3].flatMap { Int64($0) }), responses = try #require(row[4].flatMap { Int64($0) })
+            let rate = try #require(row[5].flatMap { Double($0) })
+            #expect(abs(rate - Double(responses) / Double(delivered)) < 1e-4, "\(row)")
+            releaseSums[(row[0] ?? "") + "|" + (row[1] ?? ""), default: 0] += responses
+            if row[1] == "opens" { releaseSums[(row[0] ?? "") + "|delivered", default: 0] += delivered }
+        }
+        #expect(Set(release.rows.compactMap { $0[1] }).isSuperset(of: ["opens", "text replies"]), "\(release.rows.prefix(5))")
+        #expect(!reportedByDay.isEmpty)
+        for (key, count) in reportedByDay where count > 0 {
+            #expect(releaseSums[key] == count, "\(key): the release panel differs from `tapwire report`")
+        }
     }
 
     /// Prometheus panels: every metric they name is one a collector exports, and every

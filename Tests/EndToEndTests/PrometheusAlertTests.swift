@@ -143,6 +143,75 @@ import TapwireTestSupport
         }
         #expect(watch.violations == [], "alerts that resolved or came back as new ones")
     }
+
+    /// TapwireReleaseRegression, on the gauge of active findings every collector computes from the
+    /// same database: two collectors page once with the value 1 (max, not a sum), and it stays the
+    /// same alert while both collectors are down, their series stale in Prometheus, until a
+    /// restarted one checks again at start (max_over_time bridges the gap).
+    @Test func releaseRegressionAlertPagesOnceAndOutlivesARestart() throws {
+        let database = try TestDatabase.create()
+        let app = try database.createApp(Self.app)
+        let key = app.writeKey.text
+        // The traffic first, through a collector that then stops: the others check at start.
+        let day: Int64 = 86_400_000_000
+        let release = Timestamp(microseconds: RollupDeltas.floor(Timestamp.now.microseconds, day) - 3 * day)
+        let seed = try TapwireBinary.serve(databaseURL: database.url)
+        for version in ["1.0", "1.1"] {
+            let manifest = ReleaseTraffic.manifest(version: version, categories: [(identifier: "invite", actions: ["accept", "decline"],
+                                                                                  textInput: [], customDismiss: false)])
+            #expect(try seed.client.post("/v1/categories", key: key, json: manifest).status == 200)
+        }
+        func plan(_ version: String, from: Timestamp, accept: Double) -> TrafficPlan {
+            TrafficPlan(category: "invite", version: version, from: from, hours: 48, deliveriesPerHour: 100,
+                        rates: [SystemAction.open: 0.2, "accept": accept, "decline": 0.05])
+        }
+        try ReleaseTraffic.post([plan("1.0", from: release.adding(seconds: -86_400), accept: 0.1), plan("1.1", from: release, accept: 0.005)],
+                                seed: 12, client: seed.client, writeKey: key)
+        #expect(seed.interrupt() == 0)
+
+        var a = try TapwireBinary.serve(databaseURL: database.url)
+        var b = try TapwireBinary.serve(databaseURL: database.url)
+        defer {
+            _ = a.interrupt()
+            _ = b.interrupt()
+        }
+        let fast = try PrometheusServer(scrapeSeconds: 1, evaluationSeconds: 1, targets: [a.port, b.port], ruleFiles: [Self.rules])
+        defer { fast.stop() }
+        let watch = AlertWatch(servers: ["1s": fast])
+        let broken = AlertWatch.Expected("TapwireReleaseRegression", ["category": "invite", "action": "accept"], "firing", 1)
+        #expect(eventually(timeout: 60, poll: 0.2) {
+            (try? fast.query("count(tapwire_findings_active{kind=\"engagement_regression\"})").first?.value) == 2
+        }, "both collectors' gauges were never scraped")
+        // Judged at an evaluation after both gauges were in: one alert, value 1.
+        let bothAt = Timestamp.now.secondsSince1970
+        #expect(watch.until("1s", timeout: 30) { _ in
+            (try? fast.query("timestamp(ALERTS{alertname=\"TapwireReleaseRegression\"}) > \(bothAt + 2)").count) == 1
+        }, "the broken button does not page: \(watch.describe("1s"))")
+        #expect(watch.until("1s", timeout: 0) { alerts in broken.matches(alerts) && alerts.count == 1 },
+                "the broken button does not page once, with 1: \(watch.describe("1s"))")
+
+        // Both collectors stop: Prometheus marks their series stale. The alert stays, the same one.
+        #expect(a.interrupt() == 0)
+        #expect(b.interrupt() == 0)
+        let stoppedAt = Timestamp.now.secondsSince1970
+        #expect(eventually(timeout: 30, poll: 0.2) {
+            (try? fast.query("count(timestamp(up == 0) > \(stoppedAt))").first?.value) == 2
+        }, "Prometheus never saw both collectors down")
+        #expect(try fast.query("tapwire_findings_active").isEmpty, "the stopped collectors' series are not stale")
+        #expect(watch.until("1s", timeout: 30) { _ in
+            (try? fast.query("timestamp(ALERTS{alertname=\"TapwireReleaseRegression\"}) > \(stoppedAt + 3)").count) == 1
+        }, "not evaluated while both were down: \(watch.describe("1s"))")
+        #expect(broken.matches(try fast.alerts()), "the alert did not outlive the stop: \(watch.describe("1s"))")
+
+        // Both come back, check at start and export the finding again: still the same alert.
+        a = try TapwireBinary.serve(databaseURL: database.url, port: a.port)
+        b = try TapwireBinary.serve(databaseURL: database.url, port: b.port)
+        #expect(eventually(timeout: 30, poll: 0.2) {
+            (try? fast.query("count(tapwire_findings_active{kind=\"engagement_regression\"})").first?.value) == 2
+        }, "the restarted collectors do not export the finding")
+        #expect(watch.until("1s", timeout: 10) { alerts in broken.matches(alerts) && alerts.count == 1 })
+        #expect(watch.violations == [], "the alert resolved or came back as a new one")
+    }
 }
 
 /// What a background thread of a test failed with.
@@ -179,7 +248,7 @@ final class AlertWatch: Sendable {
     /// The alerts on findings: the others (TapwireCollectorDown pending while a collector
     /// restarts) are not watched.
     static let findingAlerts: Set = ["TapwireCategoryMismatch", "TapwireManifestStale", "TapwireNoManifest",
-                                     "TapwireMismatchCategoryFlood", "TapwireMismatchWebhookFailing"]
+                                     "TapwireMismatchCategoryFlood", "TapwireMismatchWebhookFailing", "TapwireReleaseRegression"]
 
     private let servers: [String: PrometheusServer]
     private let seen = Mutex<[String: [String: String]]>([:])

@@ -240,25 +240,15 @@ private func only(_ findings: [MismatchFinding], _ kind: MismatchKind) -> [Misma
     }
 
     @Test func severityNamesAndOrder() {
-        #expect(MismatchSeverity(name: "WARNING") == .warning)
-        #expect(MismatchSeverity(name: "critical") == .error)
-        #expect(MismatchSeverity(name: "loud") == nil)
-        #expect(MismatchSeverity.info < MismatchSeverity.warning && MismatchSeverity.warning < MismatchSeverity.error)
+        #expect(FindingSeverity(name: "WARNING") == .warning)
+        #expect(FindingSeverity(name: "critical") == .error)
+        #expect(FindingSeverity(name: "loud") == nil)
+        #expect(FindingSeverity.info < FindingSeverity.warning && FindingSeverity.warning < FindingSeverity.error)
         #expect(MismatchDetector.versionOrder("3.9", "3.10") && !MismatchDetector.versionOrder("3.10", "3.9"))
     }
 }
 
 @Suite struct WebhookPolicyTests {
-    @Test func outcomesClassifyByStatus() {
-        #expect(WebhookOutcome.classify(status: 200) == .delivered(status: 200))
-        #expect(WebhookOutcome.classify(status: 204) == .delivered(status: 204))
-        if case .transientFailure(let s, let r, _) = WebhookOutcome.classify(status: 429, retryAfterSeconds: 7) {
-            #expect(s == 429 && r == 7)
-        } else { Issue.record("429 must be transient") }
-        if case .transientFailure = WebhookOutcome.classify(status: 503) {} else { Issue.record("503 must be transient") }
-        if case .rejected = WebhookOutcome.classify(status: 404) {} else { Issue.record("404 must be a rejection") }
-    }
-
     @Test func backoffGrowsIsCappedAndNeverGivesUpOnTransientFailures() {
         let policy = WebhookRetryPolicy(baseSeconds: 1, maxSeconds: 60, maxAttemptsWhenRejected: 3)
         var rng = SeededGenerator(seed: 42)
@@ -295,66 +285,19 @@ private func only(_ findings: [MismatchFinding], _ kind: MismatchKind) -> [Misma
         #expect(policy.decide(attempts: 3, outcome: no, using: &rng) == .giveUp)
     }
 
-    @Test func slackMessageEscapesControlSequences() throws {
-        let f = MismatchFinding(kind: .unknownCategory, severity: .error, category: "<!channel>", count: 4, appVersions: ["1.0"],
-                                platforms: ["iOS"], firstSeen: t0, lastSeen: t0, message: "m & m")
-        let payload = AlertMessage.payload(app: "demo", version: "1.0", finding: f)
-        let text = try #require(payload["text"]?.stringValue)
-        #expect(text.contains("&lt;!channel&gt;") && !text.contains("<!channel>") && text.contains("m &amp; m"))
-        #expect(payload["blocks"]?.arrayValue?.count == 1)
-        let key = AlertKey(appId: 1, appVersion: "1.0", kind: .unknownCategory, category: "x")
-        #expect(key.description == AlertKey(appId: 1, appVersion: "1.0", kind: .unknownCategory, category: "x").description)
-        #expect(key.description != AlertKey(appId: 1, appVersion: "1.0", kind: .nearMiss, category: "x").description)
-    }
-}
-
-@Suite struct MismatchWindowTests {
-    func ts(_ s: String) -> Timestamp { Timestamp(iso8601: s)! }
-
-    @Test func splitsIntoHoursWholeDaysHours() {
-        let w = MismatchWindow(since: ts("2026-11-01T10:25:00Z"), until: ts("2026-12-01T09:10:00Z"))
-        #expect(w.hourStart == ts("2026-11-01T10:00:00Z"))
-        #expect(w.fullDaysStart == ts("2026-11-02T00:00:00Z"))
-        #expect(w.fullDaysEnd == ts("2026-12-01T00:00:00Z"))
-        #expect(w.until == ts("2026-12-01T09:10:00Z"))
-    }
-
-    @Test func aWindowStartingAtMidnightUsesThatDayWhole() {
-        let w = MismatchWindow(since: ts("2026-11-01T00:00:00Z"), until: ts("2026-11-03T00:00:00Z"))
-        #expect(w.fullDaysStart == ts("2026-11-01T00:00:00Z") && w.fullDaysEnd == ts("2026-11-03T00:00:00Z"))
-        #expect(w.hourStart == w.fullDaysStart)
-    }
-
-    @Test func aWindowWithoutAWholeDayIsAllHours() {
-        let w = MismatchWindow(since: ts("2026-11-01T10:00:00Z"), until: ts("2026-11-02T09:00:00Z"))
-        #expect(w.fullDaysStart == w.until && w.fullDaysEnd == w.until && w.hourStart == ts("2026-11-01T10:00:00Z"))
-        let backwards = MismatchWindow(since: ts("2026-11-02T10:00:00Z"), until: ts("2026-11-01T10:00:00Z"))
-        #expect(backwards.until == backwards.hourStart)
-    }
-}
-
-/// Spreadsheet formula injection in CSVField.escape, the one CSV escaper: every formula start is
-/// neutralised, and genuine negative numbers stay numbers. (Each CSV the product writes is checked
-/// in TapwireReportTests.)
-@Suite struct CSVFormulaInjectionTests {
-    /// Each hostile name and the cell that must be written for it.
-    static let hostile: [(String, String)] = [
-        ("=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\""), ("+1", "'+1"), ("-1+1", "'-1+1"), ("@SUM(A1)", "'@SUM(A1)"),
-        ("\tx", "'\tx"), ("\rx", "\"'\rx\""), ("-cmd", "'-cmd"), ("=1+1", "'=1+1"), ("-", "'-"), ("-1.", "'-1."),
-        ("-inf", "'-inf"), ("-0x1p3", "'-0x1p3"), ("- 1", "'- 1"),
-    ]
-
-    @Test func escapeGuardsEveryFormulaStart() {
-        for (name, cell) in Self.hostile { #expect(CSVField.escape(name) == cell, "\(name.debugDescription)") }
-    }
-
-    @Test func quotesCommasAndQuotes() {
-        #expect(CSVField.escape("a,\"b\"") == "\"a,\"\"b\"\"\"")
-    }
-
-    @Test func negativeNumbersStayNumbers() {
-        for number in ["-3.5", "-0.25", "-1", "-0.0", "-1e-05", "-2.5E+10", "3.5", "0"] {
-            #expect(CSVField.escape(number) == number)
+    /// A key without a detail (every mismatch key) hashes as the keys of 0021 did, so the ids
+    /// receivers dedupe on did not change when regressions joined the outbox; a detail makes a
+    /// different key.
+    @Test func findingKeysAreStable() {
+        let key = FindingKey(appId: 1, appVersion: "1.0", kind: .mismatch(.unknownCategory), category: "x")
+        #expect(key.description == SHA256.hex(Array("1\u{0}1.0\u{0}unknown_category\u{0}x".utf8)))
+        #expect(key.description != FindingKey(appId: 1, appVersion: "1.0", kind: .mismatch(.nearMiss), category: "x").description)
+        let opens = FindingKey(appId: 1, appVersion: "1.1", kind: .engagementRegression, category: "x", detail: "opens")
+        #expect(opens.description != FindingKey(appId: 1, appVersion: "1.1", kind: .engagementRegression, category: "x",
+                                                detail: "action:accept").description)
+        for kind in FindingKind.allCases { #expect(FindingKind(rawValue: kind.rawValue) == kind) }
+        for outcome in [RegressionOutcome.opens, .action("accept"), .textReplies, .dismissals] {
+            #expect(RegressionOutcome(stableName: outcome.stableName) == outcome)
         }
     }
 }

@@ -76,3 +76,36 @@ private func at(_ minutes: Int) -> Timestamp { t0.adding(seconds: Double(minutes
         #expect(FormulaInjection.neutralised(csv) == Set(FormulaInjection.names))
     }
 }
+
+/// The webhook's messages (FindingMessages.swift).
+@Suite struct FindingMessageTests {
+    @Test func slackMessageEscapesControlSequences() throws {
+        let f = MismatchFinding(kind: .unknownCategory, severity: .error, category: "<!channel>", count: 4, appVersions: ["1.0"],
+                                platforms: ["iOS"], firstSeen: t0, lastSeen: t0, message: "m & m")
+        let payload = FindingMessages.payload(app: "demo", version: "1.0", findings: [Finding(f)])
+        let text = try #require(payload["text"]?.stringValue)
+        #expect(text.contains("&lt;!channel&gt;") && !text.contains("<!channel>") && text.contains("m &amp; m"))
+        #expect(text.contains("4 affected on iOS"))
+        #expect(payload["blocks"]?.arrayValue?.count == 1)
+    }
+
+    /// A message per key: a finding on two versions makes two; two unregistered actions of one
+    /// category and version make one, naming both, counting both.
+    @Test func findingsSharingAKeyMakeOneMessage() throws {
+        let findings = [
+            MismatchFinding(kind: .unknownCategory, severity: .error, category: "promo", count: 3, appVersions: ["1.0", "1.1"],
+                            platforms: ["iOS"], firstSeen: t0, lastSeen: t0, message: "m"),
+            MismatchFinding(kind: .unregisteredAction, severity: .warning, category: "social_post", action: "share", count: 1,
+                            appVersions: ["1.0"], platforms: ["iOS"], firstSeen: at(5), lastSeen: t0, message: "a"),
+            MismatchFinding(kind: .unregisteredAction, severity: .warning, category: "social_post", action: "repost", count: 2,
+                            appVersions: ["1.0"], platforms: ["iOS"], firstSeen: at(1), lastSeen: t0, message: "b"),
+        ].map(Finding.init)
+        let messages = FindingMessages.outbox(appId: 7, app: "demo", findings: findings)
+        #expect(messages.map { "\($0.key.appVersion)|\($0.key.kind)|\($0.key.category)" }
+                == ["1.0|unknown_category|promo", "1.1|unknown_category|promo", "1.0|unregistered_action|social_post"])
+        let share = messages[2]
+        #expect(share.payload.contains("repost") && share.payload.contains("3 affected"))
+        #expect(share.firstSeen == at(1))
+        #expect(messages.allSatisfy { $0.key.appId == 7 })
+    }
+}

@@ -152,7 +152,7 @@ let expectedAlerts: Set<String> = [
 
 func outbox(_ db: TestDatabase) throws -> [String: String] {
     var out: [String: String] = [:]
-    for row in try db.query("SELECT app_version || '|' || kind || '|' || category, state FROM mismatch_alerts").rows {
+    for row in try db.query("SELECT app_version || '|' || kind || '|' || category, state FROM finding_alerts").rows {
         out[row[0] ?? ""] = row[1] ?? ""
     }
     return out
@@ -219,12 +219,12 @@ func outbox(_ db: TestDatabase) throws -> [String: String] {
 
         // Down: connections refused. Deliveries are retried, nothing is marked sent or dropped.
         #expect(eventually(timeout: 15) {
-            (try? server.database.query("SELECT min(attempts) FROM mismatch_alerts WHERE state = 'pending'").scalar)
+            (try? server.database.query("SELECT min(attempts) FROM finding_alerts WHERE state = 'pending'").scalar)
                 .flatMap { $0.flatMap { Int($0) } }.map { $0 >= 2 } ?? false
         })
         #expect(try outbox(server.database).values.allSatisfy { $0 == "pending" })
         #expect(try outbox(server.database).count == expectedAlerts.count)
-        #expect((server.metrics.value(MismatchMetrics.alerts, ["retry"]) ?? 0) >= 1)
+        #expect((server.metrics.value(FindingMetrics.webhook, ["retry"]) ?? 0) >= 1)
 
         // Back up (503 first, then 200): every message arrives, once.
         let back = try WebhookReceiver(port: port, mode: .unavailable)
@@ -237,6 +237,19 @@ func outbox(_ db: TestDatabase) throws -> [String: String] {
         #expect(Set(back.messages.map(\.alertId)).count == expectedAlerts.count)
         #expect(try outbox(server.database).values.allSatisfy { $0 == "sent" })
         server.stop()
+    }
+
+    /// The webhook's status table: 2xx delivered; 408, 425, 429 and 5xx worth retrying, with the
+    /// receiver's Retry-After; anything else a refusal.
+    @Test func outcomesClassifyByStatus() {
+        #expect(FindingWebhook.classify(status: 200) == .delivered(status: 200))
+        #expect(FindingWebhook.classify(status: 204) == .delivered(status: 204))
+        if case .transientFailure(let s, let r, _) = FindingWebhook.classify(status: 429, retryAfterSeconds: 7) {
+            #expect(s == 429 && r == 7)
+        } else { Issue.record("429 must be transient") }
+        if case .transientFailure = FindingWebhook.classify(status: 503) {} else { Issue.record("503 must be transient") }
+        if case .transientFailure = FindingWebhook.classify(status: 408) {} else { Issue.record("408 must be transient") }
+        if case .rejected = FindingWebhook.classify(status: 404) {} else { Issue.record("404 must be a rejection") }
     }
 
     @Test func anInvalidWebhookURLIsRefusedAtStart() throws {

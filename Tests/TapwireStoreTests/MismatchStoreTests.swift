@@ -102,34 +102,37 @@ private let manifest = Manifest(appVersion: "1.0", categories: [
         let connection = try db.connect()
         let appId = try db.createApp("outbox").appId
         let other = try db.connect()
-        let store = MismatchStore()
-        let findings = [
-            MismatchFinding(kind: .unknownCategory, severity: .error, category: "promo", count: 3, appVersions: ["1.0", "1.1"],
-                            platforms: ["iOS"], firstSeen: t0, lastSeen: t0, message: "m"),
-            MismatchFinding(kind: .unregisteredAction, severity: .warning, category: "social_post", action: "share", count: 1,
-                            appVersions: ["1.0"], platforms: ["iOS"], firstSeen: t0, lastSeen: t0, message: "a"),
-            MismatchFinding(kind: .unregisteredAction, severity: .warning, category: "social_post", action: "repost", count: 1,
-                            appVersions: ["1.0"], platforms: ["iOS"], firstSeen: t0, lastSeen: t0, message: "b"),
+        let outbox = FindingOutbox()
+        func message(_ version: String, _ kind: FindingKind, _ category: String, _ detail: String = "") -> FindingOutbox.Message {
+            FindingOutbox.Message(key: FindingKey(appId: appId, appVersion: version, kind: kind, category: category, detail: detail),
+                                  severity: .error, payload: #"{"text":"\#(version) \#(category) \#(detail)"}"#, firstSeen: t0)
+        }
+        let messages = [
+            message("1.0", .mismatch(.unknownCategory), "promo"), message("1.1", .mismatch(.unknownCategory), "promo"),
+            message("1.1", .engagementRegression, "promo", "opens"), message("1.1", .engagementRegression, "promo", "action:share"),
         ]
-        let queued = try store.enqueue(appId: appId, appName: "outbox", findings: findings, on: connection)
-        #expect(queued.count == 3)
-        // Another collector seeing the same findings queues nothing.
-        #expect(try store.enqueue(appId: appId, appName: "outbox", findings: findings, on: other).isEmpty)
+        let queued = try outbox.enqueue(appId: appId, messages, on: connection)
+        #expect(Set(queued) == Set(messages.map(\.key)))
+        // Another collector seeing the same findings queues nothing; a message of another app is not this call's.
+        #expect(try outbox.enqueue(appId: appId, messages + [message("1.0", .engagementRegression, "x")].map {
+            var m = $0; m.key.appId = appId + 1; return m
+        }, on: other).isEmpty)
 
-        let mine = try store.lease(owner: "a", leaseSeconds: 60, limit: 2, on: connection)
-        let theirs = try store.lease(owner: "b", leaseSeconds: 60, limit: 10, on: other)
-        #expect(mine.count == 2 && theirs.count == 1)
+        let mine = try outbox.lease(owner: "a", leaseSeconds: 60, limit: 3, on: connection)
+        let theirs = try outbox.lease(owner: "b", leaseSeconds: 60, limit: 10, on: other)
+        #expect(mine.count == 3 && theirs.count == 1)
         #expect(Set(mine.map(\.key)).isDisjoint(with: theirs.map(\.key)))
-        let share = try #require((mine + theirs).first { $0.key.kind == .unregisteredAction })
-        #expect(share.payload.contains("repost"))  // one message names both actions
+        #expect(Set((mine + theirs).map(\.key)) == Set(messages.map(\.key)))
+        #expect((mine + theirs).allSatisfy { $0.payload.contains($0.key.category) })
 
         // Only the holder can settle; a retry comes back after its delay, a sent one never.
-        #expect(try !store.settle(theirs[0], owner: "a", decision: .markSent, error: nil, on: connection))
-        #expect(try store.settle(theirs[0], owner: "b", decision: .markSent, error: nil, on: other))
-        #expect(try store.settle(mine[0], owner: "a", decision: .retry(afterSeconds: 0), error: "refused", on: connection))
-        #expect(try store.settle(mine[1], owner: "a", decision: .retry(afterSeconds: 3600), error: "refused", on: connection))
-        let retried = try store.lease(owner: "b", leaseSeconds: 60, limit: 10, on: other)
+        #expect(try !outbox.settle(theirs[0], owner: "a", decision: .markSent, error: nil, on: connection))
+        #expect(try outbox.settle(theirs[0], owner: "b", decision: .markSent, error: nil, on: other))
+        #expect(try outbox.settle(mine[0], owner: "a", decision: .retry(afterSeconds: 0), error: "refused", on: connection))
+        #expect(try outbox.settle(mine[1], owner: "a", decision: .retry(afterSeconds: 3600), error: "refused", on: connection))
+        #expect(try outbox.settle(mine[2], owner: "a", decision: .giveUp, error: "HTTP 404", on: connection))
+        let retried = try outbox.lease(owner: "b", leaseSeconds: 60, limit: 10, on: other)
         #expect(retried.map(\.key) == [mine[0].key] && retried[0].attempts == 2)
-        #expect(try store.alertCounts(on: connection) == ["pending": 2, "sent": 1])
+        #expect(try outbox.counts(on: connection) == ["pending": 2, "sent": 1, "failed": 1])
     }
 }

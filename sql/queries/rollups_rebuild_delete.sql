@@ -9,6 +9,12 @@ WITH counts AS (
 ), histograms AS (
     DELETE FROM rollup_histograms
     WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND hour >= $2::timestamptz AND hour < $3::timestamptz
+), release_counts AS (
+    DELETE FROM rollup_release_counts
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND day >= $2::timestamptz AND day < $3::timestamptz
+), release_actions AS (
+    DELETE FROM rollup_release_actions
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND day >= $2::timestamptz AND day < $3::timestamptz
 ), usage_hourly AS (
     DELETE FROM mismatch_usage_hourly
     WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND bucket >= $2::timestamptz AND bucket < $3::timestamptz

@@ -1,0 +1,189 @@
+import Foundation
+import TapwireCore
+import TapwireReport
+import TapwireStore
+
+/// The collector's background check of every rule family: the category mismatches every
+/// `scanSeconds`, the release-regression check once an hour (the hour's looks, a few minutes
+/// after it ends, so the hour's batches have arrived). Each scan sets the active findings in
+/// /metrics (`FindingMetrics`); with TAPWIRE_ALERT_WEBHOOK_URL set, each new finding is queued in
+/// the outbox and posted to the webhook once.
+///
+/// - Exactly once across restarts and collectors: a finding is claimed by inserting its key into
+///   the `finding_alerts` outbox (the primary key is the claim); delivery leases the row, and
+///   it is marked sent only after a 2xx. The one gap left is a crash between the receiver's 2xx
+///   and that update; the message is then sent again once the lease ends, with the same
+///   `X-Tapwire-Alert-Id` header so a receiver can drop it.
+/// - Never blocks ingestion: its own thread and its own database connection; it reads only the
+///   rollups. A receiver that is down only delays messages (retried forever with capped backoff,
+///   `WebhookRetryPolicy`).
+public final class FindingMonitor: Sendable {
+    public struct Options: Sendable, Equatable {
+        /// How often mismatch findings are looked for.
+        public var scanSeconds: Double = 30
+        /// How often due deliveries are looked for.
+        public var deliverySeconds: Double = 1
+        /// How far back a mismatch scan looks: findings that first appeared while every collector
+        /// was down for less than this are still announced.
+        public var lookbackSeconds: Double = 7 * 86_400
+        /// How long after an hour ends its release-regression look is taken.
+        public var regressionDelaySeconds: Double = 300
+        /// Only findings at or above this are announced (info ones never page anyone).
+        public var minimumSeverity: FindingSeverity = .warning
+        public var requestTimeoutSeconds: Double = 10
+        public var retry = WebhookRetryPolicy()
+        /// Messages per delivery round.
+        public var batchSize = 20
+        public init() {}
+
+        /// Longer than a request can take, so a live holder never loses its lease mid-send.
+        var leaseSeconds: Double { requestTimeoutSeconds * 3 + 5 }
+    }
+
+    private let databaseURL: String
+    private let options: Options
+    private let regression: RegressionConfiguration
+    private let webhook: FindingWebhook?
+    private let metrics: MetricsRegistry
+    private let logger: Logger
+    /// The lease owner: unique per process and start.
+    private let owner: String
+    private let background = BackgroundLoop(name: "tapwire-findings")
+
+    public init(databaseURL: String, options: Options = Options(), regression: RegressionConfiguration = .default,
+                webhookURL: String?, metrics: MetricsRegistry, logger: Logger) throws(APIError) {
+        webhook = try webhookURL.map { (url) throws(APIError) in try FindingWebhook(url: url, requestTimeoutSeconds: options.requestTimeoutSeconds) }
+        self.databaseURL = databaseURL
+        self.options = options
+        self.regression = regression
+        self.metrics = metrics
+        self.logger = logger
+        var rng = SystemRandomNumberGenerator()
+        owner = "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)-\(String(rng.next(), radix: 36))"
+        FindingMetrics.declare(in: metrics)
+    }
+
+    /// The collector's monitor, with its webhook when TAPWIRE_ALERT_WEBHOOK_URL is set.
+    public static func start(_ services: CollectorServices) throws(APIError) -> FindingMonitor {
+        let configuration = services.configuration
+        let monitor = try FindingMonitor(databaseURL: configuration.databaseURL, options: configuration.alertOptions,
+                                         regression: configuration.regression, webhookURL: configuration.alertWebhookURL,
+                                         metrics: services.metrics, logger: services.logger)
+        monitor.start()
+        return monitor
+    }
+
+    public func start() {
+        background.start { [self] in loop() }
+    }
+
+    /// Stops after the scan or delivery in flight, if any (a delivery is bounded by the request timeout).
+    public func stop() {
+        background.stop()
+    }
+
+    private func loop() {
+        var connection: PostgresConnection?
+        var nextScan = monotonicNanoseconds()
+        var lastRegressionLook: Int64?
+        var rng = SystemRandomNumberGenerator()
+        while background.isRunning {
+            do throws(DatabaseError) {
+                if connection == nil || !(connection!.isUsable) {
+                    connection?.close()
+                    connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-findings")
+                }
+                let db = connection!
+                if monotonicNanoseconds() >= nextScan {
+                    try scanMismatches(on: db)
+                    nextScan = monotonicNanoseconds() + UInt64(options.scanSeconds * 1e9)
+                }
+                let look = RollupDeltas.floor(Timestamp.now.adding(seconds: -options.regressionDelaySeconds).microseconds,
+                                              RollupDeltas.microsecondsPerHour)
+                if look != lastRegressionLook {
+                    try checkRegressions(asOf: Timestamp(microseconds: look), on: db)
+                    lastRegressionLook = look
+                }
+                if webhook != nil { try deliver(on: db, rng: &rng) }
+            } catch {
+                logger.log(.warning, "findings: database error", error.logFields)
+                connection?.close()
+                connection = nil
+            }
+            background.pause(seconds: options.deliverySeconds)
+        }
+        connection?.close()
+    }
+
+    /// Per-version mismatch findings of every app with usage in the lookback. Safe to run on any
+    /// number of collectors.
+    func scanMismatches(on connection: PostgresConnection) throws(DatabaseError) {
+        let now = Timestamp.now
+        let since = now.adding(seconds: -options.lookbackSeconds)
+        let store = MismatchStore()
+        for app in try store.activeApps(since: since, on: connection) {
+            let findings = try store.versionFindings(appId: app.appId, since: since, until: now.adding(seconds: 1), on: connection)
+                .map(Finding.init)
+            try publish(findings, family: .categoryMismatch, app: app, on: connection)
+        }
+        metrics.increment(FindingMetrics.checks, [FindingFamily.categoryMismatch.rawValue])
+    }
+
+    /// The release-regression check of every app with usage in the horizon, as of the end of
+    /// the hour `asOf` starts.
+    func checkRegressions(asOf: Timestamp, on connection: PostgresConnection) throws(DatabaseError) {
+        let since = asOf.adding(seconds: -Double(regression.horizonDays) * 86_400)
+        let store = RegressionStore(configuration: regression)
+        for app in try MismatchStore().activeApps(since: since, on: connection) {
+            let check = try store.check(appId: app.appId, asOf: asOf, on: connection)
+            try publish(check.findings, family: .releaseRegression, app: app, on: connection)
+        }
+        metrics.increment(FindingMetrics.checks, [FindingFamily.releaseRegression.rawValue])
+    }
+
+    private func publish(_ findings: [Finding], family: FindingFamily, app: (appId: Int64, name: String),
+                         on connection: PostgresConnection) throws(DatabaseError) {
+        FindingMetrics.setActive(findings, app: app.name, family: family, in: metrics)
+        guard webhook != nil else { return }
+        let announced = findings.filter { $0.severity >= options.minimumSeverity }
+        let outbox = FindingOutbox()
+        let queued = try outbox.enqueue(appId: app.appId, FindingMessages.outbox(appId: app.appId, app: app.name, findings: announced),
+                                        on: connection)
+        if !queued.isEmpty {
+            logger.info("findings queued for the webhook", ["app": .string(app.name), "family": .string(family.rawValue), "count": .of(queued.count)])
+        }
+        metrics.set(FindingMetrics.outboxPending, [], to: Double(try outbox.counts(on: connection)["pending"] ?? 0))
+    }
+
+    private func deliver(on connection: PostgresConnection, rng: inout SystemRandomNumberGenerator) throws(DatabaseError) {
+        guard let webhook else { return }
+        let outbox = FindingOutbox()
+        while background.isRunning {
+            let leased = try outbox.lease(owner: owner, leaseSeconds: options.leaseSeconds, limit: options.batchSize, on: connection)
+            if leased.isEmpty { return }
+            for message in leased {
+                let outcome = webhook.post(message)
+                let decision = options.retry.decide(attempts: message.attempts, outcome: outcome, using: &rng)
+                var reason: String?
+                switch outcome {
+                case .delivered: reason = nil
+                case .transientFailure(_, _, let r), .rejected(_, let r): reason = r
+                }
+                try outbox.settle(message, owner: owner, decision: decision, error: reason, on: connection)
+                switch decision {
+                case .markSent: metrics.increment(FindingMetrics.webhook, ["sent"])
+                case .retry(let after):
+                    metrics.increment(FindingMetrics.webhook, ["retry"])
+                    logger.warning("findings webhook failed; will retry", ["attempt": .of(message.attempts), "retry_in_s": .double(after),
+                                                                          "reason": .string(reason ?? "")])
+                case .giveUp:
+                    metrics.increment(FindingMetrics.webhook, ["failed"])
+                    logger.error("findings webhook refused the message; giving up", ["attempts": .of(message.attempts),
+                                                                                    "reason": .string(reason ?? "")])
+                }
+            }
+            // A receiver that is failing: do not hammer it with the rest of the queue now.
+            if leased.count < options.batchSize { return }
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import TapwireCore
+import TapwireReport
+import TapwireStore
+
+/// Every family's findings over HTTP, with the app's read key:
+///
+/// - `GET /v1/findings?app=NAME[&at=TIME][&since=24h][&format=json|csv|html|table][&minSeverity=…]`:
+///   what `tapwire alerts` prints: category mismatches over [since, at) and the release-regression
+///   check as of `at`.
+/// - `GET /v1/reports/regressions?app=NAME[&at=TIME][&format=json|html|table]`: the
+///   release-regression check alone, every series with its status.
+///
+/// `at` replays: only events before it count (the check's looks are whole hours: docs/regressions.md).
+/// It takes a duration back from now (`24h`) or an ISO 8601 time; `since` a duration back from
+/// `at` or an ISO 8601 time. Without `format`, the Accept header chooses.
+public enum FindingRoutes {
+    public static var all: [Route] {
+        [
+            Route("GET", "/v1/findings", access: .read, handle: findings),
+            Route("GET", "/v1/reports/regressions", access: .read, handle: regressions),
+        ]
+    }
+
+    public enum Format: String, Sendable { case json, csv, html, table }
+
+    /// A findings request, validated: every mistake is a 400 that says the fix.
+    public struct Query: Sendable, Equatable {
+        public var asOf: Timestamp
+        public var since: Timestamp
+        public var format: Format
+        public var minimumSeverity: FindingSeverity
+
+        public static func parse(_ query: [String: String], accept: String?, now: Timestamp, formats: [Format],
+                                 windowed: Bool) throws(APIError) -> Query {
+            var known: [String] = ["app", "at", "format"]
+            if windowed { known += ["since", "minSeverity"] }
+            if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
+                throw APIError(.badRequest, "unknown query parameter \(FieldRules.truncatedForEcho(unknown)); this endpoint takes \(known.joined(separator: ", "))")
+            }
+            let asOf = try MismatchRoutes.Query.time(query["at"], name: "at", now: now) ?? now
+            guard asOf <= now.adding(seconds: 86_400) else { throw APIError(.badRequest, "at must not be more than a day in the future") }
+            let since = try MismatchRoutes.Query.time(query["since"], name: "since", now: asOf) ?? asOf.adding(seconds: -86_400)
+            guard since < asOf else { throw APIError(.badRequest, "since must be before at") }
+            guard asOf.microseconds - since.microseconds <= MismatchRoutes.maxWindowSeconds * 1_000_000 else {
+                throw APIError(.badRequest, "the window is at most 400 days; pass a later since")
+            }
+            var format = Format.json
+            if let named = query["format"] {
+                guard let f = Format(rawValue: named.lowercased()), formats.contains(f) else {
+                    throw APIError(.badRequest, "format must be \(formats.map(\.rawValue).joined(separator: ", "))")
+                }
+                format = f
+            } else if let accept = accept?.lowercased() {
+                if accept.contains("text/csv"), formats.contains(.csv) {
+                    format = .csv
+                } else if accept.contains("text/html") {
+                    format = .html
+                } else if accept.contains("text/plain") {
+                    format = .table
+                }
+            }
+            var severity = FindingSeverity.info
+            if let named = query["minSeverity"] {
+                guard let s = FindingSeverity(name: named) else { throw APIError(.badRequest, "minSeverity must be info, warning or error") }
+                severity = s
+            }
+            return Query(asOf: asOf, since: since, format: format, minimumSeverity: severity)
+        }
+    }
+
+    static func findings(_ call: RouteRequest) {
+        guard call.requireOwnApp(), let identity = call.identity else { return }
+        let query: Query
+        do {
+            query = try Query.parse(call.request.query, accept: call.request.header("accept"), now: .now, formats: [.json, .csv, .html, .table],
+                                    windowed: true)
+        } catch {
+            return call.fail(error)
+        }
+        let service = FindingsService(regression: call.services.configuration.regression)
+        call.services.database.submit({ connection in
+            try service.report(appId: identity.appId, appName: identity.appName, since: query.since, asOf: query.asOf, on: connection)
+        }) { result in
+            switch result {
+            case .success(let full):
+                let report = full.filtered(minimumSeverity: query.minimumSeverity)
+                var response: HTTPResponse
+                switch query.format {
+                case .json: response = .json(200, report.json)
+                case .csv:
+                    response = .text(200, report.csv, contentType: "text/csv; charset=utf-8; header=present")
+                    response.headers.append(("Content-Disposition", "attachment; filename=\"findings-\(identity.appName).csv\""))
+                case .html: response = .text(200, report.htmlPage, contentType: "text/html; charset=utf-8")
+                case .table: response = .text(200, report.table, contentType: "text/plain; charset=utf-8")
+                }
+                response.headers.append(("Cache-Control", "no-store"))
+                response.annotations = ["findings": report.findings.count]
+                call.respond(response)
+            case .failure(let error):
+                call.fail(failure(error, call: call))
+            }
+        }
+    }
+
+    static func regressions(_ call: RouteRequest) {
+        guard call.requireOwnApp(), let identity = call.identity else { return }
+        let query: Query
+        do {
+            query = try Query.parse(call.request.query, accept: call.request.header("accept"), now: .now, formats: [.json, .html, .table],
+                                    windowed: false)
+        } catch {
+            return call.fail(error)
+        }
+        let store = RegressionStore(configuration: call.services.configuration.regression)
+        call.services.database.submit({ connection in
+            try store.check(appId: identity.appId, asOf: query.asOf, on: connection)
+        }) { result in
+            switch result {
+            case .success(let check):
+                var response: HTTPResponse
+                switch query.format {
+                case .json: response = .json(200, check.json)
+                case .html:
+                    response = .text(200, FindingsReport.page(app: identity.appName, title: "Release regressions", check.htmlSection),
+                                     contentType: "text/html; charset=utf-8")
+                case .table, .csv: response = .text(200, check.table, contentType: "text/plain; charset=utf-8")
+                }
+                response.headers.append(("Cache-Control", "no-store"))
+                response.annotations = ["findings": check.findings.count]
+                call.respond(response)
+            case .failure(let error):
+                call.fail(failure(error, call: call))
+            }
+        }
+    }
+
+    static func failure(_ error: any Error, call: RouteRequest) -> APIError {
+        if let db = error as? DatabaseError, !db.isUnavailable {
+            call.services.logger.log(.error, "findings failed", db.logFields)
+            return APIError(.internalError, "the findings could not be computed (\(db.code.rawValue))")
+        }
+        return APIError(.databaseUnavailable, "the database is unavailable; retry later", retryAfterSeconds: 1)
+    }
+}

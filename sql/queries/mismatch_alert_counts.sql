@@ -1,2 +1,0 @@
--- The outbox by state, for /metrics and tests.
-SELECT state, count(*)::bigint FROM mismatch_alerts GROUP BY state ORDER BY state
