@@ -103,20 +103,19 @@ enum BenchCommand {
     struct ScratchDatabase {
         var url: String
         var adminURL: String
-        var quotedName: String
+        var name: String
 
         static func create(beside location: DatabaseLocation) throws -> ScratchDatabase {
             let name = "tapwire_bench_\(Int(Date().timeIntervalSince1970))"
             let admin = try location.connect()
             defer { admin.close() }
-            let quoted = try admin.quotedIdentifier(name)
-            try admin.query("CREATE DATABASE " + quoted)
-            return ScratchDatabase(url: replaceDatabase(in: location.url, with: name), adminURL: location.url, quotedName: quoted)
+            try admin.runBuiltStatement(EmbeddedSQL.createDatabaseStatement, [name], name: "CREATE DATABASE")
+            return ScratchDatabase(url: replaceDatabase(in: location.url, with: name), adminURL: location.url, name: name)
         }
 
         func drop() {
             guard let admin = try? PostgresConnection(url: adminURL) else { return }
-            _ = try? admin.query("DROP DATABASE IF EXISTS " + quotedName + " WITH (FORCE)")
+            _ = try? admin.runBuiltStatement(BenchSQL.dropDatabaseStatement, [name], name: "DROP DATABASE")
             admin.close()
         }
     }

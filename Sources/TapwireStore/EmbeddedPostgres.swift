@@ -104,7 +104,7 @@ public struct EmbeddedPostgres: Sendable {
         defer { connection.close() }
         let exists = try connection.query(EmbeddedSQL.databaseExists, [name]).rows.isEmpty == false
         if !exists {
-            try connection.query("CREATE DATABASE " + connection.quotedIdentifier(name))
+            try connection.runBuiltStatement(EmbeddedSQL.createDatabaseStatement, [name], name: "CREATE DATABASE")
         }
     }
 

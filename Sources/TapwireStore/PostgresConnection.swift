@@ -117,12 +117,13 @@ public final class PostgresConnection {
         try PostgresConnection(url: url, applicationName: applicationName)
     }
 
-    /// An identifier quoted by the server (quote_ident), for DDL that cannot take parameters.
-    public func quotedIdentifier(_ name: String) throws(DatabaseError) -> String {
-        guard let quoted = try query(EmbeddedSQL.quoteIdentifier, [name]).scalar else {
-            throw DatabaseError(.unexpectedResult, "quote_ident returned nothing", query: EmbeddedSQL.quoteIdentifier.name)
+    /// Runs a statement the database built (`format('… %I', $1)`) for DDL that takes no
+    /// parameters, such as CREATE DATABASE: `builder` returns its text, `name` names it in errors.
+    public func runBuiltStatement(_ builder: SQL, _ parameters: [String?], name: String) throws(DatabaseError) {
+        guard let text = try query(builder, parameters).scalar else {
+            throw DatabaseError(.unexpectedResult, "no statement was built", query: builder.name)
         }
-        return quoted
+        try query(SQL(text, name: name))
     }
 
     /// The server's process id for this session (pg_backend_pid), used by tests that pause it.
@@ -152,11 +153,24 @@ public final class PostgresConnection {
         }
     }
 
-    /// A statement written inline, named by its own text (`SQL(inline:)`).
+    /// A statement written inline, named by its own text (`SQL(inline:)`): for tests and tools.
+    /// Not public: the product's statements live in `sql/` (docs/architecture.md), and
+    /// `SourceRulesTests` holds product modules to that.
     @discardableResult
-    public func query(_ sql: String, _ parameters: [String?] = []) throws(DatabaseError) -> QueryResult {
+    package func query(_ sql: String, _ parameters: [String?] = []) throws(DatabaseError) -> QueryResult {
         try query(SQL(inline: sql), parameters)
     }
+
+    /// Starts a transaction with no settings of its own (a `TransactionLock`'s).
+    func begin() throws(DatabaseError) { try query(Self.beginStatement) }
+
+    /// Ends the current transaction without its changes; a failure is ignored (the caller is
+    /// leaving the connection).
+    func rollback() { _ = try? query(Self.rollbackStatement) }
+
+    private static let beginStatement = SQL("BEGIN", name: "BEGIN")
+    private static let rollbackStatement = SQL("ROLLBACK", name: "ROLLBACK")
+    private static let commitStatement = SQL("COMMIT", name: "COMMIT")
 
     /// How a transaction starts.
     public enum TransactionStart: Sendable {
@@ -190,10 +204,10 @@ public final class PostgresConnection {
         try executeScript(start.script)
         do {
             let value = try body()
-            try query("COMMIT")
+            try query(Self.commitStatement)
             return value
         } catch {
-            if isUsable { _ = try? query("ROLLBACK") }
+            if isUsable { rollback() }
             throw error
         }
     }

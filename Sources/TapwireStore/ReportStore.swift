@@ -305,9 +305,7 @@ public struct ReportStore: Sendable {
             // Pending deltas first, so the report counts every acknowledged event.
             try RollupStore().foldBeforeReading(on: connection)
             return try connection.readOnlySnapshot { () throws(DatabaseError) -> ReportData in
-                // A rollup read touches few rows: starting parallel workers costs more than it saves,
-                // and on a busy server a worker can take seconds to start.
-                if !raw { try connection.query("SET LOCAL max_parallel_workers_per_gather = 0") }
+                if !raw { try connection.query(EmbeddedSQL.reportNoParallelWorkers) }
                 let days = try connection.query(EmbeddedSQL.reportDays, [from, to, scope.timeZone]).namedRows.compactMap { $0["day"] }
                 // Whole hours inside one local day from the rollups (none for the raw baseline)…
                 var counts: [ReportCountRow] = [], actions: [ReportActionRow] = [], histograms: [ReportHistogramRow] = []

@@ -126,7 +126,7 @@ public struct RetentionStore: Sendable {
                 try connection.query(SQL(finalize, name: "retention: finalize the detach of \(name)"), cancellingAfter: Self.stepSeconds)
             case .drop:
                 try connection.transaction { () throws(DatabaseError) in
-                    try connection.query("SET LOCAL lock_timeout = '30s'")
+                    try connection.query(EmbeddedSQL.retentionDropLockTimeout)
                     try connection.query(SQL(dropSQL, name: "retention: drop partition \(name)"))
                 }
             case .markDropped:

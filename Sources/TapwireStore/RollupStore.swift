@@ -93,8 +93,8 @@ public struct RollupStore: Sendable {
                             recompute: ([String?]) throws(DatabaseError) -> Int) throws(DatabaseError) -> [Progress] {
         let hour: Int64 = 3_600_000_000
         let day: Int64 = 24 * hour
-        let start = Self.floor(from.microseconds, day)
-        let end = -Self.floor(-to.microseconds, day)
+        let start = RollupDeltas.floor(from.microseconds, day)
+        let end = -RollupDeltas.floor(-to.microseconds, day)
         // Before the retention horizon the rollups are all that is left of the events:
         // recomputing them from events would erase them.
         if let horizon = PostgresValue.timestamp(microseconds: try connection.query(EmbeddedSQL.retentionHorizon).scalar), start < horizon.microseconds {
@@ -103,7 +103,7 @@ public struct RollupStore: Sendable {
         var done: [Progress] = []
         var chunkStart = start
         while chunkStart < end {
-            let chunkEnd = min(end, Self.floor(chunkStart, day) + day)
+            let chunkEnd = min(end, RollupDeltas.floor(chunkStart, day) + day)
             let parameters = [appId.map(String.init), Timestamp(microseconds: chunkStart).iso8601(fractionDigits: 6),
                               Timestamp(microseconds: chunkEnd).iso8601(fractionDigits: 6)]
             var attempt = 0
@@ -130,9 +130,6 @@ public struct RollupStore: Sendable {
         return done
     }
 
-    static func floor(_ value: Int64, _ unit: Int64) -> Int64 {
-        value >= 0 ? value / unit * unit : -((-value + unit - 1) / unit) * unit
-    }
 }
 
 /// Reads the rows of sql/queries/rollups_rebuild_events.sql, piece by piece as COPY sends them,

@@ -15,7 +15,7 @@ public final class TransactionLock {
     public static func tryAcquire(_ attempt: SQL, beside neighbour: PostgresConnection) throws(DatabaseError) -> TransactionLock? {
         let connection = try neighbour.connectAgain(applicationName: "tapwire-lock")
         do {
-            try connection.query("BEGIN")
+            try connection.begin()
             guard try connection.query(attempt).scalar == "t" else {
                 connection.close()
                 return nil
@@ -29,7 +29,7 @@ public final class TransactionLock {
 
     /// Ends the transaction, and with it the lock. Called again, it does nothing.
     public func release() {
-        if let connection, connection.isUsable { _ = try? connection.query("ROLLBACK") }
+        if let connection, connection.isUsable { connection.rollback() }
         connection?.close()
         connection = nil
     }

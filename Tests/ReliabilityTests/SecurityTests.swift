@@ -333,27 +333,6 @@ import TapwireTestSupport
         #expect(context.errorCode == "invalid_batch")
         #expect(context.json?["error"]?["message"]?.stringValue?.contains("appVersion") == true)
     }
-
-    /// SQL is parameterised or COPY binary: no Swift string interpolation reaches a query, except
-    /// the identifiers of generated scratch databases.
-    @Test func noInterpolationInSQL() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let sources = root.appendingPathComponent("Sources").path
-        let allowed = ["CREATE DATABASE \\(scratch)", "DROP DATABASE IF EXISTS \\(scratch) WITH (FORCE)"]
-        var checked = 0
-        for case let path as String in FileManager.default.enumerator(atPath: sources)! where path.hasSuffix(".swift") {
-            let text = try String(contentsOfFile: sources + "/" + path, encoding: .utf8)
-            for line in text.split(separator: "\n") where line.contains(".query(\"") || line.contains("copyIn(\"") {
-                checked += 1
-                guard let open = line.range(of: "(\"") else { continue }
-                let literal = line[open.upperBound...].prefix { $0 != "\"" }
-                if literal.contains("\\(") {
-                    #expect(allowed.contains(String(literal)), "\(path): interpolated SQL: \(line.trimmingCharacters(in: .whitespaces))")
-                }
-            }
-        }
-        #expect(checked > 5)
-    }
 }
 
 extension SHA256 {

@@ -1,2 +1,0 @@
--- An identifier quoted by the server, for DDL that takes no parameters (CREATE DATABASE).
-SELECT quote_ident($1)
