@@ -17,6 +17,19 @@ public struct ReportError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { message }
 }
 
+/// Why a report could not be made: the request, which the caller must change, or the database.
+public enum ReportFailure: Error, Sendable {
+    case invalid(ReportError)
+    case database(DatabaseError)
+
+    init(_ failure: ReportStoreFailure) {
+        switch failure {
+        case .scope(let error): self = .invalid(ReportError(error.code == .unknownTimeZone ? .unknownTimeZone : .invalidRange, error.message))
+        case .database(let error): self = .database(error)
+        }
+    }
+}
+
 /// The output formats, one renderer each.
 public enum ReportOutputFormat: String, Sendable, CaseIterable {
     case table, json, csv, md, html
@@ -72,7 +85,7 @@ extension EngagementReportService {
     /// The findings sections of a report: category mismatches over its range, and the
     /// release-regression check as of its end (or now, if that is earlier).
     public func findings(for report: EngagementReport, appId: Int64, regression: RegressionConfiguration = .default,
-                         on connection: PostgresConnection) throws -> FindingsReport {
+                         on connection: PostgresConnection) throws(DatabaseError) -> FindingsReport {
         try FindingsService(regression: regression).report(appId: appId, appName: report.app, since: report.from,
                                                             asOf: min(report.to, Timestamp.now), on: connection)
     }
@@ -195,7 +208,7 @@ public struct EngagementReportService: Sendable {
 
     public init() {}
 
-    public func scope(appId: Int64, request: ReportRequest, on connection: PostgresConnection) throws -> ReportScope {
+    public func scope(appId: Int64, request: ReportRequest, on connection: PostgresConnection) throws(ReportFailure) -> ReportScope {
         let since = request.since.flatMap(ReportRequest.parseSince)
         let fromDate = request.from.flatMap { ReportRequest.isDate($0) ? $0 : nil }
         let toDate = request.to.flatMap { ReportRequest.isDate($0) ? $0 : nil }
@@ -204,8 +217,8 @@ public struct EngagementReportService: Sendable {
         do {
             edges = try ReportStore().dayEdges(timeZone: request.timeZone, fromDate: fromDate, toDate: toDate,
                                                sinceDays: sinceDays, on: connection)
-        } catch let error as ReportStoreError {
-            throw ReportError(error.code == .unknownTimeZone ? .unknownTimeZone : .invalidRange, error.message)
+        } catch {
+            throw ReportFailure(error)
         }
         let to = request.to.map { ReportRequest.isDate($0) ? edges.to : Timestamp(iso8601: $0) } ?? edges.now
         var from: Timestamp?
@@ -216,33 +229,38 @@ public struct EngagementReportService: Sendable {
         } else {
             from = edges.since
         }
-        guard let from, let to else { throw ReportError(.invalidRange, "the range could not be resolved") }
+        guard let from, let to else { throw .invalid(ReportError(.invalidRange, "the range could not be resolved")) }
         guard from < to else {
-            throw ReportError(.invalidRange, "from (\(from)) must be before to (\(to)); a --to date includes that whole day")
+            throw .invalid(ReportError(.invalidRange, "from (\(from)) must be before to (\(to)); a --to date includes that whole day"))
         }
         guard to.microseconds - from.microseconds <= ReportStore.maxRangeDays * 86_400_000_000 else {
-            throw ReportError(.invalidRange, "the range is longer than \(ReportStore.maxRangeDays) days; ask for a shorter one")
+            throw .invalid(ReportError(.invalidRange, "the range is longer than \(ReportStore.maxRangeDays) days; ask for a shorter one"))
         }
         return ReportScope(appId: appId, from: from, to: to, timeZone: request.timeZone, filters: request.filters,
                            groupBy: request.groupBy, source: request.source)
     }
 
     public func report(appId: Int64, appName: String, request: ReportRequest, on connection: PostgresConnection,
-                       now: Timestamp = .now) throws -> EngagementReport {
+                       now: Timestamp = .now) throws(ReportFailure) -> EngagementReport {
         let scope = try scope(appId: appId, request: request, on: connection)
         return try report(appName: appName, scope: scope, minimumSample: request.minimumSample,
                           targetDifference: request.targetDifference, on: connection, now: now)
     }
 
     public func report(appName: String, scope: ReportScope, minimumSample: MinimumSample = .default, targetDifference: Double? = nil,
-                       on connection: PostgresConnection, now: Timestamp = .now) throws -> EngagementReport {
+                       on connection: PostgresConnection, now: Timestamp = .now) throws(ReportFailure) -> EngagementReport {
         let data: ReportData
         do {
             data = try ReportStore().load(scope, on: connection)
-        } catch let error as ReportStoreError {
-            throw ReportError(error.code == .unknownTimeZone ? .unknownTimeZone : .invalidRange, error.message)
+        } catch {
+            throw ReportFailure(error)
         }
-        let manifests = try ManifestStore().currentManifests(appId: scope.appId, on: connection)
+        let manifests: [String: Manifest]
+        do {
+            manifests = try ManifestStore().currentManifests(appId: scope.appId, on: connection)
+        } catch {
+            throw .database(error)
+        }
         return EngagementReportBuilder(minimumSample: minimumSample, targetDifference: targetDifference)
             .build(app: appName, scope: scope, data: data, manifests: manifests, generatedAt: now)
     }

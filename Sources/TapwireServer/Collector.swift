@@ -127,13 +127,16 @@ public final class Collector: HTTPHandler {
         case .hit(let identity):
             resolved(identity)
         case .miss:
-            services.database.submit({ connection in try AppStore().resolve(key, on: connection) }) { result in
+            services.database.submit({ (connection) throws(DatabaseError) in try AppStore().resolve(key, on: connection) }) { result in
                 switch result {
                 case .success(let identity):
                     keys.store(key, identity: identity, now: monotonicNanoseconds())
                     DispatchQueue.global(qos: .userInitiated).async { resolved(identity) }
-                case .failure:
-                    refuse(APIError(.databaseUnavailable, "the database is unavailable; retry later", retryAfterSeconds: 1))
+                case .failure(let error):
+                    // A key that cannot be looked up is not refused as unknown: the client retries.
+                    refuse(APIError(error, doing: "looking up the key") { _ in
+                        APIError(.databaseUnavailable, "the database is unavailable; retry later", retryAfterSeconds: 1)
+                    })
                 }
             }
         }

@@ -78,7 +78,7 @@ public enum FindingRoutes {
             return call.fail(error)
         }
         let service = FindingsService(regression: call.services.configuration.regression)
-        call.services.database.submit({ connection in
+        call.services.database.submit({ (connection) throws(DatabaseError) in
             try service.report(appId: identity.appId, appName: identity.appName, since: query.since, asOf: query.asOf, on: connection)
         }) { result in
             switch result {
@@ -112,7 +112,7 @@ public enum FindingRoutes {
             return call.fail(error)
         }
         let store = RegressionStore(configuration: call.services.configuration.regression)
-        call.services.database.submit({ connection in
+        call.services.database.submit({ (connection) throws(DatabaseError) in
             try store.check(appId: identity.appId, asOf: query.asOf, on: connection)
         }) { result in
             switch result {
@@ -134,11 +134,10 @@ public enum FindingRoutes {
         }
     }
 
-    static func failure(_ error: any Error, call: RouteRequest) -> APIError {
-        if let db = error as? DatabaseError, !db.isUnavailable {
-            call.services.logger.log(.error, "findings failed", db.logFields)
-            return APIError(.internalError, "the findings could not be computed (\(db.code.rawValue))")
+    static func failure(_ error: ExecutorError<DatabaseError>, call: RouteRequest) -> APIError {
+        if case .failed(let database) = error, !database.isUnavailable {
+            call.services.logger.log(.error, "findings failed", database.logFields)
         }
-        return APIError(.databaseUnavailable, "the database is unavailable; retry later", retryAfterSeconds: 1)
+        return APIError(error, doing: "the findings") { APIError($0, doing: "the findings") }
     }
 }

@@ -70,15 +70,7 @@ public enum IngestBodyPipeline {
         do {
             return .success(try BatchDecoder(limits: limits).decode(body, receivedAt: receivedAt))
         } catch {
-            let code: APIErrorCode
-            switch error.code {
-            case .malformedJSON: code = .malformedJSON
-            case .invalidUTF8: code = .invalidUTF8
-            case .tooDeep: code = .jsonTooDeep
-            case .invalidBatch: code = .invalidBatch
-            case .tooManyEvents: code = .tooManyEvents
-            }
-            return .failure(APIError(code, error.message))
+            return .failure(APIError(error))
         }
     }
 
@@ -87,8 +79,7 @@ public enum IngestBodyPipeline {
         do {
             return .success(try ManifestDecoder(limits: limits).decode(body))
         } catch {
-            let code: APIErrorCode = error.code == .invalidUTF8 ? .invalidUTF8 : (error.code == .malformedJSON ? .malformedJSON : .invalidManifest)
-            return .failure(APIError(code, error.message))
+            return .failure(APIError(error))
         }
     }
 }

@@ -55,21 +55,10 @@ enum IngestRoutes {
                                         "clamped": decoded.clampedCount]
                 call.respond(response)
             case .failure(let failure):
-                var response = HTTPResponse.error(apiError(for: failure))
+                var response = HTTPResponse.error(APIError(failure))
                 response.annotations = ["rejected": rejected.count, "events": decoded.events.count]
                 call.respond(response)
             }
-        }
-    }
-
-    static func apiError(for failure: CommitFailure) -> APIError {
-        switch failure {
-        case .unavailable(let retry):
-            return APIError(.databaseUnavailable, "the database is unavailable; nothing was stored, keep the events and retry", retryAfterSeconds: retry)
-        case .overloaded(let retry):
-            return APIError(.overloaded, "the collector is behind on writes; nothing was stored, retry shortly", retryAfterSeconds: retry)
-        case .rejected(let code, _):
-            return APIError(.internalError, "the database refused the batch (\(code)); nothing was stored")
         }
     }
 
@@ -81,7 +70,7 @@ enum IngestRoutes {
         case .success(let decoded): manifest = decoded
         case .failure(let error): return call.fail(error)
         }
-        call.services.database.submit({ connection in
+        call.services.database.submit({ (connection) throws(DatabaseError) in
             try ManifestStore().store(manifest, appId: identity.appId, on: connection)
         }) { result in
             switch result {
@@ -90,11 +79,7 @@ enum IngestRoutes {
                 call.respond(.json(200, ["manifestId": .int(stored.manifestId), "contentHash": .string(stored.contentHash),
                                          "created": .bool(stored.created), "categories": .int(manifest.categories.count)]))
             case .failure(let error):
-                if let db = error as? DatabaseError, !db.isUnavailable {
-                    call.fail(APIError(.internalError, "the manifest could not be stored (\(db.code.rawValue))"))
-                } else {
-                    call.fail(APIError(.databaseUnavailable, "the database is unavailable; retry later", retryAfterSeconds: 1))
-                }
+                call.fail(APIError(error, doing: "storing the manifest") { APIError($0, doing: "storing the manifest") })
             }
         }
     }
@@ -102,7 +87,7 @@ enum IngestRoutes {
     /// `GET /readyz`: 200 when the database answers and the writers are connected.
     static func readiness(_ call: RouteRequest) {
         let committer = call.services.committer
-        call.services.database.submit({ connection in try connection.query(EmbeddedSQL.ping).scalar }) { result in
+        call.services.database.submit({ (connection) throws(DatabaseError) in try connection.query(EmbeddedSQL.ping).scalar }) { result in
             switch result {
             case .success where committer.isDatabaseAvailable:
                 call.respond(.json(200, ["status": "ready", "queuedEvents": .int(committer.queuedEvents)]))

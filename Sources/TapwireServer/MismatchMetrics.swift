@@ -57,7 +57,7 @@ public final class MismatchMetrics: Sendable {
             return
         }
         let appId = identity.appId
-        services.database.submit({ connection in
+        services.database.submit({ (connection) throws(DatabaseError) in
             ManifestIndex(try ManifestStore().currentManifests(appId: appId, on: connection))
         }) { [self] result in
             guard case .success(let index) = result else { return }

@@ -66,7 +66,7 @@ public enum MismatchRoutes {
         } catch {
             return call.fail(error)
         }
-        call.services.database.submit({ connection in
+        call.services.database.submit({ (connection) throws(DatabaseError) in
             try MismatchStore().report(appId: identity.appId, appName: identity.appName, since: query.since, until: query.until,
                                        on: connection)
         }) { result in
@@ -85,14 +85,7 @@ public enum MismatchRoutes {
                 response.annotations = ["findings": report.findings.count]
                 call.respond(response)
             case .failure(let error):
-                if let db = error as? DatabaseError, db.isTransientConflict {
-                    call.fail(APIError(.databaseUnavailable, "the reads were cancelled by a conflict (on a standby, with its replay) after retries; retry later",
-                                       retryAfterSeconds: 1))
-                } else if let db = error as? DatabaseError, !db.isUnavailable {
-                    call.fail(APIError(.internalError, "the mismatch report failed (\(db.code.rawValue))"))
-                } else {
-                    call.fail(APIError(.databaseUnavailable, "the database is unavailable; retry later", retryAfterSeconds: 1))
-                }
+                call.fail(APIError(error, doing: "the mismatch report") { APIError($0, doing: "the mismatch report") })
             }
         }
     }

@@ -32,16 +32,20 @@ public enum ReportRoutes {
         do {
             request = try ReportRequest(options: options)
         } catch {
-            return call.fail(APIError(.badRequest, error.message))
+            return call.fail(APIError(error))
         }
         let chosen = format
         let regression = call.services.configuration.regression
-        call.services.database.submit({ connection in
+        call.services.database.submit({ (connection) throws(ReportFailure) in
             let service = EngagementReportService()
             let report = try service.report(appId: identity.appId, appName: identity.appName, request: request, on: connection)
-            let findings = chosen.showsFindings
-                ? try service.findings(for: report, appId: identity.appId, regression: regression, on: connection) : nil
-            return (report, findings, try StandbyStatus.read(on: connection))
+            do throws(DatabaseError) {
+                let findings = chosen.showsFindings
+                    ? try service.findings(for: report, appId: identity.appId, regression: regression, on: connection) : nil
+                return (report, findings, try StandbyStatus.read(on: connection))
+            } catch {
+                throw .database(error)
+            }
         }) { result in
             switch result {
             case .success(let (report, findings, standby)):
@@ -55,16 +59,11 @@ public enum ReportRoutes {
                     response.headers.append(("Content-Disposition", "attachment; filename=\"engagement-\(identity.appName).csv\""))
                 }
                 call.respond(response)
-            case .failure(let error as ReportError):
-                call.fail(APIError(.badRequest, error.message))
-            case .failure(let error as DatabaseError) where error.isTransientConflict:
-                call.fail(APIError(.databaseUnavailable, "the report's reads were cancelled by a conflict (on a standby, with its replay) after retries; retry later",
-                                   retryAfterSeconds: 1))
-            case .failure(let error as DatabaseError) where !error.isUnavailable:
-                call.services.logger.log(.error, "report failed", error.logFields)
-                call.fail(APIError(.internalError, "the report could not be computed (\(error.code.rawValue))"))
-            case .failure:
-                call.fail(APIError(.databaseUnavailable, "the database is unavailable; retry later", retryAfterSeconds: 1))
+            case .failure(let error):
+                if case .failed(.database(let database)) = error, !database.isUnavailable, !database.isTransientConflict {
+                    call.services.logger.log(.error, "report failed", database.logFields)
+                }
+                call.fail(APIError(error, doing: "the report") { APIError($0, doing: "the report") })
             }
         }
     }

@@ -3,15 +3,24 @@ import Foundation
 import Synchronization
 import TapwireCore
 
+/// Why work submitted to a `DatabaseExecutor` failed: the work's own typed error, or no
+/// connection to run it on (the queue full or stopped, the server unreachable).
+public enum ExecutorError<Failure: Error>: Error {
+    case failed(Failure)
+    case unavailable(DatabaseError)
+}
+
+extension ExecutorError: Sendable where Failure: Sendable {}
+
 /// A few threads, each owning one connection for its whole life, that run queued database work
 /// (key lookups, manifests, reports) off the HTTP threads. A connection is never shared: work
 /// receives the connection of the thread it runs on, for the duration of the call.
 public final class DatabaseExecutor: Sendable {
-    public typealias Work = @Sendable (PostgresConnection) throws -> Void
-
     private struct Job: Sendable {
-        var work: Work
-        var failed: @Sendable (any Error) -> Void
+        /// Runs the work and hands its result, success or typed failure, to the caller.
+        var run: @Sendable (PostgresConnection) -> Void
+        /// There was no connection to run it on.
+        var unavailable: @Sendable (DatabaseError) -> Void
     }
 
     private let databaseURL: String
@@ -48,12 +57,17 @@ public final class DatabaseExecutor: Sendable {
         finished.wait()
     }
 
-    /// Runs `work` on a database thread and hands its result to `completion` there. Connection
-    /// failures arrive as `DatabaseError` with `isUnavailable`.
-    public func submit<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) throws -> T,
-                                    completion: @escaping @Sendable (Result<T, any Error>) -> Void) {
-        let job = Job(work: { connection in completion(.success(try work(connection))) },
-                      failed: { completion(.failure($0)) })
+    /// Runs `work` on a database thread and hands its result to `completion` there: the work's
+    /// own error as `.failed`, no connection as `.unavailable`.
+    public func submit<T: Sendable, Failure: Error>(_ work: @escaping @Sendable (PostgresConnection) throws(Failure) -> T,
+                                                    completion: @escaping @Sendable (Result<T, ExecutorError<Failure>>) -> Void) {
+        let job = Job(run: { connection in
+            do throws(Failure) {
+                completion(.success(try work(connection)))
+            } catch {
+                completion(.failure(.failed(error)))
+            }
+        }, unavailable: { completion(.failure(.unavailable($0))) })
         let accepted = jobs.withLock { queue -> Bool in
             guard queue.count < maxQueued, running.load(ordering: .relaxed) else { return false }
             queue.append(job)
@@ -62,14 +76,14 @@ public final class DatabaseExecutor: Sendable {
         if accepted {
             wake.signal()
         } else {
-            completion(.failure(DatabaseError(.connectionFailed, "the database work queue is full or stopped")))
+            completion(.failure(.unavailable(DatabaseError(.connectionFailed, "the database work queue is full or stopped"))))
         }
     }
 
     /// Blocks the calling thread until `work` has run (for command-line tools and tests).
-    public func run<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) throws -> T) throws -> T {
+    public func run<T: Sendable, Failure: Error>(_ work: @escaping @Sendable (PostgresConnection) throws(Failure) -> T) throws(ExecutorError<Failure>) -> T {
         let done = DispatchSemaphore(value: 0)
-        let box = Mutex<Result<T, any Error>?>(nil)
+        let box = Mutex<Result<T, ExecutorError<Failure>>?>(nil)
         submit(work) { result in
             box.withLock { $0 = result }
             done.signal()
@@ -87,16 +101,18 @@ public final class DatabaseExecutor: Sendable {
                 _ = wake.wait(timeout: .now() + .milliseconds(500))
                 continue
             }
-            do {
-                if connection == nil || connection?.isUsable == false {
-                    connection?.close()
+            if connection == nil || connection?.isUsable == false {
+                connection?.close()
+                connection = nil
+                do {
                     connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-reader")
+                } catch {
+                    job.unavailable(error)
+                    continue
                 }
-                try job.work(connection!)
-            } catch {
-                if connection?.isUsable == false { connection?.close(); connection = nil }
-                job.failed(error)
             }
+            job.run(connection!)
+            if connection?.isUsable == false { connection?.close(); connection = nil }
         }
         connection?.close()
     }

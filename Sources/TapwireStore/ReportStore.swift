@@ -223,6 +223,12 @@ public struct ReportStoreError: Error, Sendable, Equatable, CustomStringConverti
     public var description: String { message }
 }
 
+/// Why report data could not be read: the scope, which the caller must change, or the database.
+public enum ReportStoreFailure: Error, Sendable {
+    case scope(ReportStoreError)
+    case database(DatabaseError)
+}
+
 /// Reads report data (sql/queries/report_*.sql) and resolves local-day ranges.
 public struct ReportStore: Sendable {
     /// Longer ranges are refused: ten years of hours is the most one report walks.
@@ -233,7 +239,7 @@ public struct ReportStore: Sendable {
     /// Local-day edges in `timeZone`: the midnight starting `fromDate`, the midnight after
     /// `toDate`, the midnight starting `sinceDays` days ending today, and now (the server clock).
     public func dayEdges(timeZone: String, fromDate: String?, toDate: String?, sinceDays: Int?,
-                         on connection: PostgresConnection) throws -> (from: Timestamp?, to: Timestamp?, since: Timestamp?, now: Timestamp) {
+                         on connection: PostgresConnection) throws(ReportStoreFailure) -> (from: Timestamp?, to: Timestamp?, since: Timestamp?, now: Timestamp) {
         let result: QueryResult
         do throws(DatabaseError) {
             result = try connection.query(EmbeddedSQL.reportRange, [timeZone, fromDate, toDate, sinceDays.map(String.init)])
@@ -241,29 +247,29 @@ public struct ReportStore: Sendable {
             throw Self.translate(error, timeZone: timeZone)
         }
         guard let row = result.namedRows.first, let now = PostgresValue.timestamp(microseconds: row["now"]) else {
-            throw DatabaseError(.unexpectedResult, "report_range returned no row", query: EmbeddedSQL.reportRange.name)
+            throw .database(DatabaseError(.unexpectedResult, "report_range returned no row", query: EmbeddedSQL.reportRange.name))
         }
         return (PostgresValue.timestamp(microseconds: row["from_start"]), PostgresValue.timestamp(microseconds: row["to_end"]),
                 PostgresValue.timestamp(microseconds: row["since_start"]), now)
     }
 
-    static func translate(_ error: DatabaseError, timeZone: String) -> any Error {
+    static func translate(_ error: DatabaseError, timeZone: String) -> ReportStoreFailure {
         if error.isInvalidParameterValue {
-            return ReportStoreError(.unknownTimeZone,
-                                    "unknown time zone \"\(timeZone)\"; use an IANA name such as UTC, Europe/Bucharest or America/New_York")
+            return .scope(ReportStoreError(.unknownTimeZone,
+                                           "unknown time zone \"\(timeZone)\"; use an IANA name such as UTC, Europe/Bucharest or America/New_York"))
         }
         if error.isInvalidDateTime {
-            return ReportStoreError(.invalidRange, "a date is out of range or malformed: \(error.message)")
+            return .scope(ReportStoreError(.invalidRange, "a date is out of range or malformed: \(error.message)"))
         }
-        return error
+        return .database(error)
     }
 
-    public func load(_ scope: ReportScope, on connection: PostgresConnection) throws -> ReportData {
+    public func load(_ scope: ReportScope, on connection: PostgresConnection) throws(ReportStoreFailure) -> ReportData {
         guard scope.from < scope.to else {
-            throw ReportStoreError(.invalidRange, "the range is empty: from \(scope.from) is not before to \(scope.to)")
+            throw .scope(ReportStoreError(.invalidRange, "the range is empty: from \(scope.from) is not before to \(scope.to)"))
         }
         guard scope.to.microseconds - scope.from.microseconds <= Self.maxRangeDays * 86_400_000_000 else {
-            throw ReportStoreError(.invalidRange, "the range is longer than \(Self.maxRangeDays) days; ask for a shorter one")
+            throw .scope(ReportStoreError(.invalidRange, "the range is longer than \(Self.maxRangeDays) days; ask for a shorter one"))
         }
         let raw = scope.source == .rawEvents
         let from = scope.from.iso8601(fractionDigits: 6), to = scope.to.iso8601(fractionDigits: 6)

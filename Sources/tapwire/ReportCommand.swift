@@ -55,8 +55,11 @@ enum ReportCommand {
         let report: EngagementReport
         do {
             report = try EngagementReportService().report(appId: record.appId, appName: record.name, request: request, on: connection)
-        } catch let error as ReportError {
-            throw CLIError(error.message)
+        } catch {
+            switch error {
+            case .invalid(let invalid): throw CLIError(invalid.message)
+            case .database(let database): throw database
+            }
         }
         let findings = format.showsFindings
             ? try EngagementReportService().findings(for: report, appId: record.appId, on: connection) : nil
