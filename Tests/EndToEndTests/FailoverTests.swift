@@ -104,4 +104,59 @@ import Synchronization
         #expect(again.status == 200 && again.json?["duplicates"]?.numberValue?.integer == 25, "\(again.text)")
         #expect(try check.query("SELECT count(*), count(DISTINCT event_id) FROM events").rows.first == ["26", "26"])
     }
+
+    /// docs/high-availability.md: while the synchronous standby is down, commits wait; the
+    /// collector's queue fills and new batches get 503 `overloaded` with Retry-After (nothing of
+    /// them stored), and once the standby is back every batch that was waiting is stored and 200.
+    @Test func whileTheSynchronousStandbyIsDownTheQueueFillsAndBatchesGet503() throws {
+        let cluster = try ReplicatedCluster.start(synchronous: true)
+        defer { cluster.stop() }
+        let (writeKey, _) = try Self.setUp(cluster)
+        let primary = cluster.primary.url(database: "tapwire")
+        // One writer, and room for two batches of 100 waiting behind its commit.
+        let collector = try TapwireBinary.serve(databaseURL: primary, extraArguments: ["--writers", "1", "--max-queued-events", "200"])
+        defer { _ = collector.interrupt() }
+        #expect(try collector.client.post("/v1/batch", key: writeKey, json: TestBatch.body([TestBatch.event()])).status == 200)
+
+        try cluster.standby.stop()
+        let answers = Mutex<[(ids: [String], response: TestResponse?)]>([])
+        let done = DispatchGroup()
+        func post() {
+            let events = (0..<100).map { _ in TestBatch.event() }
+            let ids = events.compactMap { $0["eventId"]?.stringValue }
+            done.enter()
+            Thread {
+                let response = try? HTTPTestClient(port: collector.port).post("/v1/batch", key: writeKey, json: TestBatch.body(events))
+                answers.withLock { $0.append((ids, response)) }
+                done.leave()
+            }.start()
+        }
+        // The first batch's COMMIT waits for the standby, holding the only writer…
+        post()
+        let admin = try PostgresConnection(url: cluster.primary.url())
+        defer { admin.close() }
+        let waiting = "SELECT pid FROM pg_stat_activity WHERE datname = 'tapwire' AND wait_event = 'SyncRep'"
+        #expect(eventually(timeout: 30) { (try? admin.query(waiting).rows.isEmpty) == false })
+        // …so of six more, the queue takes what fits and the rest are refused at once.
+        for _ in 0..<6 { post() }
+        let refusedAtOnce = eventually(timeout: 30) { answers.withLock { $0.count } >= 4 }
+        #expect(refusedAtOnce, "batches kept waiting instead of being refused: \(collector.log.suffix(1500))")
+        let early = answers.withLock { $0 }
+        #expect(early.allSatisfy { $0.response?.status == 503 && $0.response?.json?["error"]?["code"]?.stringValue == "overloaded" })
+        #expect(early.allSatisfy { $0.response?.headers["retry-after"] != nil })
+
+        try cluster.standby.start()
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        let all = answers.withLock { $0 }
+        let acknowledged = all.filter { $0.response?.status == 200 }
+        #expect(all.allSatisfy { $0.response?.status == 200 || $0.response?.status == 503 })
+        #expect(acknowledged.count >= 1 && acknowledged.count + early.count == 7)
+        let check = try PostgresConnection(url: primary)
+        defer { check.close() }
+        let stored = Set(try check.query("SELECT event_id::text FROM events").rows.compactMap { $0[0] })
+        for answer in all {
+            let kept = answer.ids.filter(stored.contains).count
+            #expect(kept == (answer.response?.status == 200 ? 100 : 0), "a batch answered \(answer.response?.status ?? 0) has \(kept) of 100 events stored")
+        }
+    }
 }
