@@ -84,18 +84,8 @@ public enum FindingRoutes {
             switch result {
             case .success(let full):
                 let report = full.filtered(minimumSeverity: query.minimumSeverity)
-                var response: HTTPResponse
-                switch query.format {
-                case .json: response = .json(200, report.json)
-                case .csv:
-                    response = .text(200, report.csv, contentType: "text/csv; charset=utf-8; header=present")
-                    response.headers.append(("Content-Disposition", "attachment; filename=\"findings-\(identity.appName).csv\""))
-                case .html: response = .text(200, report.htmlPage, contentType: "text/html; charset=utf-8")
-                case .table: response = .text(200, report.table, contentType: "text/plain; charset=utf-8")
-                }
-                response.headers.append(("Cache-Control", "no-store"))
-                response.annotations = ["findings": report.findings.count]
-                call.respond(response)
+                call.respond(answer(query.format, json: report.json, csv: report.csv, html: report.htmlPage, table: report.table,
+                                    download: "findings-\(identity.appName).csv", findings: report.findings.count))
             case .failure(let error):
                 call.fail(failure(error, call: call))
             }
@@ -132,6 +122,24 @@ public enum FindingRoutes {
                 call.fail(failure(error, call: call))
             }
         }
+    }
+
+    /// A report of findings in the format asked for, never cached: only the chosen rendering is
+    /// made. `download` names the CSV attachment. The mismatch report answers with it too.
+    static func answer(_ format: Format, json: @autoclosure () -> JSONValue, csv: @autoclosure () -> String,
+                       html: @autoclosure () -> String, table: @autoclosure () -> String, download: String, findings: Int) -> HTTPResponse {
+        var response: HTTPResponse
+        switch format {
+        case .json: response = .json(200, json())
+        case .csv:
+            response = .text(200, csv(), contentType: "text/csv; charset=utf-8; header=present")
+            response.headers.append(("Content-Disposition", "attachment; filename=\"\(download)\""))
+        case .html: response = .text(200, html(), contentType: "text/html; charset=utf-8")
+        case .table: response = .text(200, table(), contentType: "text/plain; charset=utf-8")
+        }
+        response.headers.append(("Cache-Control", "no-store"))
+        response.annotations = ["findings": findings]
+        return response
     }
 
     static func failure(_ error: ExecutorError<DatabaseError>, call: RouteRequest) -> APIError {

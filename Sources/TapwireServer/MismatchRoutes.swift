@@ -15,7 +15,8 @@ public enum MismatchRoutes {
     static let defaultSinceSeconds: Int64 = 7 * 86_400
     static let maxWindowSeconds: Int64 = 400 * 86_400
 
-    public enum Format: String, Sendable { case json, csv, html }
+    /// json, csv or html (the findings' formats but the table).
+    public typealias Format = FindingRoutes.Format
 
     /// The query of a mismatch request, validated: every mistake is a 400 that says the fix.
     public struct Query: Sendable, Equatable {
@@ -37,7 +38,7 @@ public enum MismatchRoutes {
             }
             var format = Format.json
             if let named = query["format"] {
-                guard let f = Format(rawValue: named.lowercased()) else { throw APIError(.badRequest, "format must be json, csv or html") }
+                guard let f = Format(rawValue: named.lowercased()), f != .table else { throw APIError(.badRequest, "format must be json, csv or html") }
                 format = f
             } else if let accept = accept?.lowercased() {
                 if accept.contains("text/csv") { format = .csv } else if accept.contains("text/html") { format = .html }
@@ -73,17 +74,8 @@ public enum MismatchRoutes {
             switch result {
             case .success(let full):
                 let report = full.filtered(minimumSeverity: query.minimumSeverity)
-                var response: HTTPResponse
-                switch query.format {
-                case .json: response = .json(200, report.json)
-                case .csv:
-                    response = .text(200, report.csv, contentType: "text/csv; charset=utf-8; header=present")
-                    response.headers.append(("Content-Disposition", "attachment; filename=\"mismatches-\(identity.appName).csv\""))
-                case .html: response = .text(200, report.htmlPage, contentType: "text/html; charset=utf-8")
-                }
-                response.headers.append(("Cache-Control", "no-store"))
-                response.annotations = ["findings": report.findings.count]
-                call.respond(response)
+                call.respond(FindingRoutes.answer(query.format, json: report.json, csv: report.csv, html: report.htmlPage, table: report.table,
+                                                  download: "mismatches-\(identity.appName).csv", findings: report.findings.count))
             case .failure(let error):
                 call.fail(APIError(error, doing: "the mismatch report") { APIError($0, doing: "the mismatch report") })
             }

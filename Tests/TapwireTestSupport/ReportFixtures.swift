@@ -2,7 +2,6 @@ import Foundation
 import TapwireCore
 import TapwireReport
 import TapwireStore
-import TapwireTestSupport
 
 /// Shared helpers for the report and demo tests: posting through the real HTTP API and reading reports.
 public enum ReportFixtures {

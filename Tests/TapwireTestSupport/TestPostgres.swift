@@ -113,6 +113,7 @@ public struct TestDatabase: Sendable {
     public func connect() throws -> PostgresConnection { try PostgresConnection(url: url, applicationName: "tapwire-test") }
 
     /// Runs one query on a short-lived connection.
+    @discardableResult
     public func query(_ sql: String, _ parameters: [String?] = []) throws -> QueryResult {
         let connection = try connect()
         defer { connection.close() }
