@@ -6,12 +6,13 @@ import TapwireStore
 enum BenchLoad {
     /// A new app (named `prefix` and a random suffix, so runs in one database do not collide)
     /// with MismatchBenchmark's manifests; its id.
-    static func app(_ prefix: String, on connection: PostgresConnection) throws -> Int64 {
-        let appId = try AppStore().createApp(named: "\(prefix)-\(UInt32.random(in: 0...UInt32.max))", on: connection).appId
+    static func app(_ prefix: String, on connection: PostgresConnection) throws -> (appId: Int64, name: String) {
+        let name = "\(prefix)-\(UInt32.random(in: 0...UInt32.max))"
+        let appId = try AppStore().createApp(named: name, on: connection).appId
         for version in MismatchBenchmark.versions.dropFirst() {
             _ = try ManifestStore().store(MismatchBenchmark.manifest(version), appId: appId, on: connection)
         }
-        return appId
+        return (appId, name)
     }
 
     /// `events` rows of `generator` (its parameters: app, first row, rows, total rows, window

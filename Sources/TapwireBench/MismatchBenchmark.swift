@@ -57,7 +57,7 @@ public struct MismatchBenchmark: Sendable {
         let connection = try PostgresConnection(url: url, applicationName: "tapwire-bench")
         defer { connection.close() }
         try Migrator().migrate(connection)
-        let appId = try BenchLoad.app("bench-mismatch", on: connection)
+        let appId = try BenchLoad.app("bench-mismatch", on: connection).appId
 
         let now = Timestamp.now
         let start = now.adding(seconds: -Double(options.days) * 86_400)

@@ -22,7 +22,27 @@ public struct ReleaseRegressionRule: Sendable {
     /// `rows` must hold only events before `asOf` (µs); rows of hours starting at or after it
     /// are ignored. `manifests` maps an app version to the manifest it posted.
     public func evaluate(rows: [RegressionRow], manifests: [String: Manifest], asOf: Int64) -> RegressionEvaluation {
-        let table = RegressionTable(rows: rows, before: asOf)
+        evaluate(RegressionTable(rows: rows, before: asOf), manifests: manifests, asOf: asOf)
+    }
+
+    /// The same verdict from day rows (what the hourly check reads from the release rollups),
+    /// with each flagged series' daily totals, what the report charts beside a finding.
+    public func evaluate(days: [RegressionDayRow], manifests: [String: Manifest],
+                         asOf: Int64) -> (evaluation: RegressionEvaluation, days: [RegressionSeriesKey: [RegressionDay]]) {
+        let table = RegressionTable(days: days, before: asOf)
+        let evaluation = evaluate(table, manifests: manifests, asOf: asOf)
+        var charts: [RegressionSeriesKey: [RegressionDay]] = [:]
+        if case .comparison(let comparison) = evaluation {
+            for finding in comparison.findings {
+                charts[RegressionSeriesKey(category: finding.category, outcome: finding.outcome)] =
+                    Self.days(table: table, category: finding.category, outcome: finding.outcome, candidate: comparison.candidateVersion,
+                              baselineVersions: finding.baselineVersions)
+            }
+        }
+        return (evaluation, charts)
+    }
+
+    func evaluate(_ table: RegressionTable, manifests: [String: Manifest], asOf: Int64) -> RegressionEvaluation {
         let newestFirst = table.deliveredVersions.sorted(by: Self.newer)
         guard let candidate = configuration.candidateVersion ?? newestFirst.first else {
             return .noComparison("no app version delivered before the instant evaluated")
@@ -75,45 +95,29 @@ public struct ReleaseRegressionRule: Sendable {
     /// charts beside a finding. `baselineVersions` are the versions pooled (the finding's).
     public static func days(rows: [RegressionRow], category: String, outcome: RegressionOutcome, candidate: String,
                             baselineVersions: [String], asOf: Int64) -> [RegressionDay] {
-        struct Cell: Hashable {
-            var hour: Int64
-            var platform: String
-            var segment: String
-        }
+        days(table: RegressionTable(rows: rows, before: asOf), category: category, outcome: outcome, candidate: candidate,
+             baselineVersions: baselineVersions)
+    }
+
+    static func days(table: RegressionTable, category: String, outcome: RegressionOutcome, candidate: String,
+                     baselineVersions: [String]) -> [RegressionDay] {
+        guard let entries = table.categories[category], let candidateIndex = table.versionIndex[candidate] else { return [] }
         let baseline = Set(baselineVersions)
-        var cells: [Cell: StratumCounts] = [:]
-        for row in rows where row.category == category && row.hour < asOf {
-            let isCandidate = row.appVersion == candidate
-            guard isCandidate || baseline.contains(row.appVersion) else { continue }
-            let x = switch outcome {
-            case .opens: row.opens
-            case .dismissals: row.dismissals
-            case .textReplies: row.textReplies
-            case .action(let identifier): row.actions[identifier] ?? 0
+        var byDay: [RegressionDay] = []
+        entries.forEachCell(column: entries.column(of: outcome), candidate: candidateIndex,
+                            eligible: table.versions.map { baseline.contains($0) }) { hour, _, cell in
+            guard cell.n1 > 0, cell.n2 > 0 else { return }
+            let day = RollupDeltas.floor(hour, RollupDeltas.microsecondsPerDay)
+            if byDay.last?.day != day {
+                byDay.append(RegressionDay(day: day, candidate: RegressionSide(delivered: 0, count: 0),
+                                           baseline: RegressionSide(delivered: 0, count: 0)))
             }
-            let key = Cell(hour: row.hour, platform: row.platform, segment: row.segment)
-            var cell = cells[key] ?? StratumCounts(x1: 0, n1: 0, x2: 0, n2: 0)
-            if isCandidate {
-                cell.x1 += x
-                cell.n1 += row.delivered
-            } else {
-                cell.x2 += x
-                cell.n2 += row.delivered
-            }
-            cells[key] = cell
+            byDay[byDay.count - 1].candidate.delivered += cell.n1
+            byDay[byDay.count - 1].candidate.count += cell.x1
+            byDay[byDay.count - 1].baseline.delivered += cell.n2
+            byDay[byDay.count - 1].baseline.count += cell.x2
         }
-        var byDay: [Int64: RegressionDay] = [:]
-        for (key, cell) in cells where cell.n1 > 0 && cell.n2 > 0 {
-            let day = RollupDeltas.floor(key.hour, RollupDeltas.microsecondsPerDay)
-            var entry = byDay[day] ?? RegressionDay(day: day, candidate: RegressionSide(delivered: 0, count: 0),
-                                                    baseline: RegressionSide(delivered: 0, count: 0))
-            entry.candidate.delivered += cell.n1
-            entry.candidate.count += cell.x1
-            entry.baseline.delivered += cell.n2
-            entry.baseline.count += cell.x2
-            byDay[day] = entry
-        }
-        return byDay.keys.sorted().map { byDay[$0]! }
+        return byDay
     }
 
     /// Version order: numbers compared as numbers ("1.10" after "1.9"), the usual
@@ -195,32 +199,15 @@ public struct ReleaseRegressionRule: Sendable {
             return .notEnoughData(.noCandidateDeliveries, candidateDelivered: 0, baselineDelivered: 0)
         }
         let eligible = table.versions.map { plan.eligible.contains($0) }
-        let column = category.column(of: plan.outcome)
         // Both sides per (hour, platform, segment), in that order; only cells where both delivered are used.
         var used: [(hour: Int64, stratum: Int, counts: StratumCounts)] = []
         var candidateDelivered = 0, baselineDelivered = 0
-        var i = 0
-        let entries = category.entries, counts = category.counts, width = category.width
-        while i < entries.count {
-            let first = entries[i]
-            var cell = StratumCounts(x1: 0, n1: 0, x2: 0, n2: 0)
-            while i < entries.count, entries[i].hour == first.hour, entries[i].platform == first.platform,
-                  entries[i].segment == first.segment {
-                let entry = entries[i]
-                let x = column.map { counts[entry.slot * width + $0] } ?? 0
-                if entry.version == candidateIndex {
-                    cell.x1 += x
-                    cell.n1 += entry.delivered
-                    candidateDelivered += entry.delivered
-                } else if eligible[entry.version] {
-                    cell.x2 += x
-                    cell.n2 += entry.delivered
-                    baselineDelivered += entry.delivered
-                }
-                i += 1
-            }
+        let strataPerPlatform = table.segments.count
+        category.forEachCell(column: category.column(of: plan.outcome), candidate: candidateIndex, eligible: eligible) { hour, stratum, cell in
+            candidateDelivered += cell.n1
+            baselineDelivered += cell.n2
             if cell.n1 > 0, cell.n2 > 0 {
-                used.append((first.hour, first.platform * table.segments.count + first.segment, cell))
+                used.append((hour, stratum.platform * strataPerPlatform + stratum.segment, cell))
             }
         }
         guard !used.isEmpty else {
@@ -313,7 +300,8 @@ public struct ReleaseRegressionRule: Sendable {
 
 /// The rows by category, with every string replaced by its rank among the sorted distinct values
 /// (so order and sums never depend on the rows' order or on hashing), each category's entries
-/// sorted by hour, platform, segment, version.
+/// sorted by hour, platform, segment, version. Built from hourly rows or from day rows through
+/// one `Builder`, so both give the same table.
 struct RegressionTable {
     var versions: [String] = []
     var versionIndex: [String: Int] = [:]
@@ -361,6 +349,32 @@ struct RegressionTable {
             case .action(let identifier): actionIndex[identifier].map { 3 + $0 }
             }
         }
+
+        /// Each (hour, platform, segment) cell in that order, with the outcome in `column` (nil:
+        /// none) and the deliveries of the candidate's entries (x1, n1) and the eligible
+        /// versions' (x2, n2) summed; other versions' entries are left out.
+        func forEachCell(column: Int?, candidate: Int, eligible: [Bool],
+                         _ body: (_ hour: Int64, _ stratum: (platform: Int, segment: Int), _ cell: StratumCounts) -> Void) {
+            var i = 0
+            while i < entries.count {
+                let first = entries[i]
+                var cell = StratumCounts(x1: 0, n1: 0, x2: 0, n2: 0)
+                while i < entries.count, entries[i].hour == first.hour, entries[i].platform == first.platform,
+                      entries[i].segment == first.segment {
+                    let entry = entries[i]
+                    let x = column.map { counts[entry.slot * width + $0] } ?? 0
+                    if entry.version == candidate {
+                        cell.x1 += x
+                        cell.n1 += entry.delivered
+                    } else if eligible[entry.version] {
+                        cell.x2 += x
+                        cell.n2 += entry.delivered
+                    }
+                    i += 1
+                }
+                body(first.hour, (first.platform, first.segment), cell)
+            }
+        }
     }
 
     /// Numbers strings by first appearance. Versions, platforms and a category's actions are a
@@ -390,8 +404,8 @@ struct RegressionTable {
     }
 
     /// A category while the rows are read: numbers by first appearance, actions apart. Rows
-    /// with the same keys stay separate entries: `decide` sums each hour × platform × segment's
-    /// entries anyway, so merging them here would only cost a hash per row.
+    /// with the same keys stay separate entries: `forEachCell` sums each hour × platform ×
+    /// segment's entries anyway, so merging them here would only cost a hash per row.
     private struct Gathering {
         var actions = Interner()
         var entries: [Entry] = []
@@ -402,61 +416,126 @@ struct RegressionTable {
         var delivering: [Bool] = []
     }
 
-    /// One pass over the rows, a few hash lookups each, then every number replaced by its rank.
-    init(rows: [RegressionRow], before asOf: Int64) {
+    /// Gathers entries one hour cell at a time, then numbers every string by its rank.
+    private struct Builder {
         var versionIds = Interner(), platformIds = Interner(), segmentIds = Interner(), categoryIds = Interner()
         var delivered: [Bool] = []
         // Arrays, mutated in place: a category copied out of a dictionary would copy its cells per row.
         var gathering: [Gathering] = []
-        for row in rows where row.hour < asOf && !row.appVersion.isEmpty {
-            let v = versionIds.id(row.appVersion)
+
+        /// The numbers of a row's category, version, platform and segment.
+        mutating func ids(category: String, version: String, platform: String, segment: String) -> (c: Int, v: Int, p: Int, s: Int) {
+            let v = versionIds.id(version)
             if v == delivered.count { delivered.append(false) }
-            let c = categoryIds.id(row.category)
+            let c = categoryIds.id(category)
             if c == gathering.count { gathering.append(Gathering()) }
+            return (c, v, platformIds.id(platform), segmentIds.id(segment))
+        }
+
+        mutating func action(_ identifier: String, category c: Int) -> Int { gathering[c].actions.id(identifier) }
+
+        /// One hour cell; returns its slot, to which `addAction` adds the actions' counts.
+        mutating func add(_ ids: (c: Int, v: Int, p: Int, s: Int), hour: Int64, delivered n: Int, opens: Int, dismissals: Int,
+                          textReplies: Int) -> Int {
+            let c = ids.c
             let slot = gathering[c].entries.count
-            gathering[c].entries.append(Entry(hour: row.hour, platform: platformIds.id(row.platform), segment: segmentIds.id(row.segment),
-                                              version: v, slot: slot, delivered: row.delivered))
-            gathering[c].counts.append(row.opens)
-            gathering[c].counts.append(row.dismissals)
-            gathering[c].counts.append(row.textReplies)
+            gathering[c].entries.append(Entry(hour: hour, platform: ids.p, segment: ids.s, version: ids.v, slot: slot, delivered: n))
+            gathering[c].counts.append(opens)
+            gathering[c].counts.append(dismissals)
+            gathering[c].counts.append(textReplies)
+            if n > 0 {
+                delivered[ids.v] = true
+                while gathering[c].delivering.count <= ids.v { gathering[c].delivering.append(false) }
+                gathering[c].delivering[ids.v] = true
+            }
+            return slot
+        }
+
+        mutating func addAction(category c: Int, slot: Int, action: Int, n: Int) {
+            gathering[c].actionCounts.append((slot, action, n))
+        }
+
+        func table() -> RegressionTable {
+            var table = RegressionTable()
+            let (versionNames, versionRank) = versionIds.ranked()
+            let (_, platformRank) = platformIds.ranked()
+            let (segmentNames, segmentRank) = segmentIds.ranked()
+            table.versions = versionNames
+            table.versionIndex = Dictionary(uniqueKeysWithValues: versionNames.enumerated().map { ($1, $0) })
+            table.segments = segmentNames
+            for (v, name) in versionIds.names.enumerated() where delivered[v] { table.deliveredVersions.insert(name) }
+            for (c, name) in categoryIds.names.enumerated() {
+                let g = gathering[c]
+                let (actionNames, actionRank) = g.actions.ranked()
+                var category = Category()
+                category.actions = actionNames
+                category.actionIndex = Dictionary(uniqueKeysWithValues: actionNames.enumerated().map { ($1, $0) })
+                let width = category.width
+                category.counts = Array(repeating: 0, count: g.entries.count * width)
+                for slot in g.entries.indices {
+                    for k in 0..<3 { category.counts[slot * width + k] = g.counts[3 * slot + k] }
+                }
+                for (slot, action, n) in g.actionCounts { category.counts[slot * width + 3 + actionRank[action]] += n }
+                category.entries = g.entries.map { entry in
+                    var ranked = entry
+                    ranked.version = versionRank[entry.version]
+                    ranked.platform = platformRank[entry.platform]
+                    ranked.segment = segmentRank[entry.segment]
+                    return ranked
+                }
+                category.entries.sort(by: Entry.precedes)
+                category.delivering = Set(g.delivering.indices.filter { g.delivering[$0] }.map { versionIds.names[$0] })
+                table.categories[name] = category
+            }
+            return table
+        }
+    }
+
+    private init() {}
+
+    /// One pass over hourly rows, a few comparisons each, then every number replaced by its rank.
+    init(rows: [RegressionRow], before asOf: Int64) {
+        var builder = Builder()
+        for row in rows where row.hour < asOf && !row.appVersion.isEmpty {
+            let ids = builder.ids(category: row.category, version: row.appVersion, platform: row.platform, segment: row.segment)
+            let slot = builder.add(ids, hour: row.hour, delivered: row.delivered, opens: row.opens, dismissals: row.dismissals,
+                                   textReplies: row.textReplies)
             for (action, n) in row.actions {
-                gathering[c].actionCounts.append((slot, gathering[c].actions.id(action), n))
-            }
-            if row.delivered > 0 {
-                delivered[v] = true
-                while gathering[c].delivering.count <= v { gathering[c].delivering.append(false) }
-                gathering[c].delivering[v] = true
+                builder.addAction(category: ids.c, slot: slot, action: builder.action(action, category: ids.c), n: n)
             }
         }
-        let (versionNames, versionRank) = versionIds.ranked()
-        let (_, platformRank) = platformIds.ranked()
-        let (segmentNames, segmentRank) = segmentIds.ranked()
-        versions = versionNames
-        versionIndex = Dictionary(uniqueKeysWithValues: versions.enumerated().map { ($1, $0) })
-        segments = segmentNames
-        for (v, name) in versionIds.names.enumerated() where delivered[v] { deliveredVersions.insert(name) }
-        for (c, name) in categoryIds.names.enumerated() {
-            let g = gathering[c]
-            let (actionNames, actionRank) = g.actions.ranked()
-            var category = Category()
-            category.actions = actionNames
-            category.actionIndex = Dictionary(uniqueKeysWithValues: actionNames.enumerated().map { ($1, $0) })
-            let width = category.width
-            category.counts = Array(repeating: 0, count: g.entries.count * width)
-            for slot in g.entries.indices {
-                for k in 0..<3 { category.counts[slot * width + k] = g.counts[3 * slot + k] }
+        self = builder.table()
+    }
+
+    /// The same from day rows: each hour with anything counted is one entry, as its hourly row
+    /// would be; a row's strings and actions are numbered once for its 24 hours.
+    init(days: [RegressionDayRow], before asOf: Int64) {
+        var builder = Builder()
+        var actionIds: [Int] = []
+        for row in days where row.day < asOf && !row.appVersion.isEmpty {
+            let ids = builder.ids(category: row.category, version: row.appVersion, platform: row.platform, segment: row.segment)
+            actionIds.removeAll(keepingCapacity: true)
+            for action in row.actions { actionIds.append(builder.action(action.identifier, category: ids.c)) }
+            // The hours with any action counted, one bit each: the actions are read per hour only there.
+            var actionHours: UInt32 = 0
+            for action in row.actions {
+                for h in 0..<24 where action.counts[h] != 0 { actionHours |= 1 << h }
             }
-            for (slot, action, n) in g.actionCounts { category.counts[slot * width + 3 + actionRank[action]] += n }
-            category.entries = g.entries.map { entry in
-                var ranked = entry
-                ranked.version = versionRank[entry.version]
-                ranked.platform = platformRank[entry.platform]
-                ranked.segment = segmentRank[entry.segment]
-                return ranked
+            let delivered = row.delivered, opens = row.opens, dismissals = row.dismissals, textReplies = row.textReplies
+            for h in 0..<24 {
+                let hour = row.day + Int64(h) * RollupDeltas.microsecondsPerHour
+                guard hour < asOf else { break }
+                let anyAction = actionHours & (1 << h) != 0
+                guard delivered[h] != 0 || opens[h] != 0 || dismissals[h] != 0 || textReplies[h] != 0 || anyAction else { continue }
+                let slot = builder.add(ids, hour: hour, delivered: delivered[h], opens: opens[h], dismissals: dismissals[h],
+                                       textReplies: textReplies[h])
+                guard anyAction else { continue }
+                for k in row.actions.indices {
+                    let n = row.actions[k].counts[h]
+                    if n != 0 { builder.addAction(category: ids.c, slot: slot, action: actionIds[k], n: n) }
+                }
             }
-            category.entries.sort(by: Entry.precedes)
-            category.delivering = Set(g.delivering.indices.filter { g.delivering[$0] }.map { versionIds.names[$0] })
-            categories[name] = category
         }
+        self = builder.table()
     }
 }

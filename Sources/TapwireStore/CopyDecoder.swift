@@ -105,6 +105,27 @@ enum BinaryValues {
     /// nil for NULL elements. The element type must be the one expected.
     static func array<T>(_ bytes: ArraySlice<UInt8>?, of type: BinaryArray.ElementType,
                          _ element: (ArraySlice<UInt8>) throws(DatabaseError) -> T) throws(DatabaseError) -> [T?] {
+        var values: [T?] = []
+        try forEachElement(bytes, of: type, reserve: { values.reserveCapacity($0) }) { (field) throws(DatabaseError) in
+            values.append(try field.map { (bytes) throws(DatabaseError) in try element(bytes) })
+        }
+        return values
+    }
+
+    /// A bigint[] without NULLs as Swift integers, with no optional per element on the way.
+    static func int64Elements(_ bytes: ArraySlice<UInt8>?) throws(DatabaseError) -> [Int] {
+        var values: [Int] = []
+        try forEachElement(bytes, of: .int8, reserve: { values.reserveCapacity($0) }) { (field) throws(DatabaseError) in
+            guard let field else { throw DatabaseError(.unexpectedResult, "a bigint array with a NULL element") }
+            values.append(Int(try int64(field)))
+        }
+        return values
+    }
+
+    /// Walks a one-dimensional array in array_send's layout: header, then each element's
+    /// bytes (nil for NULL), after telling `reserve` how many there are.
+    private static func forEachElement(_ bytes: ArraySlice<UInt8>?, of type: BinaryArray.ElementType, reserve: (Int) -> Void,
+                                       _ body: (ArraySlice<UInt8>?) throws(DatabaseError) -> Void) throws(DatabaseError) {
         guard let bytes else { throw DatabaseError(.unexpectedResult, "a NULL array") }
         var offset = bytes.startIndex
         func next32() throws(DatabaseError) -> Int32 {
@@ -117,24 +138,22 @@ enum BinaryValues {
         guard UInt32(bitPattern: try next32()) == type.rawValue else {
             throw DatabaseError(.unexpectedResult, "a binary array of another element type than \(type)")
         }
-        if dimensions == 0 { return [] }
+        if dimensions == 0 { return }
         guard dimensions == 1 else { throw DatabaseError(.unexpectedResult, "a binary array of \(dimensions) dimensions") }
         let count = Int(try next32())
         _ = try next32() // lower bound
-        var values: [T?] = []
-        values.reserveCapacity(count)
+        reserve(count)
         for _ in 0..<count {
             let length = Int(try next32())
             if length == -1 {
-                values.append(nil)
+                try body(nil)
                 continue
             }
             guard length >= 0, offset + length <= bytes.endIndex else {
                 throw DatabaseError(.unexpectedResult, "a binary array element runs past its array")
             }
-            values.append(try element(bytes[offset..<offset + length]))
+            try body(bytes[offset..<offset + length])
             offset += length
         }
-        return values
     }
 }

@@ -26,80 +26,137 @@ public struct RegressionStore: Sendable {
         let looksEnd = RollupDeltas.floor(asOf.microseconds, Self.hour)
         let horizon = Int64(configuration.horizonDays) * Self.day
         let lookback = RollupDeltas.floor(looksEnd, Self.day) - horizon
-        var firstDays: [String: Int64] = [:]
-        for row in try connection.query(EmbeddedSQL.regressionVersions, [String(appId), Self.text(lookback), Self.text(looksEnd)]).rows {
-            guard row.count == 2, let version = row[0], let first = row[1].flatMap({ Int64($0) }) else {
-                throw DatabaseError(.unexpectedResult, "a regression version row has an unexpected shape")
+        // One snapshot for the versions, the rows and the manifests (and read again when a
+        // standby cancels it with a recovery conflict).
+        return try connection.readOnlySnapshot { () throws(DatabaseError) -> RegressionCheck in
+            var firstDays: [String: Int64] = [:]
+            for row in try connection.query(EmbeddedSQL.regressionVersions, [String(appId), Self.text(lookback), Self.text(looksEnd)]).rows {
+                guard row.count == 2, let version = row[0], let first = row[1].flatMap({ Int64($0) }) else {
+                    throw DatabaseError(.unexpectedResult, "a regression version row has an unexpected shape")
+                }
+                firstDays[version] = first
             }
-            firstDays[version] = first
-        }
-        let newestFirst = firstDays.keys.sorted(by: ReleaseRegressionRule.newer)
-        guard let candidate = configuration.candidateVersion ?? newestFirst.first else {
-            return RegressionCheck(asOf: asOf.microseconds, looksEnd: looksEnd, daysRead: nil,
-                                   evaluation: .noComparison("no app version delivered in the \(configuration.horizonDays) days before the instant evaluated"))
-        }
-        guard let release = firstDays[candidate] else {
-            return RegressionCheck(asOf: asOf.microseconds, looksEnd: looksEnd, daysRead: nil,
-                                   evaluation: .noComparison("version \(candidate) delivered nothing in the \(configuration.horizonDays) days before the instant evaluated"))
-        }
-        let end = min(looksEnd, release + horizon)
-        let rows = try rows(appId: appId, from: release, to: end, on: connection)
-        let manifests = try ManifestStore().currentManifests(appId: appId, on: connection)
-        var rule = configuration
-        rule.candidateVersion = candidate
-        let evaluation = ReleaseRegressionRule(configuration: rule).evaluate(rows: rows, manifests: manifests, asOf: end)
-        var days: [RegressionSeriesKey: [RegressionDay]] = [:]
-        if case .comparison(let comparison) = evaluation {
-            for finding in comparison.findings {
-                days[RegressionSeriesKey(category: finding.category, outcome: finding.outcome)] =
-                    ReleaseRegressionRule.days(rows: rows, category: finding.category, outcome: finding.outcome, candidate: candidate,
-                                               baselineVersions: finding.baselineVersions, asOf: end)
+            let newestFirst = firstDays.keys.sorted(by: ReleaseRegressionRule.newer)
+            guard let candidate = configuration.candidateVersion ?? newestFirst.first else {
+                return RegressionCheck(asOf: asOf.microseconds, looksEnd: looksEnd, daysRead: nil,
+                                       evaluation: .noComparison("no app version delivered in the \(configuration.horizonDays) days before the instant evaluated"))
             }
+            guard let release = firstDays[candidate] else {
+                return RegressionCheck(asOf: asOf.microseconds, looksEnd: looksEnd, daysRead: nil,
+                                       evaluation: .noComparison("version \(candidate) delivered nothing in the \(configuration.horizonDays) days before the instant evaluated"))
+            }
+            let end = min(looksEnd, release + horizon)
+            let days = try readDays(appId: appId, from: release, to: end, on: connection)
+            let manifests = try ManifestStore().currentManifests(appId: appId, on: connection)
+            var rule = configuration
+            rule.candidateVersion = candidate
+            let (evaluation, charts) = ReleaseRegressionRule(configuration: rule).evaluate(days: days, manifests: manifests, asOf: end)
+            return RegressionCheck(asOf: asOf.microseconds, looksEnd: end, daysRead: .init(from: release, to: end),
+                                   evaluation: evaluation, days: charts)
         }
-        return RegressionCheck(asOf: asOf.microseconds, looksEnd: end, daysRead: .init(from: release, to: end),
-                               evaluation: evaluation, days: days)
     }
 
-    /// The hourly rows of [from, to) (from a UTC midnight): one per hour, category, version and
-    /// platform with anything counted, its actions attached.
-    public func rows(appId: Int64, from: Int64, to: Int64, on connection: PostgresConnection) throws(DatabaseError) -> [RegressionRow] {
-        let parameters = [String(appId), Self.text(from), Self.text(to)]
-        struct Cell: Hashable {
-            var day: Int64
-            var category: String
-            var version: String
-            var platform: String
+    /// The day rows of the UTC days [from, to) (from a UTC midnight; the rule drops the hours at
+    /// or after `to`): one per day, category, version and platform with anything counted, its
+    /// actions attached. In one read-only snapshot of its own.
+    public func days(appId: Int64, from: Int64, to: Int64, on connection: PostgresConnection) throws(DatabaseError) -> [RegressionDayRow] {
+        try connection.readOnlySnapshot { () throws(DatabaseError) -> [RegressionDayRow] in
+            try readDays(appId: appId, from: from, to: to, on: connection)
         }
-        var actions: [Cell: [(action: String, counts: [Int64])]] = [:]
-        for row in try connection.query(EmbeddedSQL.regressionActions, parameters).rows {
-            guard row.count == 6, let day = row[0].flatMap({ Int64($0) }), let category = row[1], let version = row[2],
-                  let platform = row[3], let action = row[4], let counts = PostgresValue.int64Array(row[5]), counts.count == 24
-            else { throw DatabaseError(.unexpectedResult, "a release action row has an unexpected shape") }
-            actions[Cell(day: day, category: category, version: version, platform: platform), default: []].append((action, counts))
-        }
-        var out: [RegressionRow] = []
-        for row in try connection.query(EmbeddedSQL.regressionCounts, parameters).rows {
-            guard row.count == 8, let day = row[0].flatMap({ Int64($0) }), let category = row[1], let version = row[2],
-                  let platform = row[3], let delivered = PostgresValue.int64Array(row[4]), let opens = PostgresValue.int64Array(row[5]),
-                  let dismissals = PostgresValue.int64Array(row[6]), let replies = PostgresValue.int64Array(row[7]),
-                  [delivered.count, opens.count, dismissals.count, replies.count].allSatisfy({ $0 == 24 })
-            else { throw DatabaseError(.unexpectedResult, "a release counts row has an unexpected shape") }
-            let cellActions = actions.removeValue(forKey: Cell(day: day, category: category, version: version, platform: platform)) ?? []
-            for h in 0..<24 {
-                let hour = day + Int64(h) * Self.hour
-                if hour >= to { break }
-                var perAction: [String: Int] = [:]
-                for (action, counts) in cellActions where counts[h] != 0 { perAction[action] = Int(counts[h]) }
-                guard delivered[h] != 0 || opens[h] != 0 || dismissals[h] != 0 || replies[h] != 0 || !perAction.isEmpty else { continue }
-                out.append(RegressionRow(category: category, appVersion: version, platform: platform, hour: hour,
-                                         delivered: Int(delivered[h]), opens: Int(opens[h]), dismissals: Int(dismissals[h]),
-                                         textReplies: Int(replies[h]), actions: perAction))
-            }
-        }
-        // Every action row has its counts row (the fold writes both from the same events).
-        if !actions.isEmpty { throw DatabaseError(.unexpectedResult, "release action rows without their counts row") }
-        return out
+    }
+
+    /// `days`, inside the caller's transaction (the range settings are transaction-local).
+    private func readDays(appId: Int64, from: Int64, to: Int64, on connection: PostgresConnection) throws(DatabaseError) -> [RegressionDayRow] {
+        // A few thousand rows by the primary key: parallel workers would cost more than they save.
+        try connection.query(EmbeddedSQL.reportNoParallelWorkers)
+        try connection.query(EmbeddedSQL.regressionRange, [String(appId), Self.text(from), Self.text(to)])
+        var actions = ReleaseActionReader()
+        try connection.copyOut(EmbeddedSQL.regressionActions) { (piece) throws(DatabaseError) in try actions.consume(piece) }
+        var counts = ReleaseCountsReader(actions: try actions.finish())
+        try connection.copyOut(EmbeddedSQL.regressionCounts) { (piece) throws(DatabaseError) in try counts.consume(piece) }
+        return try counts.finish()
     }
 
     static func text(_ microseconds: Int64) -> String { Timestamp(microseconds: microseconds).description }
+}
+
+/// What identifies a release rollup row: its UTC day, category, app version and platform.
+private struct ReleaseRowKey: Equatable {
+    var day: Int64
+    var category: String
+    var appVersion: String
+    var platform: String
+
+    init(_ fields: [ArraySlice<UInt8>?]) throws(DatabaseError) {
+        guard let day = fields[0], let category = fields[1], let version = fields[2], let platform = fields[3] else {
+            throw DatabaseError(.unexpectedResult, "a release rollup row with a NULL key column")
+        }
+        self.day = try BinaryValues.timestamp(day).microseconds
+        self.category = BinaryValues.text(category)
+        self.appVersion = BinaryValues.text(version)
+        self.platform = BinaryValues.text(platform)
+    }
+}
+
+/// A release rollup array (24 hours, no NULLs) as Swift integers.
+private func hours(_ field: ArraySlice<UInt8>?) throws(DatabaseError) -> [Int] {
+    let out = try BinaryValues.int64Elements(field)
+    guard out.count == 24 else { throw DatabaseError(.unexpectedResult, "a release rollup array of \(out.count) hours, not 24") }
+    return out
+}
+
+/// Reads sql/queries/regression_actions.sql's binary COPY: the action rows in key order.
+private struct ReleaseActionReader {
+    private var decoder = CopyBinaryDecoder()
+    private var rows: [(key: ReleaseRowKey, action: RegressionActionHours)] = []
+
+    mutating func consume(_ data: [UInt8]) throws(DatabaseError) {
+        decoder.append(data)
+        while let fields = try decoder.nextRow() {
+            guard fields.count == 6, let action = fields[4] else {
+                throw DatabaseError(.unexpectedResult, "a release action row has an unexpected shape")
+            }
+            rows.append((try ReleaseRowKey(fields), RegressionActionHours(identifier: BinaryValues.text(action), counts: try hours(fields[5]))))
+        }
+    }
+
+    func finish() throws(DatabaseError) -> [(key: ReleaseRowKey, action: RegressionActionHours)] {
+        guard decoder.finished else { throw DatabaseError(.unexpectedResult, "binary COPY data ended without its trailer") }
+        return rows
+    }
+}
+
+/// Reads sql/queries/regression_counts.sql's binary COPY into day rows, attaching the action
+/// rows as it goes: both come in the same key order, so each counts row takes the action rows
+/// that follow with its key (no hash, and no string order to agree with the database's).
+private struct ReleaseCountsReader {
+    private var decoder = CopyBinaryDecoder()
+    private let actions: [(key: ReleaseRowKey, action: RegressionActionHours)]
+    private var nextAction = 0
+    private var rows: [RegressionDayRow] = []
+
+    init(actions: [(key: ReleaseRowKey, action: RegressionActionHours)]) { self.actions = actions }
+
+    mutating func consume(_ data: [UInt8]) throws(DatabaseError) {
+        decoder.append(data)
+        while let fields = try decoder.nextRow() {
+            guard fields.count == 8 else { throw DatabaseError(.unexpectedResult, "a release counts row has an unexpected shape") }
+            let key = try ReleaseRowKey(fields)
+            var own: [RegressionActionHours] = []
+            while nextAction < actions.count, actions[nextAction].key == key {
+                own.append(actions[nextAction].action)
+                nextAction += 1
+            }
+            rows.append(RegressionDayRow(category: key.category, appVersion: key.appVersion, platform: key.platform, day: key.day,
+                                         delivered: try hours(fields[4]), opens: try hours(fields[5]), dismissals: try hours(fields[6]),
+                                         textReplies: try hours(fields[7]), actions: own))
+        }
+    }
+
+    func finish() throws(DatabaseError) -> [RegressionDayRow] {
+        guard decoder.finished else { throw DatabaseError(.unexpectedResult, "binary COPY data ended without its trailer") }
+        // Every action row has its counts row (the fold writes both from the same events).
+        guard nextAction == actions.count else { throw DatabaseError(.unexpectedResult, "release action rows without their counts row") }
+        return rows
+    }
 }

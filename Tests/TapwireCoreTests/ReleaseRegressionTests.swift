@@ -280,6 +280,55 @@ struct ReleaseRegressionTests {
         #expect(a == b)
     }
 
+    /// The store's day rows (24 hours per row, as the release rollups keep them) give the same
+    /// verdict, and the same daily chart of each finding, as the same counts in hourly rows.
+    @Test(arguments: [("aa", 11), ("power", 4)])
+    func dayRowsAndHourlyRowsAgree(kind: String, seed: UInt64) throws {
+        let data = kind == "aa" ? RegressionSimulation.aaComparison(seed: seed)
+            : RegressionSimulation.powerComparison(RegressionSimulation.PowerScenario(candidateRate: 0.05, deliveriesPerDayPerVersion: 2_000,
+                                                                                        horizonDays: 4), seed: seed, days: 4)
+        struct Key: Hashable { var day: Int64, category: String, version: String, platform: String, segment: String }
+        var byDay: [Key: RegressionDayRow] = [:]
+        for row in data.rows {
+            let day = RollupDeltas.floor(row.hour, RollupDeltas.microsecondsPerDay)
+            let key = Key(day: day, category: row.category, version: row.appVersion, platform: row.platform, segment: row.segment)
+            let zero = Array(repeating: 0, count: 24)
+            var d = byDay[key] ?? RegressionDayRow(category: row.category, appVersion: row.appVersion, platform: row.platform,
+                                                   segment: row.segment, day: day, delivered: zero, opens: zero, dismissals: zero,
+                                                   textReplies: zero)
+            let h = Int((row.hour - day) / RollupDeltas.microsecondsPerHour)
+            d.delivered[h] += row.delivered
+            d.opens[h] += row.opens
+            d.dismissals[h] += row.dismissals
+            d.textReplies[h] += row.textReplies
+            for (action, n) in row.actions {
+                if let k = d.actions.firstIndex(where: { $0.identifier == action }) {
+                    d.actions[k].counts[h] += n
+                } else {
+                    var counts = zero
+                    counts[h] = n
+                    d.actions.append(RegressionActionHours(identifier: action, counts: counts))
+                }
+            }
+            byDay[key] = d
+        }
+        // Hours after the instant are in the day rows too (a day row is whole): the rule drops them.
+        let days = Array(byDay.values)
+        let hourly = rule.evaluate(rows: data.rows.filter { $0.hour < data.asOf }, manifests: data.manifests, asOf: data.asOf)
+        let (daily, charts) = rule.evaluate(days: days, manifests: data.manifests, asOf: data.asOf)
+        #expect(daily == hourly)
+        let findings = try comparison(hourly).findings
+        if kind == "power" { #expect(!findings.isEmpty, "the power scenario flags its broken button") }
+        #expect(charts.count == findings.count)
+        for f in findings {
+            let expected = ReleaseRegressionRule.days(rows: data.rows, category: f.category, outcome: f.outcome,
+                                                      candidate: f.candidateVersion, baselineVersions: f.baselineVersions, asOf: data.asOf)
+            #expect(!expected.isEmpty)
+            #expect(charts[RegressionSeriesKey(category: f.category, outcome: f.outcome)] == expected)
+        }
+        #expect(days.flatMap(\.hourly).count >= data.rows.filter { $0.hour < data.asOf }.count / 2)
+    }
+
     /// A stratum (platform × day) where a side has more responses than deliveries is left out and counted.
     @Test func aStratumWithMoreResponsesThanDeliveriesIsLeftOut() throws {
         var rows = hourly("1.0", 0..<48, delivered: 120, opens: 12, actions: ["reply": 12, "like": 4])

@@ -8,7 +8,9 @@ SELECT v.app_version,
 FROM (SELECT c.app_version
       FROM rollup_release_counts c
       WHERE c.app_id = $1::bigint AND c.day >= $2::timestamptz AND c.day < $3::timestamptz AND c.app_version <> ''
-        AND EXISTS (SELECT 1 FROM unnest(c.delivered) WITH ORDINALITY AS d(n, i)
-                    WHERE d.n > 0 AND c.day + (d.i - 1) * interval '1 hour' < $3::timestamptz)
+        -- A delivery in an hour before $3: on a day wholly before it, in any hour; on the
+        -- last day, in its first ceil(($3 - day) / 1 h) hours.
+        AND 0 < ANY (CASE WHEN c.day + interval '1 day' <= $3::timestamptz THEN c.delivered
+                          ELSE c.delivered[1:ceil(extract(epoch FROM $3::timestamptz - c.day) / 3600)::integer] END)
       GROUP BY c.app_version) v
 ORDER BY 1
