@@ -45,6 +45,11 @@ public struct RegressionStore: Sendable {
                 return RegressionCheck(asOf: asOf.microseconds, looksEnd: looksEnd, daysRead: nil,
                                        evaluation: .noComparison("version \(candidate) delivered nothing in the \(configuration.horizonDays) days before the instant evaluated"))
             }
+            guard firstDays.count > 1 else {
+                // Nothing to compare with: the rows would say the same, so they are not read.
+                return RegressionCheck(asOf: asOf.microseconds, looksEnd: looksEnd, daysRead: nil,
+                                       evaluation: .noComparison("only version \(candidate) delivered: there is no earlier version to compare it with"))
+            }
             let end = min(looksEnd, release + horizon)
             let days = try readDays(appId: appId, from: release, to: end, on: connection)
             let manifests = try ManifestStore().currentManifests(appId: appId, on: connection)
