@@ -512,27 +512,32 @@ struct RegressionTable {
     init(days: [RegressionDayRow], before asOf: Int64) {
         var builder = Builder()
         var actionIds: [Int] = []
+        // Each hour's entry slot in the current row; -1: none (nothing counted, or at or after asOf).
+        var slots = Array(repeating: -1, count: 24)
         for row in days where row.day < asOf && !row.appVersion.isEmpty {
             let ids = builder.ids(category: row.category, version: row.appVersion, platform: row.platform, segment: row.segment)
             actionIds.removeAll(keepingCapacity: true)
             for action in row.actions { actionIds.append(builder.action(action.identifier, category: ids.c)) }
-            // The hours with any action counted, one bit each: the actions are read per hour only there.
+            // The hours with any action counted, one bit each.
             var actionHours: UInt32 = 0
             for action in row.actions {
                 for h in 0..<24 where action.counts[h] != 0 { actionHours |= 1 << h }
             }
             let delivered = row.delivered, opens = row.opens, dismissals = row.dismissals, textReplies = row.textReplies
             for h in 0..<24 {
+                slots[h] = -1 // every hour reset, none left from the row before
                 let hour = row.day + Int64(h) * RollupDeltas.microsecondsPerHour
-                guard hour < asOf else { break }
-                let anyAction = actionHours & (1 << h) != 0
-                guard delivered[h] != 0 || opens[h] != 0 || dismissals[h] != 0 || textReplies[h] != 0 || anyAction else { continue }
-                let slot = builder.add(ids, hour: hour, delivered: delivered[h], opens: opens[h], dismissals: dismissals[h],
+                guard hour < asOf else { continue }
+                guard delivered[h] != 0 || opens[h] != 0 || dismissals[h] != 0 || textReplies[h] != 0 || actionHours & (1 << h) != 0
+                else { continue }
+                slots[h] = builder.add(ids, hour: hour, delivered: delivered[h], opens: opens[h], dismissals: dismissals[h],
                                        textReplies: textReplies[h])
-                guard anyAction else { continue }
-                for k in row.actions.indices {
-                    let n = row.actions[k].counts[h]
-                    if n != 0 { builder.addAction(category: ids.c, slot: slot, action: actionIds[k], n: n) }
+            }
+            // Each action's hours in turn (its array read once, not once per hour).
+            for (k, action) in row.actions.enumerated() {
+                let counts = action.counts
+                for h in 0..<24 where counts[h] != 0 && slots[h] >= 0 {
+                    builder.addAction(category: ids.c, slot: slots[h], action: actionIds[k], n: counts[h])
                 }
             }
         }

@@ -112,13 +112,34 @@ enum BinaryValues {
         return values
     }
 
-    /// A bigint[] without NULLs as Swift integers, with no optional per element on the way.
+    /// A bigint[] without NULLs as Swift integers. Read byte by byte, with no slice or optional
+    /// per element: a slice retains the buffer, which cost more than the reading itself.
     static func int64Elements(_ bytes: ArraySlice<UInt8>?) throws(DatabaseError) -> [Int] {
-        var values: [Int] = []
-        try forEachElement(bytes, of: .int8, reserve: { values.reserveCapacity($0) }) { (field) throws(DatabaseError) in
-            guard let field else { throw DatabaseError(.unexpectedResult, "a bigint array with a NULL element") }
-            values.append(Int(try int64(field)))
+        guard let bytes else { throw DatabaseError(.unexpectedResult, "a NULL array") }
+        var at = bytes.startIndex
+        func next(_ size: Int) throws(DatabaseError) -> UInt64 {
+            guard at + size <= bytes.endIndex else { throw DatabaseError(.unexpectedResult, "a binary array ends early") }
+            var value: UInt64 = 0
+            for i in at..<at + size { value = value << 8 | UInt64(bytes[i]) }
+            at += size
+            return value
         }
+        let dimensions = try next(4)
+        _ = try next(4) // has-nulls flag
+        guard try next(4) == UInt64(BinaryArray.ElementType.int8.rawValue) else {
+            throw DatabaseError(.unexpectedResult, "a binary array of another element type than int8")
+        }
+        if dimensions == 0 { return [] }
+        guard dimensions == 1 else { throw DatabaseError(.unexpectedResult, "a binary array of \(dimensions) dimensions") }
+        let count = Int(try next(4))
+        _ = try next(4) // lower bound
+        var values: [Int] = []
+        values.reserveCapacity(count)
+        for _ in 0..<count {
+            guard try next(4) == 8 else { throw DatabaseError(.unexpectedResult, "a bigint array with a NULL or malformed element") }
+            values.append(Int(Int64(bitPattern: try next(8))))
+        }
+        guard at == bytes.endIndex else { throw DatabaseError(.unexpectedResult, "a binary array with bytes after its elements") }
         return values
     }
 

@@ -121,4 +121,28 @@ import TapwireTestSupport
         #expect(try decoder.nextRow() == nil)
         #expect(decoder.finished)
     }
+
+    /// The release rollups' bigint arrays read as Swift integers (the regression check's path):
+    /// the values round-trip, and a NULL element, another element type or a cut array is an error.
+    @Test func bigintArraysReadAsIntegers() throws {
+        func field(_ fill: (inout BinaryArray) -> Void, type: BinaryArray.ElementType = .int8) throws -> ArraySlice<UInt8> {
+            var column = BinaryArray(type)
+            fill(&column)
+            var encoder = CopyBinaryEncoder()
+            encoder.beginRow(fields: 1)
+            encoder.array(column)
+            var decoder = CopyBinaryDecoder()
+            decoder.append(encoder.finish())
+            let row = try #require(try decoder.nextRow())
+            return try #require(row[0])
+        }
+        let values: [Int64] = [0, 1, -1, Int64.max, Int64.min, 24, 1 << 40]
+        let good = try field { column in for v in values { column.int64(v) } }
+        #expect(try BinaryValues.int64Elements(good) == values.map { Int($0) })
+        #expect(try BinaryValues.int64Elements(try field { _ in }) == [])
+        #expect(throws: DatabaseError.self) { try BinaryValues.int64Elements(try field { $0.int64(1); $0.null() }) }
+        #expect(throws: DatabaseError.self) { try BinaryValues.int64Elements(try field({ $0.timestamp(Timestamp(microseconds: 1)) }, type: .timestamptz)) }
+        #expect(throws: DatabaseError.self) { try BinaryValues.int64Elements(good.dropLast(3)) }
+        #expect(throws: DatabaseError.self) { try BinaryValues.int64Elements(nil) }
+    }
 }
