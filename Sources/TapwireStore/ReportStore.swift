@@ -325,26 +325,66 @@ public struct ReportStore: Sendable {
                         strata = try connection.query(EmbeddedSQL.reportStrata, detailParameters(grain: scope.strataGrain)).namedRows.map(stratumRow)
                     }
                 }
-                // …and the rest from events: the builder adds rows with the same key.
-                // Counts are by local day, so hours cut by a local midnight come from events too;
-                // action and histogram totals only need the range edges cut exactly.
-                func ranges(zone: String) throws(DatabaseError) -> [(String, String)] {
-                    try connection.query(EmbeddedSQL.reportRawRanges, [from, to, zone, raw ? "true" : "false"]).namedRows
-                        .compactMap { row -> (String, String)? in
-                            guard let lo = PostgresValue.timestamp(microseconds: row["lo_us"]),
-                                  let hi = PostgresValue.timestamp(microseconds: row["hi_us"]) else { return nil }
-                            return (lo.iso8601(fractionDigits: 6), hi.iso8601(fractionDigits: 6))
+                if raw {
+                    // The raw-events report, the oracle: every aggregate in SQL over the whole range.
+                    let range = (from, to)
+                    counts = try connection.query(EmbeddedSQL.reportRawCounts, rawParameters(range, zone: true)).namedRows.map(countRow)
+                    actions = try connection.query(EmbeddedSQL.reportRawActions, rawParameters(range, zone: false)).namedRows.map(actionRow)
+                    histograms = try connection.query(EmbeddedSQL.reportRawHistograms, rawParameters(range, zone: false)).namedRows
+                        .compactMap(histogramRow)
+                    if scope.strata {
+                        strata = try connection.query(EmbeddedSQL.reportRawStrata, rawParameters(range, zone: false)).namedRows.map(stratumRow)
+                    }
+                    return ReportData(days: days, counts: counts, actions: actions, histograms: histograms, strata: strata)
+                }
+                // …and the hours cut by an edge or a local midnight from the quarter-hour grain,
+                // their minutes off the quarter hour from events through RollupDeltas: the
+                // builder adds rows with the same key. Counts are by local day; action,
+                // histogram and strata totals only need the range edges cut exactly.
+                func edges(zone: String) throws(DatabaseError) -> [ReportEdgeRange] {
+                    try connection.query(EmbeddedSQL.reportEdgeRanges, [String(scope.appId), from, to, zone]).namedRows
+                        .compactMap { row -> ReportEdgeRange? in
+                            guard let lo = row["lo_us"].flatMap({ Int64($0) }), let hi = row["hi_us"].flatMap({ Int64($0) }) else { return nil }
+                            return ReportEdgeRange(lo: lo, hi: hi, fromQuarters: row["from_quarters"] == "t", day: row["day"] ?? "")
                         }
                 }
-                for range in try ranges(zone: scope.timeZone) {
-                    counts += try connection.query(EmbeddedSQL.reportRawCounts, rawParameters(range, zone: true)).namedRows.map(countRow)
+                func quarterParameters(_ ranges: [ReportEdgeRange], zone: Bool) -> [String?] {
+                    let quarters = ranges.filter(\.fromQuarters)
+                    return [String(scope.appId), "{" + quarters.map { String($0.lo) }.joined(separator: ",") + "}",
+                            "{" + quarters.map { String($0.hi) }.joined(separator: ",") + "}"]
+                        + (zone ? [scope.timeZone] : []) + filters + [group]
                 }
-                for range in try ranges(zone: "UTC") {
-                    actions += try connection.query(EmbeddedSQL.reportRawActions, rawParameters(range, zone: false)).namedRows.map(actionRow)
-                    histograms += try connection.query(EmbeddedSQL.reportRawHistograms, rawParameters(range, zone: false)).namedRows.compactMap(histogramRow)
+                let edgeEvents = ReportEdgeEvents(scope: scope)
+                var minutes: [ReportEdgeRange: RollupDeltas] = [:]
+                func deltas(_ range: ReportEdgeRange) throws(DatabaseError) -> RollupDeltas {
+                    // The counts' and the totals' ranges often coincide (always in UTC): read once.
+                    let key = ReportEdgeRange(lo: range.lo, hi: range.hi, fromQuarters: false, day: "")
+                    if let known = minutes[key] { return known }
+                    let read = try ReportEdgeEvents.deltas(appId: scope.appId, lo: range.lo, hi: range.hi, on: connection)
+                    minutes[key] = read
+                    return read
+                }
+                let countEdges = try edges(zone: scope.timeZone)
+                if countEdges.contains(where: \.fromQuarters) {
+                    counts += try connection.query(EmbeddedSQL.reportQuarterCounts, quarterParameters(countEdges, zone: true)).namedRows.map(countRow)
+                }
+                for range in countEdges where !range.fromQuarters {
+                    counts += edgeEvents.counts(try deltas(range), day: range.day)
+                }
+                let totalEdges = try edges(zone: "UTC")
+                if totalEdges.contains(where: \.fromQuarters) {
+                    let parameters = quarterParameters(totalEdges, zone: false)
+                    actions += try connection.query(EmbeddedSQL.reportQuarterActions, parameters).namedRows.map(actionRow)
+                    histograms += try connection.query(EmbeddedSQL.reportQuarterHistograms, parameters).namedRows.compactMap(histogramRow)
                     if scope.strata {
-                        strata += try connection.query(EmbeddedSQL.reportRawStrata, rawParameters(range, zone: false)).namedRows.map(stratumRow)
+                        strata += try connection.query(EmbeddedSQL.reportQuarterStrata, parameters).namedRows.map(stratumRow)
                     }
+                }
+                for range in totalEdges where !range.fromQuarters {
+                    let read = try deltas(range)
+                    actions += edgeEvents.actions(read)
+                    histograms += edgeEvents.histograms(read)
+                    if scope.strata { strata += edgeEvents.strata(read) }
                 }
                 return ReportData(days: days, counts: counts, actions: actions, histograms: histograms, strata: strata)
             }
