@@ -26,6 +26,9 @@ public struct RollupDeltas: Sendable, Equatable {
         /// never straddles a local midnight, so a report in any zone reads the hours its local
         /// midnights cut from here.
         public static let quarter: Int16 = 5
+        /// Quarter-hourly, by app version only (rollup_counts): what an unfiltered report's
+        /// counts read for the hours its local midnights cut, a few rows per quarter hour.
+        public static let quarterAppVersion: Int16 = 6
     }
 
     /// The dimensions every engagement rollup row is keyed by; a grain that does not keep a
@@ -252,8 +255,8 @@ public struct RollupDeltas: Sendable, Equatable {
             && usageDaily.isEmpty
     }
 
-    /// Adds the coarser rows implied by the finest ones: grain 0 from the quarter grain, then
-    /// rollup_counts grains 1 and 4, rollup_actions and rollup_histograms grains 2 and 3 from
+    /// Adds the coarser rows implied by the finest ones: grain 0 (and grain 6 of rollup_counts)
+    /// from the quarter grain, then rollup_counts grains 1 and 4, rollup_actions and rollup_histograms grains 2 and 3 from
     /// grain 0, and the daily usage. Call it once, on rows that hold only the grains a commit
     /// stores (a second call would count them again).
     public mutating func deriveCoarserGrains() {
@@ -266,7 +269,7 @@ public struct RollupDeltas: Sendable, Equatable {
                 hourly.grain = grain
                 hourly.bucket = Self.floor(d.bucket, Self.microsecondsPerHour)
                 return hourly
-            case Grain.appVersion:
+            case Grain.appVersion, Grain.quarterAppVersion:
                 return Dimensions(appId: d.appId, grain: grain, bucket: d.bucket, category: d.category, appVersion: d.appVersion,
                                   platform: "", campaign: "", variant: "")
             case Grain.strata:
@@ -281,7 +284,9 @@ public struct RollupDeltas: Sendable, Equatable {
             }
         }
         for (key, c) in counts where key.dimensions.grain == Grain.quarter {
-            counts[CountsKey(dimensions: coarser(key.dimensions, Grain.everyDimension), hasMedia: key.hasMedia), default: Counts()].add(c)
+            for grain in [Grain.everyDimension, Grain.quarterAppVersion] {
+                counts[CountsKey(dimensions: coarser(key.dimensions, grain), hasMedia: key.hasMedia), default: Counts()].add(c)
+            }
         }
         for (key, n) in actions where key.dimensions.grain == Grain.quarter {
             actions[ActionKey(dimensions: coarser(key.dimensions, Grain.everyDimension), action: key.action), default: 0] += n

@@ -84,6 +84,12 @@ public struct ReportScope: Sendable, Equatable {
         return onlyVersion ? RollupDeltas.Grain.appVersion : RollupDeltas.Grain.everyDimension
     }
 
+    /// The quarter-hour grain of rollup_counts for the hours a local midnight or an edge cuts
+    /// (report_quarter_counts.sql): by app version when only the version matters, as `countsGrain`.
+    var quarterCountsGrain: Int16 {
+        countsGrain == RollupDeltas.Grain.appVersion ? RollupDeltas.Grain.quarterAppVersion : RollupDeltas.Grain.quarter
+    }
+
     /// The grain of rollup_actions and rollup_histograms: hourly with no dimension (the daily
     /// rows are read with it) when unfiltered, else every dimension.
     var detailGrain: Int16 { filters.isEmpty && groupBy == nil ? RollupDeltas.Grain.hourly : RollupDeltas.Grain.everyDimension }
@@ -348,11 +354,14 @@ public struct ReportStore: Sendable {
                             return ReportEdgeRange(lo: lo, hi: hi, fromQuarters: row["from_quarters"] == "t", day: row["day"] ?? "")
                         }
                 }
-                func quarterParameters(_ ranges: [ReportEdgeRange], zone: Bool) -> [String?] {
+                // The ranges as arrays of instants ("{…,…}"; ISO 8601 needs no quoting there).
+                func quarterParameters(_ ranges: [ReportEdgeRange], counts: Bool) -> [String?] {
                     let quarters = ranges.filter(\.fromQuarters)
-                    return [String(scope.appId), "{" + quarters.map { String($0.lo) }.joined(separator: ",") + "}",
-                            "{" + quarters.map { String($0.hi) }.joined(separator: ",") + "}"]
-                        + (zone ? [scope.timeZone] : []) + filters + [group]
+                    func array(_ instants: [Int64]) -> String {
+                        "{" + instants.map { Timestamp(microseconds: $0).iso8601(fractionDigits: 6) }.joined(separator: ",") + "}"
+                    }
+                    return [String(scope.appId), array(quarters.map(\.lo)), array(quarters.map(\.hi))]
+                        + (counts ? [scope.timeZone, String(scope.quarterCountsGrain)] : []) + filters + [group]
                 }
                 let edgeEvents = ReportEdgeEvents(scope: scope)
                 var minutes: [ReportEdgeRange: RollupDeltas] = [:]
@@ -366,14 +375,14 @@ public struct ReportStore: Sendable {
                 }
                 let countEdges = try edges(zone: scope.timeZone)
                 if countEdges.contains(where: \.fromQuarters) {
-                    counts += try connection.query(EmbeddedSQL.reportQuarterCounts, quarterParameters(countEdges, zone: true)).namedRows.map(countRow)
+                    counts += try connection.query(EmbeddedSQL.reportQuarterCounts, quarterParameters(countEdges, counts: true)).namedRows.map(countRow)
                 }
                 for range in countEdges where !range.fromQuarters {
                     counts += edgeEvents.counts(try deltas(range), day: range.day)
                 }
                 let totalEdges = try edges(zone: "UTC")
                 if totalEdges.contains(where: \.fromQuarters) {
-                    let parameters = quarterParameters(totalEdges, zone: false)
+                    let parameters = quarterParameters(totalEdges, counts: false)
                     actions += try connection.query(EmbeddedSQL.reportQuarterActions, parameters).namedRows.map(actionRow)
                     histograms += try connection.query(EmbeddedSQL.reportQuarterHistograms, parameters).namedRows.compactMap(histogramRow)
                     if scope.strata {

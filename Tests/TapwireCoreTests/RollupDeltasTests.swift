@@ -54,9 +54,9 @@ struct RollupDeltasTests {
         text.delivered = 1
         #expect(deltas.counts == [
             key(0, h10, "2.0", "iOS", "spring"): rich, key(1, h10, "2.0"): rich, key(4, midnight, "2.0", "iOS", "spring"): rich,
-            key(5, h10, "2.0", "iOS", "spring"): rich,
+            key(5, h10, "2.0", "iOS", "spring"): rich, key(6, h10, "2.0"): rich,
             key(0, h11, "2.0", "iOS", media: false): text, key(1, h11, "2.0", media: false): text,
-            key(5, h11, "2.0", "iOS", media: false): text,
+            key(5, h11, "2.0", "iOS", media: false): text, key(6, h11, "2.0", media: false): text,
             key(4, midnight, "2.0", "iOS", media: false): text,
         ])
         func dims(_ grain: Int16, _ bucket: Int64, all: Bool) -> RollupDeltas.Dimensions {
@@ -129,7 +129,7 @@ struct RollupDeltasTests {
             let sets: [(Int16, Int64, String, String, String, String)] = [
                 (0, hourStart, context.appVersion, context.platform, campaign, variant), (1, hourStart, context.appVersion, "", "", ""),
                 (4, dayStart, context.appVersion, context.platform, campaign, ""),
-                (5, quarterStart, context.appVersion, context.platform, campaign, variant),
+                (5, quarterStart, context.appVersion, context.platform, campaign, variant), (6, quarterStart, context.appVersion, "", "", ""),
             ]
             let registered = e.type == .response && e.actionIdentifier != nil && e.actionIdentifier != SystemAction.open
                 && e.actionIdentifier != SystemAction.dismiss

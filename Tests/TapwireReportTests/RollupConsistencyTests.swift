@@ -187,7 +187,7 @@ struct RollupConsistencyTests {
         try connection.query("INSERT INTO rollup_quarter_coverage (app_id, complete_from) VALUES ($1::bigint, $2::timestamptz)",
                              [String(app.appId), middle.description])
         for table in ["rollup_counts", "rollup_actions", "rollup_histograms"] {
-            try connection.query("DELETE FROM \(table) WHERE app_id = $1::bigint AND grain = 5 AND hour < $2::timestamptz",
+            try connection.query("DELETE FROM \(table) WHERE app_id = $1::bigint AND grain IN (5, 6) AND hour < $2::timestamptz",
                                  [String(app.appId), middle.description])
         }
         _ = try compare("grain 5 complete from the middle")

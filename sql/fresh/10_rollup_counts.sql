@@ -1,13 +1,13 @@
 -- Engagement rollups (migration 0010), part 1: counts per UTC hour, category, dimensions and
 -- rich/text-only, at grain 0 (every dimension), 1 (app version only), 4 (per UTC day, by app
--- version, platform and campaign: the strata of the adjusted difference) and 5 (per quarter
--- hour, every dimension; migration 0100). staging_events holds
+-- version, platform and campaign: the strata of the adjusted difference), 5 (per quarter
+-- hour, every dimension; migration 0100) and 6 (per quarter hour, app version only). staging_events holds
 -- one day of events staged by `tapwire rollups rebuild` (sql/queries/rollups_rebuild_stage.sql);
 -- group commits compute the same rows in TapwireCore.RollupDeltas (see README.md).
 INSERT INTO rollup_counts AS t (app_id, grain, hour, category, app_version, platform, campaign, variant,
     has_media, delivered, sent, media_requested, opens, dismissals, actions, replies)
 SELECT app_id, CASE GROUPING(quarter, hour, day, app_version, platform, campaign, variant)
-                   WHEN 80 THEN 0 WHEN 87 THEN 1 WHEN 97 THEN 4 ELSE 5 END::smallint,
+                   WHEN 80 THEN 0 WHEN 87 THEN 1 WHEN 97 THEN 4 WHEN 48 THEN 5 ELSE 6 END::smallint,
     coalesce(quarter, hour, day), category, coalesce(app_version, ''), coalesce(platform, ''), coalesce(campaign, ''), coalesce(variant, ''),
     has_media,
     count(*) FILTER (WHERE type = 'delivered'),
@@ -25,7 +25,7 @@ FROM (SELECT app_id, tapwire_quarter_hour(event_time) AS quarter, tapwire_hour(e
       FROM staging_events) f
 GROUP BY app_id, category, has_media,
     GROUPING SETS ((hour, app_version, platform, campaign, variant), (hour, app_version), (day, app_version, platform, campaign),
-                   (quarter, app_version, platform, campaign, variant))
+                   (quarter, app_version, platform, campaign, variant), (quarter, app_version))
 ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9
 ON CONFLICT (app_id, grain, hour, category, app_version, platform, campaign, variant, has_media) DO UPDATE SET
     delivered = t.delivered + EXCLUDED.delivered, sent = t.sent + EXCLUDED.sent,

@@ -1,5 +1,7 @@
 -- 0100: grain 5, quarter hours, of rollup_counts, rollup_actions and rollup_histograms: by app
--- version, platform, campaign and variant, like grain 0, in buckets of 15 minutes.
+-- version, platform, campaign and variant, like grain 0, in buckets of 15 minutes; and grain 6
+-- of rollup_counts, quarter hours by app version only, like grain 1 (what an unfiltered report
+-- reads for the hours its local midnights cut: a few rows per quarter hour, not hundreds).
 --
 -- Buckets were UTC hours. A report in a zone whose local midnight falls mid-hour (Asia/Kolkata
 -- +05:30, Nepal +05:45, St John's -03:30) read the hours its midnights cut from raw events:
@@ -8,8 +10,8 @@
 -- instead, and only edges off the quarter hour (an explicit --from 10:17) from events, through
 -- TapwireCore.RollupDeltas (docs/reports.md, "Quarter hours").
 --
--- A group commit now stores grain 5 as its finest rows and the fold derives grain 0 from them
--- (then the other grains from grain 0), so a commit writes about as many deltas as before.
+-- A group commit now stores grain 5 as its finest rows and the fold derives grains 0 and 6 from
+-- them (then the other grains from grain 0), so a commit writes about as many deltas as before.
 --
 -- What is already stored has no grain 5, and hourly rows cannot be split. rollup_quarter_coverage
 -- says, per app, from which instant grain 5 is complete: set here past every event stored so
@@ -17,7 +19,7 @@
 -- rebuilds). Before it, a report reads the cut hours from events, as before, through the same
 -- Swift code. An app without a row (created after this migration) is complete throughout.
 ALTER TABLE rollup_counts DROP CONSTRAINT rollup_counts_grain_check;
-ALTER TABLE rollup_counts ADD CONSTRAINT rollup_counts_grain_check CHECK (grain IN (0, 1, 4, 5));
+ALTER TABLE rollup_counts ADD CONSTRAINT rollup_counts_grain_check CHECK (grain IN (0, 1, 4, 5, 6));
 ALTER TABLE rollup_actions DROP CONSTRAINT rollup_actions_grain_check;
 ALTER TABLE rollup_actions ADD CONSTRAINT rollup_actions_grain_check CHECK (grain IN (0, 2, 3, 5));
 ALTER TABLE rollup_histograms DROP CONSTRAINT rollup_histograms_grain_check;

@@ -1,13 +1,12 @@
 -- Percentile histogram bins of app $1 from the quarter-hour grain (5, migration 0100) over the
--- ranges [$2[i], $3[i]) (µs since 1970: the from_quarters ranges of report_edge_ranges.sql in
+-- ranges [$2[i], $3[i]) (the from_quarters ranges of report_edge_ranges.sql in
 -- UTC), with the columns of report_histograms.sql. Filters $4-$7 (NULL = any); $8 the --by dimension.
 SELECT CASE $8::text WHEN 'appVersion' THEN r.app_version WHEN 'platform' THEN r.platform
                      WHEN 'campaign' THEN r.campaign WHEN 'variant' THEN r.variant ELSE '' END AS group_value,
     r.category, r.metric, r.bin, sum(r.n)::bigint AS count
-FROM unnest($2::bigint[], $3::bigint[]) AS q (lo, hi)
+FROM unnest($2::timestamptz[], $3::timestamptz[]) AS q (lo, hi)
 JOIN rollup_histograms r ON r.app_id = $1::bigint AND r.grain = 5
-    AND r.hour >= timestamptz '1970-01-01 00:00:00+00' + q.lo * interval '1 microsecond'
-    AND r.hour < timestamptz '1970-01-01 00:00:00+00' + q.hi * interval '1 microsecond'
+    AND r.hour >= q.lo AND r.hour < q.hi
 WHERE ($4::text IS NULL OR r.app_version = $4::text) AND ($5::text IS NULL OR r.platform = $5::text)
   AND ($6::text IS NULL OR r.campaign = $6::text) AND ($7::text IS NULL OR r.variant = $7::text)
 GROUP BY 1, 2, 3, 4
