@@ -5,8 +5,13 @@ SELECT CASE $8::text WHEN 'appVersion' THEN r.app_version WHEN 'platform' THEN r
                      WHEN 'campaign' THEN r.campaign WHEN 'variant' THEN r.variant ELSE '' END AS group_value,
     r.category, r.action, sum(r.n)::bigint AS count
 FROM unnest($2::timestamptz[], $3::timestamptz[]) AS q (lo, hi)
-JOIN rollup_actions r ON r.app_id = $1::bigint AND r.grain = 5
-    AND r.hour >= q.lo AND r.hour < q.hi
+-- One index range scan per range: OFFSET 0 keeps the subquery apart, so no plan (a generic
+-- one of the prepared statement, which knows neither the ranges nor the grain) joins the
+-- ranges with a scan of the whole table instead.
+CROSS JOIN LATERAL (
+    SELECT * FROM rollup_actions r
+    WHERE r.app_id = $1::bigint AND r.grain = 5 AND r.hour >= q.lo AND r.hour < q.hi
+    OFFSET 0) r
 WHERE ($4::text IS NULL OR r.app_version = $4::text) AND ($5::text IS NULL OR r.platform = $5::text)
   AND ($6::text IS NULL OR r.campaign = $6::text) AND ($7::text IS NULL OR r.variant = $7::text)
 GROUP BY 1, 2, 3

@@ -11,7 +11,13 @@ WITH quarters AS (
         sum(r.delivered) AS delivered, sum(r.sent) AS sent, sum(r.media_requested) AS media_requested, sum(r.opens) AS opens,
         sum(r.dismissals) AS dismissals, sum(r.actions) AS actions, sum(r.replies) AS replies
     FROM unnest($2::timestamptz[], $3::timestamptz[]) AS q (lo, hi)
-    JOIN rollup_counts r ON r.app_id = $1::bigint AND r.grain = $5::smallint AND r.hour >= q.lo AND r.hour < q.hi
+    -- One index range scan per range: OFFSET 0 keeps the subquery apart, so no plan (a generic
+    -- one of the prepared statement, which knows neither the ranges nor the grain) joins the
+    -- ranges with a scan of the whole table instead.
+    CROSS JOIN LATERAL (
+        SELECT * FROM rollup_counts r
+        WHERE r.app_id = $1::bigint AND r.grain = $5::smallint AND r.hour >= q.lo AND r.hour < q.hi
+        OFFSET 0) r
     WHERE ($6::text IS NULL OR r.app_version = $6::text) AND ($7::text IS NULL OR r.platform = $7::text)
       AND ($8::text IS NULL OR r.campaign = $8::text) AND ($9::text IS NULL OR r.variant = $9::text)
     GROUP BY 1, 2, 3, 4, 5
