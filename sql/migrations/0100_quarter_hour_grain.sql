@@ -37,7 +37,7 @@ CREATE TABLE rollup_quarter_coverage (
 );
 
 INSERT INTO tapwire_table_layout (table_name, layout, reason) VALUES
-    ('rollup_quarter_coverage', 'reference', 'one row per app: where its quarter-hour grain is complete');
+    ('rollup_quarter_coverage', 'distributed', 'one row per app: where its quarter-hour grain is complete, co-located with the rollups');
 SELECT tapwire_apply_citus_layout();
 
 -- Past every event stored so far: events are at most a clamp ahead of the time they were
