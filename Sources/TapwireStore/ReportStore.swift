@@ -319,18 +319,8 @@ public struct ReportStore: Sendable {
             return try connection.readOnlySnapshot { () throws(DatabaseError) -> ReportData in
                 if !raw { try connection.query(EmbeddedSQL.reportNoParallelWorkers) }
                 let days = try connection.query(EmbeddedSQL.reportDays, [from, to, scope.timeZone]).namedRows.compactMap { $0["day"] }
-                // Whole hours inside one local day from the rollups (none for the raw baseline)…
                 var counts: [ReportCountRow] = [], actions: [ReportActionRow] = [], histograms: [ReportHistogramRow] = []
                 var strata: [ReportStratumRow] = []
-                if !raw {
-                    counts = try connection.query(EmbeddedSQL.reportCounts, rollupParameters(grain: scope.countsGrain)).namedRows.map(countRow)
-                    actions = try connection.query(EmbeddedSQL.reportActions, detailParameters(grain: scope.detailGrain)).namedRows.map(actionRow)
-                    histograms = try connection.query(EmbeddedSQL.reportHistograms, detailParameters(grain: scope.detailGrain)).namedRows
-                        .compactMap(histogramRow)
-                    if scope.strata {
-                        strata = try connection.query(EmbeddedSQL.reportStrata, detailParameters(grain: scope.strataGrain)).namedRows.map(stratumRow)
-                    }
-                }
                 if raw {
                     // The raw-events report, the oracle: every aggregate in SQL over the whole range.
                     let range = (from, to)
@@ -342,6 +332,14 @@ public struct ReportStore: Sendable {
                         strata = try connection.query(EmbeddedSQL.reportRawStrata, rawParameters(range, zone: false)).namedRows.map(stratumRow)
                     }
                     return ReportData(days: days, counts: counts, actions: actions, histograms: histograms, strata: strata)
+                }
+                // Whole hours inside one local day from the hourly and daily rollups…
+                counts = try connection.query(EmbeddedSQL.reportCounts, rollupParameters(grain: scope.countsGrain)).namedRows.map(countRow)
+                actions = try connection.query(EmbeddedSQL.reportActions, detailParameters(grain: scope.detailGrain)).namedRows.map(actionRow)
+                histograms = try connection.query(EmbeddedSQL.reportHistograms, detailParameters(grain: scope.detailGrain)).namedRows
+                    .compactMap(histogramRow)
+                if scope.strata {
+                    strata = try connection.query(EmbeddedSQL.reportStrata, detailParameters(grain: scope.strataGrain)).namedRows.map(stratumRow)
                 }
                 // …and the hours cut by an edge or a local midnight from the quarter-hour grain,
                 // their minutes off the quarter hour from events through RollupDeltas: the
