@@ -15,18 +15,21 @@ struct ReportEdgeRange: Sendable, Hashable {
 
 /// The report's edge minutes (an edge off the quarter hour, or quarter hours before the
 /// quarter-hour grain is complete): their events are streamed back as a rebuild streams a day
-/// (binary `COPY … TO STDOUT`) and aggregated by `RollupDeltas`, the one definition of every
+/// (binary `COPY … TO STDOUT`, one for all the ranges) and aggregated by `RollupDeltas`, the one definition of every
 /// aggregate, then turned into report rows. sql/queries/report_raw_*.sql compute the same
 /// numbers in SQL, but only for the raw-events report, the oracle.
 struct ReportEdgeEvents {
     let scope: ReportScope
 
-    /// The finest rows (grain 5, every dimension) of the app's events in [lo, hi).
-    static func deltas(appId: Int64, lo: Int64, hi: Int64, on connection: PostgresConnection) throws(DatabaseError) -> RollupDeltas {
-        try connection.query(EmbeddedSQL.rollupsRebuildRange, [String(appId), Timestamp(microseconds: lo).iso8601(fractionDigits: 6),
-                                                               Timestamp(microseconds: hi).iso8601(fractionDigits: 6)])
+    /// The finest rows (grain 5, every dimension) of the app's events in the ranges, read with
+    /// one COPY however many ranges there are.
+    static func deltas(appId: Int64, ranges: [ReportEdgeRange], on connection: PostgresConnection) throws(DatabaseError) -> RollupDeltas {
+        func array(_ instants: [Int64]) -> String {
+            "{" + instants.map { Timestamp(microseconds: $0).iso8601(fractionDigits: 6) }.joined(separator: ",") + "}"
+        }
+        try connection.query(EmbeddedSQL.reportEdgeEventsRange, [String(appId), array(ranges.map(\.lo)), array(ranges.map(\.hi))])
         var reader = EventRowReader()
-        try connection.copyOut(EmbeddedSQL.rollupsRebuildEvents) { (piece) throws(DatabaseError) in try reader.consume(piece) }
+        try connection.copyOut(EmbeddedSQL.reportEdgeEvents) { (piece) throws(DatabaseError) in try reader.consume(piece) }
         return try reader.finishFinest()
     }
 
@@ -49,19 +52,23 @@ struct ReportEdgeEvents {
     }
 
     private struct CountKey: Hashable {
-        var group: String, appVersion: String, category: String, hasMedia: Bool
+        var group: String, appVersion: String, day: String, category: String, hasMedia: Bool
     }
 
-    /// Count rows of the local day `day` (the range lies inside it).
-    func counts(_ deltas: RollupDeltas, day: String) -> [ReportCountRow] {
+    /// Count rows by local day: a quarter hour's day is that of the range it overlaps (ranges
+    /// are cut at quarter hours, except at the report's own edges, where only one range reaches
+    /// into the quarter).
+    func counts(_ deltas: RollupDeltas, ranges: [ReportEdgeRange]) -> [ReportCountRow] {
         var sums: [CountKey: RollupDeltas.Counts] = [:]
         for (key, c) in deltas.counts where key.dimensions.grain == RollupDeltas.Grain.quarter && passes(key.dimensions) {
             let d = key.dimensions
-            sums[CountKey(group: group(d), appVersion: d.appVersion, category: d.category, hasMedia: key.hasMedia), default: RollupDeltas.Counts()]
-                .add(c)
+            let q = d.bucket
+            guard let range = ranges.first(where: { $0.lo < q + RollupDeltas.microsecondsPerQuarterHour && q < $0.hi }) else { continue }
+            sums[CountKey(group: group(d), appVersion: d.appVersion, day: range.day, category: d.category, hasMedia: key.hasMedia),
+                 default: RollupDeltas.Counts()].add(c)
         }
         return sums.map { key, c in
-            ReportCountRow(group: key.group, appVersion: key.appVersion, day: day, category: key.category, hasMedia: key.hasMedia,
+            ReportCountRow(group: key.group, appVersion: key.appVersion, day: key.day, category: key.category, hasMedia: key.hasMedia,
                            delivered: Int(c.delivered), sent: Int(c.sent), mediaRequested: Int(c.mediaRequested), opens: Int(c.opens),
                            dismissals: Int(c.dismissals), actions: Int(c.actions), replies: Int(c.replies))
         }

@@ -362,21 +362,16 @@ public struct ReportStore: Sendable {
                         + (counts ? [scope.timeZone, String(scope.quarterCountsGrain)] : []) + filters + [group]
                 }
                 let edgeEvents = ReportEdgeEvents(scope: scope)
-                var minutes: [ReportEdgeRange: RollupDeltas] = [:]
-                func deltas(_ range: ReportEdgeRange) throws(DatabaseError) -> RollupDeltas {
-                    // The counts' and the totals' ranges often coincide (always in UTC): read once.
-                    let key = ReportEdgeRange(lo: range.lo, hi: range.hi, fromQuarters: false, day: "")
-                    if let known = minutes[key] { return known }
-                    let read = try ReportEdgeEvents.deltas(appId: scope.appId, lo: range.lo, hi: range.hi, on: connection)
-                    minutes[key] = read
-                    return read
-                }
                 let countEdges = try edges(zone: scope.timeZone)
                 if countEdges.contains(where: \.fromQuarters) {
                     counts += try connection.query(EmbeddedSQL.reportQuarterCounts, quarterParameters(countEdges, counts: true)).namedRows.map(countRow)
                 }
-                for range in countEdges where !range.fromQuarters {
-                    counts += edgeEvents.counts(try deltas(range), day: range.day)
+                let countMinutes = countEdges.filter { !$0.fromQuarters }
+                var countDeltas: RollupDeltas?
+                if !countMinutes.isEmpty {
+                    let read = try ReportEdgeEvents.deltas(appId: scope.appId, ranges: countMinutes, on: connection)
+                    counts += edgeEvents.counts(read, ranges: countMinutes)
+                    countDeltas = read
                 }
                 let totalEdges = try edges(zone: "UTC")
                 if totalEdges.contains(where: \.fromQuarters) {
@@ -387,8 +382,16 @@ public struct ReportStore: Sendable {
                         strata += try connection.query(EmbeddedSQL.reportQuarterStrata, parameters).namedRows.map(stratumRow)
                     }
                 }
-                for range in totalEdges where !range.fromQuarters {
-                    let read = try deltas(range)
+                let totalMinutes = totalEdges.filter { !$0.fromQuarters }
+                if !totalMinutes.isEmpty {
+                    // The same ranges as the counts' (always in UTC): read once.
+                    let sameRanges = totalMinutes.map { [$0.lo, $0.hi] } == countMinutes.map { [$0.lo, $0.hi] }
+                    let read: RollupDeltas
+                    if sameRanges, let known = countDeltas {
+                        read = known
+                    } else {
+                        read = try ReportEdgeEvents.deltas(appId: scope.appId, ranges: totalMinutes, on: connection)
+                    }
                     actions += edgeEvents.actions(read)
                     histograms += edgeEvents.histograms(read)
                     if scope.strata { strata += edgeEvents.strata(read) }

@@ -1,6 +1,6 @@
 -- Step 2 of rebuilding one day: the raw events of the range rollups_rebuild_range.sql set, with
 -- the columns TapwireCore.RollupDeltas reads, streamed back to `tapwire rollups rebuild`, which
--- recomputes the rollups with the code the group commits use (TapwireStore/RollupStore.swift), and to a report for its edge minutes (TapwireStore/ReportEdgeEvents.swift).
+-- recomputes the rollups with the code the group commits use (TapwireStore/RollupStore.swift).
 COPY (
     SELECT app_id, event_time, type::text, category, action_identifier, user_text_length, has_media,
            media_requested, category_registered, campaign, variant, delivered_at, app_version, platform

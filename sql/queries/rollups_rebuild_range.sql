@@ -1,4 +1,4 @@
--- Step 1 of rebuilding one day (and of reading a report's edge minutes, ReportEdgeEvents.swift): the range sql/queries/rollups_rebuild_events.sql reads (app $1,
+-- Step 1 of rebuilding one day: the range sql/queries/rollups_rebuild_events.sql reads (app $1,
 -- or every app when NULL, in [$2, $3)), as transaction-local settings. COPY takes no bind
 -- parameters; this way the values still travel as parameters, never inside the statement's text.
 -- The instants are kept as given (ISO 8601 with an offset; rollups_rebuild_events.sql casts them): the session's
