@@ -21,6 +21,14 @@ public struct RollupDeltas: Sendable, Equatable {
         public static let daily: Int16 = 3
         /// Daily, by app version, platform and campaign: the strata of the adjusted difference.
         public static let strata: Int16 = 4
+        /// Quarter-hourly, by app version, platform, campaign and variant (migration 0100): the
+        /// finest grain, which a commit stores and every other is derived from. A quarter hour
+        /// never straddles a local midnight, so a report in any zone reads the hours its local
+        /// midnights cut from here.
+        public static let quarter: Int16 = 5
+        /// Quarter-hourly, by app version only (rollup_counts): what an unfiltered report's
+        /// counts read for the hours its local midnights cut, a few rows per quarter hour.
+        public static let quarterAppVersion: Int16 = 6
     }
 
     /// The dimensions every engagement rollup row is keyed by; a grain that does not keep a
@@ -28,7 +36,8 @@ public struct RollupDeltas: Sendable, Equatable {
     public struct Dimensions: Hashable, Sendable {
         public var appId: Int64
         public var grain: Int16
-        /// Start of the UTC hour (or day, for the daily grains), in µs since 1970.
+        /// Start of the UTC hour (the quarter hour for grain 5, the day for the daily grains),
+        /// in µs since 1970.
         public var bucket: Int64
         public var category: String
         public var appVersion: String
@@ -74,7 +83,7 @@ public struct RollupDeltas: Sendable, Equatable {
         public var replies: Int64 = 0
         public init() {}
 
-        mutating func add(_ other: Counts) {
+        public mutating func add(_ other: Counts) {
             delivered += other.delivered
             sent += other.sent
             mediaRequested += other.mediaRequested
@@ -159,7 +168,7 @@ public struct RollupDeltas: Sendable, Equatable {
     /// Everything any rollup keys on, except histogram bins.
     private struct Shape: Hashable, Sendable {
         var appId: Int64
-        var hour: Int64
+        var quarter: Int64
         var appVersion: String
         var platform: String
         var category: String
@@ -198,6 +207,7 @@ public struct RollupDeltas: Sendable, Equatable {
 
     public init() {}
 
+    public static let microsecondsPerQuarterHour: Int64 = 900_000_000
     public static let microsecondsPerHour: Int64 = 3_600_000_000
     public static let microsecondsPerDay: Int64 = 86_400_000_000
 
@@ -207,7 +217,7 @@ public struct RollupDeltas: Sendable, Equatable {
     }
 
     public mutating func add(_ event: Event, appId: Int64, context: DeviceContext) {
-        let shape = Shape(appId: appId, hour: Self.floor(event.eventTime.microseconds, Self.microsecondsPerHour),
+        let shape = Shape(appId: appId, quarter: Self.floor(event.eventTime.microseconds, Self.microsecondsPerQuarterHour),
                           appVersion: context.appVersion, platform: context.platform, category: event.category,
                           campaign: event.campaign ?? "", variant: event.variant ?? "", hasMedia: event.hasMedia,
                           type: event.type, action: event.actionIdentifier, categoryRegistered: event.categoryRegistered)
@@ -224,32 +234,42 @@ public struct RollupDeltas: Sendable, Equatable {
         merge(fresh)
     }
 
-    /// Folds the shapes tallied so far into the finest rows only: grain 0 of the engagement
-    /// rollups and the hourly mismatch usage. Every other row is a sum of these, so a group
-    /// commit stores only them, and the fold, after summing many commits, derives the rest once
-    /// (`deriveCoarserGrains`).
+    /// Folds the shapes tallied so far into the finest rows only: grain 5 (quarter hours, every
+    /// dimension) of the engagement rollups and the hourly mismatch usage. Every other row is a
+    /// sum of these, so a group commit stores only them, and the fold, after summing many
+    /// commits, derives the rest once (`deriveCoarserGrains`). A commit's events mostly lie in
+    /// one quarter hour, so it stores about as many rows as it did hourly ones.
     public mutating func finishFinest() {
         for (shape, tally) in shapes { fold(shape, tally) }
         shapes = [:]
     }
 
-    /// True when the rows are all of the finest grain (what `finishFinest` leaves).
+    /// True when the rows are all of a grain a commit stores: the quarter grain (what
+    /// `finishFinest` leaves), or grain 0, which a collector of the version before migration
+    /// 0100 stores, still running during an upgrade.
     public var holdsOnlyFinestRows: Bool {
-        counts.keys.allSatisfy { $0.dimensions.grain == Grain.everyDimension }
-            && actions.keys.allSatisfy { $0.dimensions.grain == Grain.everyDimension }
-            && histograms.keys.allSatisfy { $0.dimensions.grain == Grain.everyDimension }
+        let stored: Set<Int16> = [Grain.quarter, Grain.everyDimension]
+        return counts.keys.allSatisfy { stored.contains($0.dimensions.grain) }
+            && actions.keys.allSatisfy { stored.contains($0.dimensions.grain) }
+            && histograms.keys.allSatisfy { stored.contains($0.dimensions.grain) }
             && usageDaily.isEmpty
     }
 
-    /// Adds the coarser rows implied by the finest ones: rollup_counts grains 1 and 4,
-    /// rollup_actions and rollup_histograms grains 2 and 3, and the daily usage. Call it once, on
-    /// rows that hold only the finest grain (a second call would count them again).
+    /// Adds the coarser rows implied by the finest ones: grain 0 (and grain 6 of rollup_counts)
+    /// from the quarter grain, then rollup_counts grains 1 and 4, rollup_actions and rollup_histograms grains 2 and 3 from
+    /// grain 0, and the daily usage. Call it once, on rows that hold only the grains a commit
+    /// stores (a second call would count them again).
     public mutating func deriveCoarserGrains() {
         precondition(holdsOnlyFinestRows, "coarser grains are derived once, from the finest rows only")
         func coarser(_ d: Dimensions, _ grain: Int16) -> Dimensions {
             let day = Self.floor(d.bucket, Self.microsecondsPerDay)
             switch grain {
-            case Grain.appVersion:
+            case Grain.everyDimension:
+                var hourly = d
+                hourly.grain = grain
+                hourly.bucket = Self.floor(d.bucket, Self.microsecondsPerHour)
+                return hourly
+            case Grain.appVersion, Grain.quarterAppVersion:
                 return Dimensions(appId: d.appId, grain: grain, bucket: d.bucket, category: d.category, appVersion: d.appVersion,
                                   platform: "", campaign: "", variant: "")
             case Grain.strata:
@@ -263,17 +283,28 @@ public struct RollupDeltas: Sendable, Equatable {
                                   platform: "", campaign: "", variant: "")
             }
         }
-        for (key, c) in counts {
+        for (key, c) in counts where key.dimensions.grain == Grain.quarter {
+            for grain in [Grain.everyDimension, Grain.quarterAppVersion] {
+                counts[CountsKey(dimensions: coarser(key.dimensions, grain), hasMedia: key.hasMedia), default: Counts()].add(c)
+            }
+        }
+        for (key, n) in actions where key.dimensions.grain == Grain.quarter {
+            actions[ActionKey(dimensions: coarser(key.dimensions, Grain.everyDimension), action: key.action), default: 0] += n
+        }
+        for (key, n) in histograms where key.dimensions.grain == Grain.quarter {
+            histograms[HistogramKey(dimensions: coarser(key.dimensions, Grain.everyDimension), metric: key.metric, bin: key.bin), default: 0] += n
+        }
+        for (key, c) in counts where key.dimensions.grain == Grain.everyDimension {
             for grain in [Grain.appVersion, Grain.strata] {
                 counts[CountsKey(dimensions: coarser(key.dimensions, grain), hasMedia: key.hasMedia), default: Counts()].add(c)
             }
         }
-        for (key, n) in actions {
+        for (key, n) in actions where key.dimensions.grain == Grain.everyDimension {
             for grain in [Grain.hourly, Grain.daily] {
                 actions[ActionKey(dimensions: coarser(key.dimensions, grain), action: key.action), default: 0] += n
             }
         }
-        for (key, n) in histograms {
+        for (key, n) in histograms where key.dimensions.grain == Grain.everyDimension {
             for grain in [Grain.hourly, Grain.daily] {
                 histograms[HistogramKey(dimensions: coarser(key.dimensions, grain), metric: key.metric, bin: key.bin), default: 0] += n
             }
@@ -285,9 +316,9 @@ public struct RollupDeltas: Sendable, Equatable {
         }
     }
 
-    /// The finest rows one shape adds (grain 0, hourly usage); `deriveCoarserGrains` does the rest.
+    /// The finest rows one shape adds (grain 5, hourly usage); `deriveCoarserGrains` does the rest.
     private mutating func fold(_ shape: Shape, _ tally: ShapeTally) {
-        let full = Dimensions(appId: shape.appId, grain: Grain.everyDimension, bucket: shape.hour, category: shape.category,
+        let full = Dimensions(appId: shape.appId, grain: Grain.quarter, bucket: shape.quarter, category: shape.category,
                               appVersion: shape.appVersion, platform: shape.platform, campaign: shape.campaign, variant: shape.variant)
 
         // rollup_counts: every event makes a row, even one counted nowhere.
@@ -321,7 +352,7 @@ public struct RollupDeltas: Sendable, Equatable {
 
         // mismatch_usage_hourly.
         let registered: Int16 = shape.categoryRegistered.map { $0 ? 1 : 0 } ?? -1
-        mergeHourlyUsage(UsageKey(appId: shape.appId, bucket: shape.hour, appVersion: shape.appVersion, platform: shape.platform,
+        mergeHourlyUsage(UsageKey(appId: shape.appId, bucket: Self.floor(shape.quarter, Self.microsecondsPerHour), appVersion: shape.appVersion, platform: shape.platform,
                                   type: shape.type, category: shape.category, action: shape.action ?? "", categoryRegistered: registered),
                          Usage(count: tally.events, firstSeen: tally.first, lastSeen: tally.last))
     }

@@ -372,10 +372,11 @@ enum RollupDeltaRows {
                 return value
             }
             for i in kind.indices {
-                // A commit stores the finest rows only (grain 0, hourly usage): anything else
-                // would be counted again when the fold derives the coarser grains.
-                guard kind[i] == 4 || grain[i] == RollupDeltas.Grain.everyDimension else {
-                    throw DatabaseError(.unexpectedResult, "a rollup delta of grain \(grain[i].map(String.init) ?? "NULL") in a batch, which holds grain 0 only")
+                // A commit stores the finest rows only (grain 5, hourly usage; grain 0 from a
+                // collector of the version before migration 0100): anything else would be
+                // counted again when the fold derives the coarser grains.
+                guard kind[i] == 4 || grain[i] == RollupDeltas.Grain.quarter || grain[i] == RollupDeltas.Grain.everyDimension else {
+                    throw DatabaseError(.unexpectedResult, "a rollup delta of grain \(grain[i].map(String.init) ?? "NULL") in a batch, which holds grains 5 and 0 only")
                 }
                 let bucketMicroseconds = try required(bucket[i], "bucket").microseconds
                 let count = try required(n[0][i], "n1")

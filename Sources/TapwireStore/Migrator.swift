@@ -15,6 +15,9 @@ public struct Migrator: Sendable {
 
     public init() { migrations = EmbeddedSQL.migrations }
 
+    /// The migrations up to `version` only: a test makes a database as an older release left it.
+    init(through version: Int) { migrations = EmbeddedSQL.migrations.filter { $0.version <= version } }
+
     public var latestVersion: Int { migrations.last?.version ?? 0 }
 
     static func checksum(_ sql: String) -> String { SHA256.hex(Array(sql.utf8)) }

@@ -84,6 +84,12 @@ public struct ReportScope: Sendable, Equatable {
         return onlyVersion ? RollupDeltas.Grain.appVersion : RollupDeltas.Grain.everyDimension
     }
 
+    /// The quarter-hour grain of rollup_counts for the hours a local midnight or an edge cuts
+    /// (report_quarter_counts.sql): by app version when only the version matters, as `countsGrain`.
+    var quarterCountsGrain: Int16 {
+        countsGrain == RollupDeltas.Grain.appVersion ? RollupDeltas.Grain.quarterAppVersion : RollupDeltas.Grain.quarter
+    }
+
     /// The grain of rollup_actions and rollup_histograms: hourly with no dimension (the daily
     /// rows are read with it) when unfiltered, else every dimension.
     var detailGrain: Int16 { filters.isEmpty && groupBy == nil ? RollupDeltas.Grain.hourly : RollupDeltas.Grain.everyDimension }
@@ -313,38 +319,82 @@ public struct ReportStore: Sendable {
             return try connection.readOnlySnapshot { () throws(DatabaseError) -> ReportData in
                 if !raw { try connection.query(EmbeddedSQL.reportNoParallelWorkers) }
                 let days = try connection.query(EmbeddedSQL.reportDays, [from, to, scope.timeZone]).namedRows.compactMap { $0["day"] }
-                // Whole hours inside one local day from the rollups (none for the raw baseline)…
                 var counts: [ReportCountRow] = [], actions: [ReportActionRow] = [], histograms: [ReportHistogramRow] = []
                 var strata: [ReportStratumRow] = []
-                if !raw {
-                    counts = try connection.query(EmbeddedSQL.reportCounts, rollupParameters(grain: scope.countsGrain)).namedRows.map(countRow)
-                    actions = try connection.query(EmbeddedSQL.reportActions, detailParameters(grain: scope.detailGrain)).namedRows.map(actionRow)
-                    histograms = try connection.query(EmbeddedSQL.reportHistograms, detailParameters(grain: scope.detailGrain)).namedRows
+                if raw {
+                    // The raw-events report, the oracle: every aggregate in SQL over the whole range.
+                    let range = (from, to)
+                    counts = try connection.query(EmbeddedSQL.reportRawCounts, rawParameters(range, zone: true)).namedRows.map(countRow)
+                    actions = try connection.query(EmbeddedSQL.reportRawActions, rawParameters(range, zone: false)).namedRows.map(actionRow)
+                    histograms = try connection.query(EmbeddedSQL.reportRawHistograms, rawParameters(range, zone: false)).namedRows
                         .compactMap(histogramRow)
                     if scope.strata {
-                        strata = try connection.query(EmbeddedSQL.reportStrata, detailParameters(grain: scope.strataGrain)).namedRows.map(stratumRow)
+                        strata = try connection.query(EmbeddedSQL.reportRawStrata, rawParameters(range, zone: false)).namedRows.map(stratumRow)
                     }
+                    return ReportData(days: days, counts: counts, actions: actions, histograms: histograms, strata: strata)
                 }
-                // …and the rest from events: the builder adds rows with the same key.
-                // Counts are by local day, so hours cut by a local midnight come from events too;
-                // action and histogram totals only need the range edges cut exactly.
-                func ranges(zone: String) throws(DatabaseError) -> [(String, String)] {
-                    try connection.query(EmbeddedSQL.reportRawRanges, [from, to, zone, raw ? "true" : "false"]).namedRows
-                        .compactMap { row -> (String, String)? in
-                            guard let lo = PostgresValue.timestamp(microseconds: row["lo_us"]),
-                                  let hi = PostgresValue.timestamp(microseconds: row["hi_us"]) else { return nil }
-                            return (lo.iso8601(fractionDigits: 6), hi.iso8601(fractionDigits: 6))
+                // Whole hours inside one local day from the hourly and daily rollups…
+                counts = try connection.query(EmbeddedSQL.reportCounts, rollupParameters(grain: scope.countsGrain)).namedRows.map(countRow)
+                actions = try connection.query(EmbeddedSQL.reportActions, detailParameters(grain: scope.detailGrain)).namedRows.map(actionRow)
+                histograms = try connection.query(EmbeddedSQL.reportHistograms, detailParameters(grain: scope.detailGrain)).namedRows
+                    .compactMap(histogramRow)
+                if scope.strata {
+                    strata = try connection.query(EmbeddedSQL.reportStrata, detailParameters(grain: scope.strataGrain)).namedRows.map(stratumRow)
+                }
+                // …and the hours cut by an edge or a local midnight from the quarter-hour grain,
+                // their minutes off the quarter hour from events through RollupDeltas: the
+                // builder adds rows with the same key. Counts are by local day; action,
+                // histogram and strata totals only need the range edges cut exactly.
+                func edges(zone: String) throws(DatabaseError) -> [ReportEdgeRange] {
+                    try connection.query(EmbeddedSQL.reportEdgeRanges, [String(scope.appId), from, to, zone]).namedRows
+                        .compactMap { row -> ReportEdgeRange? in
+                            guard let lo = row["lo_us"].flatMap({ Int64($0) }), let hi = row["hi_us"].flatMap({ Int64($0) }) else { return nil }
+                            return ReportEdgeRange(lo: lo, hi: hi, fromQuarters: row["from_quarters"] == "t", day: row["day"] ?? "")
                         }
                 }
-                for range in try ranges(zone: scope.timeZone) {
-                    counts += try connection.query(EmbeddedSQL.reportRawCounts, rawParameters(range, zone: true)).namedRows.map(countRow)
-                }
-                for range in try ranges(zone: "UTC") {
-                    actions += try connection.query(EmbeddedSQL.reportRawActions, rawParameters(range, zone: false)).namedRows.map(actionRow)
-                    histograms += try connection.query(EmbeddedSQL.reportRawHistograms, rawParameters(range, zone: false)).namedRows.compactMap(histogramRow)
-                    if scope.strata {
-                        strata += try connection.query(EmbeddedSQL.reportRawStrata, rawParameters(range, zone: false)).namedRows.map(stratumRow)
+                // The ranges as arrays of instants ("{…,…}"; ISO 8601 needs no quoting there).
+                func quarterParameters(_ ranges: [ReportEdgeRange], counts: Bool) -> [String?] {
+                    let quarters = ranges.filter(\.fromQuarters)
+                    func array(_ instants: [Int64]) -> String {
+                        "{" + instants.map { Timestamp(microseconds: $0).iso8601(fractionDigits: 6) }.joined(separator: ",") + "}"
                     }
+                    return [String(scope.appId), array(quarters.map(\.lo)), array(quarters.map(\.hi))]
+                        + (counts ? [scope.timeZone, String(scope.quarterCountsGrain)] : []) + filters + [group]
+                }
+                let edgeEvents = ReportEdgeEvents(scope: scope)
+                let countEdges = try edges(zone: scope.timeZone)
+                if countEdges.contains(where: \.fromQuarters) {
+                    counts += try connection.query(EmbeddedSQL.reportQuarterCounts, quarterParameters(countEdges, counts: true)).namedRows.map(countRow)
+                }
+                let countMinutes = countEdges.filter { !$0.fromQuarters }
+                var countDeltas: RollupDeltas?
+                if !countMinutes.isEmpty {
+                    let read = try ReportEdgeEvents.deltas(appId: scope.appId, ranges: countMinutes, on: connection)
+                    counts += edgeEvents.counts(read, ranges: countMinutes)
+                    countDeltas = read
+                }
+                let totalEdges = try edges(zone: "UTC")
+                if totalEdges.contains(where: \.fromQuarters) {
+                    let parameters = quarterParameters(totalEdges, counts: false)
+                    actions += try connection.query(EmbeddedSQL.reportQuarterActions, parameters).namedRows.map(actionRow)
+                    histograms += try connection.query(EmbeddedSQL.reportQuarterHistograms, parameters).namedRows.compactMap(histogramRow)
+                    if scope.strata {
+                        strata += try connection.query(EmbeddedSQL.reportQuarterStrata, parameters).namedRows.map(stratumRow)
+                    }
+                }
+                let totalMinutes = totalEdges.filter { !$0.fromQuarters }
+                if !totalMinutes.isEmpty {
+                    // The same ranges as the counts' (always in UTC): read once.
+                    let sameRanges = totalMinutes.map { [$0.lo, $0.hi] } == countMinutes.map { [$0.lo, $0.hi] }
+                    let read: RollupDeltas
+                    if sameRanges, let known = countDeltas {
+                        read = known
+                    } else {
+                        read = try ReportEdgeEvents.deltas(appId: scope.appId, ranges: totalMinutes, on: connection)
+                    }
+                    actions += edgeEvents.actions(read)
+                    histograms += edgeEvents.histograms(read)
+                    if scope.strata { strata += edgeEvents.strata(read) }
                 }
                 return ReportData(days: days, counts: counts, actions: actions, histograms: histograms, strata: strata)
             }

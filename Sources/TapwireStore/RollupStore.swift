@@ -72,7 +72,7 @@ public struct RollupStore: Sendable {
                         progress: (Progress) -> Void = { _ in }) throws(DatabaseError) -> [Progress] {
         let days = try forEachDay(appId: appId, from: from, to: to, on: connection, progress: progress) { (parameters) throws(DatabaseError) -> Int in
             try connection.query(EmbeddedSQL.rollupsRebuildRange, parameters)
-            var reader = RebuildEventReader()
+            var reader = EventRowReader()
             try connection.copyOut(EmbeddedSQL.rollupsRebuildEvents) { (piece) throws(DatabaseError) in try reader.consume(piece) }
             _ = try upsert(try reader.finish(), on: connection)
             return reader.eventsRead
@@ -87,7 +87,9 @@ public struct RollupStore: Sendable {
     /// transaction that first locks the rollups and the pending deltas against group commits,
     /// folds, and deletes the day's rollups (of the app, or of every app). `recompute` gets the
     /// parameters (app or NULL, day start, day end) and returns how many events it read. A
-    /// transaction that loses a lock race is retried.
+    /// transaction that loses a lock race is retried. Days go from the last to the first, so
+    /// each moves back where the quarter-hour grain is complete (rollups_quarter_coverage.sql)
+    /// by a day; the result lists them first to last.
     package func forEachDay(appId: Int64?, from: Timestamp, to: Timestamp, on connection: PostgresConnection,
                             progress: (Progress) -> Void,
                             recompute: ([String?]) throws(DatabaseError) -> Int) throws(DatabaseError) -> [Progress] {
@@ -101,9 +103,9 @@ public struct RollupStore: Sendable {
             throw DatabaseError(.queryFailed, "raw events before \(horizon.iso8601(fractionDigits: 0)) were dropped by `tapwire retention`; rebuilding from \(Timestamp(microseconds: start).iso8601(fractionDigits: 0)) would erase the rollups that still count them. Rebuild from \(horizon.iso8601(fractionDigits: 0)) on (--from)")
         }
         var done: [Progress] = []
-        var chunkStart = start
-        while chunkStart < end {
-            let chunkEnd = min(end, RollupDeltas.floor(chunkStart, day) + day)
+        var chunkEnd = end
+        while chunkEnd > start {
+            let chunkStart = max(start, chunkEnd - day)
             let parameters = [appId.map(String.init), Timestamp(microseconds: chunkStart).iso8601(fractionDigits: 6),
                               Timestamp(microseconds: chunkEnd).iso8601(fractionDigits: 6)]
             var attempt = 0
@@ -113,7 +115,9 @@ public struct RollupStore: Sendable {
                         try connection.query(EmbeddedSQL.rollupsRebuildLock)
                         _ = try foldPending(on: connection)
                         try connection.query(EmbeddedSQL.rollupsRebuildDelete, parameters)
-                        return try recompute(parameters)
+                        let events = try recompute(parameters)
+                        try connection.query(EmbeddedSQL.rollupsQuarterCoverage, parameters)
+                        return events
                     }
                     let step = Progress(from: Timestamp(microseconds: chunkStart), to: Timestamp(microseconds: chunkEnd), eventsRecomputed: events)
                     done.append(step)
@@ -125,16 +129,17 @@ public struct RollupStore: Sendable {
                     throw error
                 }
             }
-            chunkStart = chunkEnd
+            chunkEnd = chunkStart
         }
-        return done
+        return done.reversed()
     }
 
 }
 
 /// Reads the rows of sql/queries/rollups_rebuild_events.sql, piece by piece as COPY sends them,
-/// into `RollupDeltas`: the rebuild's side of the one definition of every aggregate.
-private struct RebuildEventReader {
+/// into `RollupDeltas`: the rebuild's and the report's edge minutes' side of the one definition
+/// of every aggregate.
+struct EventRowReader {
     private var decoder = CopyBinaryDecoder()
     private var deltas = RollupDeltas()
     private(set) var eventsRead = 0
@@ -172,6 +177,13 @@ private struct RebuildEventReader {
     mutating func finish() throws(DatabaseError) -> RollupDeltas {
         guard decoder.finished else { throw DatabaseError(.unexpectedResult, "binary COPY data ended without its trailer") }
         deltas.finish()
+        return deltas
+    }
+
+    /// The finest rows only (the quarter-hour grain, by every dimension), once the COPY has ended.
+    mutating func finishFinest() throws(DatabaseError) -> RollupDeltas {
+        guard decoder.finished else { throw DatabaseError(.unexpectedResult, "binary COPY data ended without its trailer") }
+        deltas.finishFinest()
         return deltas
     }
 }

@@ -54,14 +54,16 @@ struct RollupDeltasTests {
         text.delivered = 1
         #expect(deltas.counts == [
             key(0, h10, "2.0", "iOS", "spring"): rich, key(1, h10, "2.0"): rich, key(4, midnight, "2.0", "iOS", "spring"): rich,
+            key(5, h10, "2.0", "iOS", "spring"): rich, key(6, h10, "2.0"): rich,
             key(0, h11, "2.0", "iOS", media: false): text, key(1, h11, "2.0", media: false): text,
+            key(5, h11, "2.0", "iOS", media: false): text, key(6, h11, "2.0", media: false): text,
             key(4, midnight, "2.0", "iOS", media: false): text,
         ])
         func dims(_ grain: Int16, _ bucket: Int64, all: Bool) -> RollupDeltas.Dimensions {
             .init(appId: 7, grain: grain, bucket: bucket, category: "chat", appVersion: all ? "2.0" : "", platform: all ? "iOS" : "",
                   campaign: all ? "spring" : "", variant: "")
         }
-        let plain = [dims(0, h10, all: true), dims(2, h10, all: false), dims(3, midnight, all: false)]
+        let plain = [dims(0, h10, all: true), dims(2, h10, all: false), dims(3, midnight, all: false), dims(5, h10, all: true)]
         #expect(deltas.actions == Dictionary(uniqueKeysWithValues: plain.map { (RollupDeltas.ActionKey(dimensions: $0, action: "reply"), Int64(1)) }))
         var bins: [RollupDeltas.HistogramKey: Int64] = [:]
         for d in plain {
@@ -121,11 +123,13 @@ struct RollupDeltasTests {
         for (appId, context, e) in all {
             let t = e.eventTime.microseconds
             let hourStart = t - ((t % Self.hour) + Self.hour) % Self.hour
+            let quarterStart = t - ((t % (Self.hour / 4)) + Self.hour / 4) % (Self.hour / 4)
             let dayStart = t - ((t % Self.day) + Self.day) % Self.day
             let campaign = e.campaign ?? "", variant = e.variant ?? ""
             let sets: [(Int16, Int64, String, String, String, String)] = [
                 (0, hourStart, context.appVersion, context.platform, campaign, variant), (1, hourStart, context.appVersion, "", "", ""),
                 (4, dayStart, context.appVersion, context.platform, campaign, ""),
+                (5, quarterStart, context.appVersion, context.platform, campaign, variant), (6, quarterStart, context.appVersion, "", "", ""),
             ]
             let registered = e.type == .response && e.actionIdentifier != nil && e.actionIdentifier != SystemAction.open
                 && e.actionIdentifier != SystemAction.dismiss
@@ -143,7 +147,7 @@ struct RollupDeltasTests {
                 if registered && e.userTextLength != nil { row.replies += 1 }
                 counts[k] = row
             }
-            for (grain, bucket, all) in [(Int16(0), hourStart, true), (2, hourStart, false), (3, dayStart, false)] {
+            for (grain, bucket, all) in [(Int16(0), hourStart, true), (2, hourStart, false), (3, dayStart, false), (5, quarterStart, true)] {
                 let d = RollupDeltas.Dimensions(appId: appId, grain: grain, bucket: bucket, category: e.category,
                                                 appVersion: all ? context.appVersion : "", platform: all ? context.platform : "",
                                                 campaign: all ? campaign : "", variant: all ? variant : "")
@@ -209,6 +213,26 @@ struct RollupDeltasTests {
         #expect(merged.usageDaily == all.usageDaily)
         #expect(all.counts.keys.contains { $0.dimensions.grain == RollupDeltas.Grain.strata })
         #expect(all.histograms.keys.contains { $0.dimensions.grain == RollupDeltas.Grain.daily })
+    }
+
+    /// Grain 5 cuts at quarter hours, so every zone's local midnight is a bucket edge: Nepal's
+    /// (+05:45) is 18:15 UTC, and the last microsecond before it falls in the 18:00 quarter, the
+    /// midnight itself in the 18:15 one, both in the 18:00 hour of grain 0. Before 1970 the cut
+    /// is a floor too.
+    @Test func quarterHoursCutAtNepalsMidnight() {
+        let midnight = Timestamp(iso8601: "2026-11-02T18:15:00Z")! // 2026-11-03 00:00 in Asia/Kathmandu
+        let quarter = Self.hour / 4
+        let context = DeviceContext(appVersion: "1", platform: "iOS")
+        var deltas = RollupDeltas()
+        for t in [midnight.adding(microseconds: -1), midnight, midnight.adding(microseconds: quarter - 1), Timestamp(microseconds: -1)] {
+            deltas.add(Event(eventId: .v7(at: t), type: .delivered, deviceTime: t, category: "c"), appId: 1, context: context)
+        }
+        deltas.finish()
+        func delivered(_ grain: Int16) -> [Int64: Int64] {
+            deltas.counts.filter { $0.key.dimensions.grain == grain }.reduce(into: [:]) { $0[$1.key.dimensions.bucket, default: 0] += $1.value.delivered }
+        }
+        #expect(delivered(RollupDeltas.Grain.quarter) == [midnight.microseconds - quarter: 1, midnight.microseconds: 2, -quarter: 1])
+        #expect(delivered(RollupDeltas.Grain.everyDimension) == [midnight.microseconds - quarter: 3, -Self.hour: 1])
     }
 
     @Test func latencyBinsFollowPostgresIntervalArithmetic() {

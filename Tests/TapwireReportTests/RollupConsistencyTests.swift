@@ -122,6 +122,94 @@ struct RollupConsistencyTests {
         }
     }
 
+    /// The hours a local midnight or a range edge cuts (migration 0100): whole quarter hours come
+    /// from the quarter-hour grain where it is complete (rollup_quarter_coverage), everything else
+    /// (minutes off the quarter hour, quarters before the grain is complete) from events through
+    /// RollupDeltas; every report equals the raw one. A rebuild moves "complete from" back a day
+    /// at a time, and a report whose edges are on quarter hours reads no event at all.
+    @Test func cutHoursComeFromQuarterHoursWhereCompleteAndFromEventsElsewhere() throws {
+        let collector = try TestCollector.start { $0.rateLimitPerSecond = 0 }
+        defer { collector.stop() }
+        let app = try collector.database.createApp()
+        var rng = SeededGenerator(seed: 20261204)
+        let client = collector.client()
+        for _ in 0..<30 {
+            let events = (0..<120).map { _ in Self.randomEvent(&rng) }
+            let context: [(String, JSONValue)] = [("appVersion", .string(["1.0", "1.1"][Int.random(in: 0..<2, using: &rng)])),
+                                                  ("platform", .string(["iOS", "watchOS"][Int.random(in: 0..<2, using: &rng)]))]
+            _ = try ReportFixtures.post(client, key: app.writeKey.text, TestBatch.body(events, context: context))
+        }
+        let connection = try collector.database.connect()
+        defer { connection.close() }
+        try RollupStore().fold(on: connection)
+        let start = ReportFixtures.start, minute: Int64 = 60_000_000
+        func at(_ minutes: Int64) -> Timestamp { start.adding(microseconds: minutes * minute) }
+        // (zone, from, to, filters, --by): local midnights of zones at +05:30, +05:45 and -03:30,
+        // quarter hours that are not whole hours, and edges off the quarter hour.
+        let onQuarters: [(String, Timestamp, Timestamp, ReportFilters, ReportDimension?)] = [
+            ("Asia/Kolkata", at(18 * 60 + 30), at(2 * 1440 + 18 * 60 + 30), ReportFilters(), nil),
+            ("Asia/Kathmandu", at(18 * 60 + 15), at(2 * 1440 + 18 * 60 + 15), ReportFilters(platform: "iOS"), .campaign),
+            ("America/St_Johns", at(3 * 60 + 30), at(2 * 1440 + 3 * 60 + 30), ReportFilters(), .variant),
+            ("UTC", at(5 * 60 + 45), at(2 * 1440 + 7 * 60 + 15), ReportFilters(), .appVersion),
+            ("Asia/Kolkata", at(5 * 60 + 45), at(2 * 1440 + 7 * 60 + 15), ReportFilters(variant: "B"), nil),
+        ]
+        let offQuarters: [(String, Timestamp, Timestamp, ReportFilters, ReportDimension?)] = [
+            ("Asia/Kolkata", at(5 * 60 + 17), at(2 * 1440 + 7 * 60 + 1), ReportFilters(), nil),
+            ("Asia/Kathmandu", at(18 * 60 + 16), at(2 * 1440 + 18 * 60 + 14), ReportFilters(), .platform),
+        ]
+        func raw(_ c: (String, Timestamp, Timestamp, ReportFilters, ReportDimension?)) throws -> EngagementReport {
+            try ReportFixtures.report(collector.database, app: app, from: c.1, to: c.2, timeZone: c.0, filters: c.3, groupBy: c.4,
+                                      source: .rawEvents)
+        }
+        func compare(_ label: String) throws -> [EngagementReport] {
+            var raws: [EngagementReport] = []
+            for c in onQuarters + offQuarters {
+                var fast = try ReportFixtures.report(collector.database, app: app, from: c.1, to: c.2, timeZone: c.0, filters: c.3, groupBy: c.4)
+                let slow = try raw(c)
+                #expect(fast.overall.delivered > 0)
+                fast.source = .rawEvents
+                #expect(fast == slow, "\(label): rollup and raw reports differ for \(c.0) from \(c.1) to \(c.2)")
+                raws.append(slow)
+            }
+            return raws
+        }
+        func completeFrom() throws -> String? {
+            try connection.query("SELECT to_char(complete_from AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM rollup_quarter_coverage WHERE app_id = $1::bigint",
+                                 [String(app.appId)]).scalar
+        }
+        // 1. An app created after migration 0100: the grain is complete throughout.
+        #expect(try completeFrom() == nil)
+        _ = try compare("complete")
+
+        // 2. As for data stored before the migration: no quarter rows before "complete from"
+        // (the middle of the second day). Those quarters come from events.
+        let middle = at(1440 + 6 * 60)
+        try connection.query("INSERT INTO rollup_quarter_coverage (app_id, complete_from) VALUES ($1::bigint, $2::timestamptz)",
+                             [String(app.appId), middle.description])
+        for table in ["rollup_counts", "rollup_actions", "rollup_histograms"] {
+            try connection.query("DELETE FROM \(table) WHERE app_id = $1::bigint AND grain IN (5, 6) AND hour < $2::timestamptz",
+                                 [String(app.appId), middle.description])
+        }
+        _ = try compare("grain 5 complete from the middle")
+
+        // 3. A rebuild of the last day only does not join up with "complete from": nothing moves.
+        // Of every day, last to first: each moves it back a day, to the first day's start.
+        try RollupStore().rebuild(appId: app.appId, from: at(2 * 1440), to: at(3 * 1440), on: connection)
+        #expect(try completeFrom() == "2026-11-03T06:00:00Z")
+        try RollupStore().rebuild(appId: app.appId, from: start, to: at(3 * 1440), on: connection)
+        #expect(try completeFrom() == "2026-11-02T00:00:00Z")
+        let raws = try compare("after the rebuild")
+
+        // 4. Edges on quarter hours read no event: with the app's events gone, the rollup reports
+        // are still the raw reports computed before.
+        try connection.query("DELETE FROM events WHERE app_id = $1::bigint", [String(app.appId)])
+        for (c, slow) in zip(onQuarters, raws) {
+            var fast = try ReportFixtures.report(collector.database, app: app, from: c.1, to: c.2, timeZone: c.0, filters: c.3, groupBy: c.4)
+            fast.source = .rawEvents
+            #expect(fast == slow, "a report on quarter-hour edges read events, \(c.0) from \(c.1) to \(c.2)")
+        }
+    }
+
     @Test func rebuildOfOneAppLeavesOthersAlone() throws {
         let collector = try TestCollector.start { $0.rateLimitPerSecond = 0 }
         defer { collector.stop() }

@@ -2,7 +2,7 @@
 -- group and category. Totals need no local days, only exact edges: unfiltered reports ($4 = 2)
 -- read the daily rows (grain 3) of the whole UTC days inside the range and the hourly rows
 -- (grain 2) of the hours around them; filtered or grouped ones ($4 = 0) read hourly rows by
--- every dimension. The partial hours at the edges come from report_raw_actions.sql.
+-- every dimension. The partial hours at the edges come from report_quarter_actions.sql and the edge minutes (report_edge_ranges.sql).
 -- $5-$8 filters (NULL = any); $9 the --by dimension ('' for none).
 WITH edges AS (
     -- first_day: the first UTC midnight at or after $2; last_day: the last at or before $3.

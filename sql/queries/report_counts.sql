@@ -2,7 +2,7 @@
 -- [$2, $3) and inside one local day of time zone $4 (hourly grain $5, or the daily grain 4 for a
 -- whole UTC day that is one local day): by --by group, app version (for
 -- the dismiss base), local day, category and rich/text-only. The other hours of the range come
--- from report_raw_counts.sql over the ranges report_raw_ranges.sql lists; the caller adds the
+-- from the quarter-hour grain and the edge minutes over the ranges report_edge_ranges.sql lists; the caller adds the
 -- two. Filters $6-$9 (app version, platform, campaign, variant; NULL = any); $10 the --by
 -- dimension ('' for none, or appVersion, platform, campaign, variant).
 WITH hours AS (

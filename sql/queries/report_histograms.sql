@@ -1,7 +1,7 @@
 -- Percentile histograms (metric 1 reply length, 2 time to response) of app $1 over the whole
 -- UTC hours inside [$2, $3), by --by group and category: daily and hourly rows as in
 -- report_actions.sql (same parameters); the partial hours at the edges come from
--- report_raw_histograms.sql.
+-- report_quarter_histograms.sql and the edge minutes (report_edge_ranges.sql).
 WITH edges AS (
     -- first_day: the first UTC midnight at or after $2; last_day: the last at or before $3.
     SELECT tapwire_utc_day($2::timestamptz + interval '24 hours' - interval '1 microsecond') AS first_day,

@@ -1,6 +1,6 @@
--- Counts per registered action of app $1 computed from events in [$2, $3), with the columns of report_actions.sql: the hours
--- the rollups cannot answer exactly (see report_raw_ranges.sql), or every hour for the
--- benchmark's baseline. $4-$7 filters (NULL = any); $8 the --by dimension.
+-- Counts per registered action of app $1 computed from events in [$2, $3), with the columns of
+-- report_actions.sql: the raw-events report only, the oracle (see report_raw_counts.sql).
+-- $4-$7 filters (NULL = any); $8 the --by dimension.
 SELECT CASE $8::text WHEN 'appVersion' THEN e.app_version WHEN 'platform' THEN e.platform
                       WHEN 'campaign' THEN coalesce(e.campaign, '') WHEN 'variant' THEN coalesce(e.variant, '') ELSE '' END AS group_value,
     e.category, e.action_identifier AS action, count(*) AS count

@@ -1,6 +1,8 @@
--- Engagement counts of app $1 computed from events in [$2, $3), with the columns of report_counts.sql: the hours
--- the rollups cannot answer exactly (see report_raw_ranges.sql), or every hour for the
--- benchmark's baseline. $4 time zone; $5-$8 filters (NULL = any); $9 the --by dimension.
+-- Engagement counts of app $1 computed from events in [$2, $3), with the columns of
+-- report_counts.sql: the raw-events report only (ReportSource.rawEvents), the oracle the
+-- benchmark and the consistency tests hold the rollup report equal to. The rollup report reads
+-- no SQL aggregate of events: its edge minutes go through TapwireCore.RollupDeltas
+-- (TapwireStore/ReportEdgeEvents.swift). $4 time zone; $5-$8 filters (NULL = any); $9 the --by dimension.
 SELECT CASE $9::text WHEN 'appVersion' THEN e.app_version WHEN 'platform' THEN e.platform
                       WHEN 'campaign' THEN coalesce(e.campaign, '') WHEN 'variant' THEN coalesce(e.variant, '') ELSE '' END AS group_value,
     e.app_version, to_char(e.event_time AT TIME ZONE $4::text, 'YYYY-MM-DD') AS day, e.category, e.has_media,

@@ -1,6 +1,6 @@
--- Percentile histogram bins of app $1 computed from events in [$2, $3), with the columns of report_histograms.sql: the hours
--- the rollups cannot answer exactly (see report_raw_ranges.sql), or every hour for the
--- benchmark's baseline. $4-$7 filters (NULL = any); $8 the --by dimension.
+-- Percentile histogram bins of app $1 computed from events in [$2, $3), with the columns of
+-- report_histograms.sql: the raw-events report only, the oracle (see report_raw_counts.sql).
+-- $4-$7 filters (NULL = any); $8 the --by dimension.
 SELECT CASE $8::text WHEN 'appVersion' THEN e.app_version WHEN 'platform' THEN e.platform
                       WHEN 'campaign' THEN coalesce(e.campaign, '') WHEN 'variant' THEN coalesce(e.variant, '') ELSE '' END AS group_value,
     e.category, m.metric, m.bin, count(*) AS count

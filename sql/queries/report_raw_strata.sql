@@ -1,6 +1,6 @@
--- The columns of report_strata.sql (day: the UTC day, days since 1970-01-01) computed from events of app $1 in [$2, $3): the partial hours
--- at the range edges, or every hour for the raw baseline (--from-raw). $4-$7 filters (NULL =
--- any); $8 the --by dimension.
+-- The columns of report_strata.sql (day: the UTC day, days since 1970-01-01) computed from
+-- events of app $1 in [$2, $3): the raw-events report only, the oracle (see
+-- report_raw_counts.sql). $4-$7 filters (NULL = any); $8 the --by dimension.
 SELECT CASE $8::text WHEN 'appVersion' THEN e.app_version WHEN 'platform' THEN e.platform
                      WHEN 'campaign' THEN coalesce(e.campaign, '') WHEN 'variant' THEN coalesce(e.variant, '') ELSE '' END AS group_value,
     floor(extract(epoch FROM e.event_time) / 86400)::bigint AS day,

@@ -6,7 +6,7 @@
 -- Like report_actions.sql, the sums need no local days, only exact edges: $4 = 4 reads the daily
 -- rows (grain 4) of the whole UTC days inside the range and the hourly rows (grain 0) of the
 -- hours around them; $4 = 0 (a variant filter or --by variant, which grain 4 does not keep) reads
--- grain 0 for every hour. The partial hours at the edges come from report_raw_strata.sql.
+-- grain 0 for every hour. The partial hours at the edges come from report_quarter_strata.sql and the edge minutes.
 -- $5-$8 filters (app version, platform, campaign, variant; NULL = any); $9 the --by dimension.
 -- Rows come in no particular order, and a key may come twice (a day's grain 0 hours beside
 -- another day's): the report adds rows with the same key.
