@@ -17,6 +17,12 @@ enum PostgresValue {
         return out + "}"
     }
 
+    /// A timestamptz[] literal of instants (µs since 1970), each in ISO 8601 with an offset, so
+    /// it reads back the same whatever the session's DateStyle and TimeZone.
+    static func timestampArray(_ microseconds: [Int64]) -> String {
+        textArray(microseconds.map { Timestamp(microseconds: $0).iso8601(fractionDigits: 6) })
+    }
+
     static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []

@@ -352,13 +352,10 @@ public struct ReportStore: Sendable {
                             return ReportEdgeRange(lo: lo, hi: hi, fromQuarters: row["from_quarters"] == "t", day: row["day"] ?? "")
                         }
                 }
-                // The ranges as arrays of instants ("{…,…}"; ISO 8601 needs no quoting there).
+                // The ranges as arrays of instants.
                 func quarterParameters(_ ranges: [ReportEdgeRange], counts: Bool) -> [String?] {
                     let quarters = ranges.filter(\.fromQuarters)
-                    func array(_ instants: [Int64]) -> String {
-                        "{" + instants.map { Timestamp(microseconds: $0).iso8601(fractionDigits: 6) }.joined(separator: ",") + "}"
-                    }
-                    return [String(scope.appId), array(quarters.map(\.lo)), array(quarters.map(\.hi))]
+                    return [String(scope.appId), PostgresValue.timestampArray(quarters.map(\.lo)), PostgresValue.timestampArray(quarters.map(\.hi))]
                         + (counts ? [scope.timeZone, String(scope.quarterCountsGrain)] : []) + filters + [group]
                 }
                 let edgeEvents = ReportEdgeEvents(scope: scope)
