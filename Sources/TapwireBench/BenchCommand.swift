@@ -14,7 +14,7 @@ import TapwireZlib
 enum BenchCommand {
     static let usage = """
     tapwire-bench ingest --database-url URL [--connections 16] [--batch-size 500] [--batches 400] [--rounds 3]
-                         [--json FILE] [--tapwire PATH] [--curve W:LINGER_MS:FILL,…]
+                         [--apps 1] [--json FILE] [--tapwire PATH] [--curve W:LINGER_MS:FILL,…]
       Creates a scratch database next to the one URL names, starts `tapwire serve` on it, and for
       random (v4) and then UUIDv7 ids alternates rounds of: a plain COPY of pre-built rows into a
       table with a uuid primary key (the baseline), and the same number of events posted as
@@ -24,6 +24,8 @@ enum BenchCommand {
       processes' CPU time from /proc, when the server is on this machine), database time per
       statement per 1M events (when the server preloads pg_stat_statements), and the collector's
       peak RSS.
+      --apps     spread the batches over this many apps, round robin, each with its own write
+                 key (default 1)
       --tapwire  the `tapwire` binary to run as the collector (default: TAPWIRE_BINARY, else the
                  one next to this program)
       --curve    then, for each point (writers : commit linger ms : commit fill events), a fresh
@@ -78,6 +80,10 @@ enum BenchCommand {
         var batchSize: Int
         var batchCount: Int
         var rounds: Int
+        /// Apps the batches are spread over, round robin, each with its own write key: how a
+        /// shared collector is written to (the dedup key starts with the event id, so an app
+        /// count changes what its index does: docs/ingestion.md).
+        var apps: Int
         var jsonOut: String?
         var curve: [CurvePoint]
         var tapwire: String
@@ -88,6 +94,8 @@ enum BenchCommand {
             batchSize = try args.int("batch-size") ?? 500
             batchCount = try args.int("batches") ?? 400
             rounds = max(1, try args.int("rounds") ?? 3)
+            apps = try args.int("apps") ?? 1
+            guard (1...1000).contains(apps) else { throw CLIError("--apps must be from 1 to 1000, got \(apps)") }
             jsonOut = try args.option("json")
             curve = try (try args.option("curve")).map(CurvePoint.parse) ?? []
             tapwire = try tapwirePath(try args.option("tapwire"))
@@ -173,10 +181,12 @@ enum BenchCommand {
         var all: [Figures] = []
         var expected: [Int64: Int] = [:]
         for kind in IdKind.allCases {
-            let app = try AppStore().createApp(named: "bench-" + (kind == .v7 ? "v7" : "v4"), on: setup)
-            let (figures, posted) = try measure(kind, app: app, options: options, setup: setup, collector: collector, probes: probes,
+            let apps = try (1...options.apps).map { n in
+                try AppStore().createApp(named: "bench-" + (kind == .v7 ? "v7" : "v4") + (options.apps > 1 ? "-\(n)" : ""), on: setup)
+            }
+            let (figures, posted) = try measure(kind, apps: apps, options: options, setup: setup, collector: collector, probes: probes,
                                                 generator: &generator)
-            expected[app.appId] = posted
+            for (app, count) in zip(apps, posted) { expected[app.appId] = count }
             all.append(figures)
         }
         let rss = collector.process.peakResidentBytes
@@ -198,8 +208,9 @@ enum BenchCommand {
     }
 
     /// Pre-built batches of unique events, as devices send them: events of the last few minutes.
-    /// The baseline COPYs the same rows (`staged`, under another app id).
-    static func makeRound(_ kind: IdKind, baselineAppId: Int64, start: Timestamp, options: Options,
+    /// Batch b is app b mod `apps`'s. The baseline COPYs the same rows (`staged`, under other app
+    /// ids).
+    static func makeRound(_ kind: IdKind, baselineAppIds: [Int64], start: Timestamp, options: Options,
                           generator: inout SeededGenerator) throws -> (staged: [StagedBatch], bodies: [[UInt8]]) {
         var staged: [StagedBatch] = []
         var bodies: [[UInt8]] = []
@@ -210,27 +221,27 @@ enum BenchCommand {
             }
             let context = DeviceContext(appVersion: ["3.2.1", "3.3.0"][b % 2], build: "412", platform: b % 5 == 0 ? "watchOS" : "iOS",
                                         osVersion: "18.1", sdk: "tapwire-bench/1.0")
-            staged.append(StagedBatch(appId: baselineAppId, receivedAt: start, context: context, events: events))
+            staged.append(StagedBatch(appId: baselineAppIds[b % baselineAppIds.count], receivedAt: start, context: context, events: events))
             bodies.append(try Zlib.compress(wireJSON(events, context: context, sentAt: start)))
         }
         return (staged, bodies)
     }
 
     /// One id kind: alternating baseline and collector rounds, then half the peak rate. Returns
-    /// its figures and how many events it posted.
-    static func measure(_ kind: IdKind, app: CreatedApp, options: Options, setup: PostgresConnection, collector: CollectorProcess,
-                        probes: DatabaseProbes, generator: inout SeededGenerator) throws -> (Figures, Int) {
-        let auth = "Basic " + Data((app.writeKey.text + ":").utf8).base64EncodedString()
+    /// its figures and how many events it posted to each app.
+    static func measure(_ kind: IdKind, apps: [CreatedApp], options: Options, setup: PostgresConnection, collector: CollectorProcess,
+                        probes: DatabaseProbes, generator: inout SeededGenerator) throws -> (Figures, [Int]) {
+        let auths = apps.map { "Basic " + Data(($0.writeKey.text + ":").utf8).base64EncodedString() }
         let start = Timestamp.now
         let rounds = try (0..<options.rounds).map { _ in
-            try makeRound(kind, baselineAppId: app.appId + 1_000_000, start: start, options: options, generator: &generator)
+            try makeRound(kind, baselineAppIds: apps.map { $0.appId + 1_000_000 }, start: start, options: options, generator: &generator)
         }
         let warm = try (0..<20).map { _ in
             try Zlib.compress(wireJSON((0..<options.batchSize).map { _ in syntheticEvent(&generator, id: kind.make(&generator, at: start), at: start) },
                                        context: DeviceContext(appVersion: "0", platform: "iOS"), sentAt: start))
         }
         // Warm-up events carry version 0, which the stored-events check leaves out.
-        _ = try post(warm, port: collector.port, auth: auth, connections: options.connections, ratePerSecond: nil)
+        _ = try post(warm, port: collector.port, auths: auths, connections: options.connections, ratePerSecond: nil)
 
         // Alternate baseline and collector rounds, so both see the same machine: a shared
         // machine's noise moves both, and the medians' ratio is what is quoted.
@@ -247,7 +258,7 @@ enum BenchCommand {
 
             cpuBefore = probes.cpu?.seconds()
             let postStart = monotonicNanoseconds()
-            let result = try post(round.bodies, port: collector.port, auth: auth, connections: options.connections, ratePerSecond: nil)
+            let result = try post(round.bodies, port: collector.port, auths: auths, connections: options.connections, ratePerSecond: nil)
             peakRates.append(Double(options.eventsPerRound) / (Double(monotonicNanoseconds() - postStart) / 1e9))
             guard result.failures == 0 else {
                 throw CLIError("\(result.failures) batches failed at peak (first: \(result.firstFailure ?? "?")); see \(collector.log)")
@@ -271,9 +282,14 @@ enum BenchCommand {
             figures.copyStatements = copyTimes.map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
             figures.collectorStatements = collectorTimes.map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
         }
-        let halfPosted = try measureHalfPeak(kind, figures: &figures, auth: auth, start: start, options: options, collector: collector,
-                                             generator: &generator)
-        return (figures, options.eventsPerRound * options.rounds + halfPosted)
+        let halfBatches = try measureHalfPeak(kind, figures: &figures, auths: auths, start: start, options: options, collector: collector,
+                                              generator: &generator)
+        // Batch i of a post goes to app i mod apps.
+        func share(_ batches: Int, _ app: Int) -> Int { (batches - app + apps.count - 1) / apps.count }
+        let posted = apps.indices.map { a in
+            (share(options.batchCount, a) * options.rounds + share(halfBatches, a)) * options.batchSize
+        }
+        return (figures, posted)
     }
 
     /// The baseline: the round's rows COPYed into the uuid-keyed table, 10,000 rows a
@@ -292,8 +308,8 @@ enum BenchCommand {
         return Double(options.eventsPerRound) / (Double(monotonicNanoseconds() - began) / 1e9)
     }
 
-    /// Half the peak rate, paced: latency when the collector is not saturated. Returns the events posted.
-    static func measureHalfPeak(_ kind: IdKind, figures: inout Figures, auth: String, start: Timestamp, options: Options,
+    /// Half the peak rate, paced: latency when the collector is not saturated. Returns the batches posted.
+    static func measureHalfPeak(_ kind: IdKind, figures: inout Figures, auths: [String], start: Timestamp, options: Options,
                                 collector: CollectorProcess, generator: inout SeededGenerator) throws -> Int {
         let bodies = try (0..<max(40, options.batchCount / 2)).map { _ in
             try Zlib.compress(wireJSON((0..<options.batchSize).map { _ in
@@ -302,13 +318,13 @@ enum BenchCommand {
             }, context: DeviceContext(appVersion: "3.2.1", platform: "iOS"), sentAt: start))
         }
         figures.halfOffered = figures.peakRate / 2
-        let half = try post(bodies, port: collector.port, auth: auth, connections: options.connections,
+        let half = try post(bodies, port: collector.port, auths: auths, connections: options.connections,
                             ratePerSecond: figures.peakRate / 2 / Double(options.batchSize))
         guard half.failures == 0 else {
             throw CLIError("\(half.failures) batches failed at half peak (first: \(half.firstFailure ?? "?")); see \(collector.log)")
         }
         figures.half = half.latencies
-        return bodies.count * options.batchSize
+        return bodies.count
     }
 
     /// The `--json` summary.
@@ -397,10 +413,10 @@ enum BenchCommand {
                     return syntheticEvent(&generator, id: IdKind.v7.make(&generator, at: time), at: time)
                 }, context: DeviceContext(appVersion: ["3.2.1", "3.3.0"][b % 2], platform: b % 5 == 0 ? "watchOS" : "iOS"), sentAt: start))
             }
-            _ = try post(Array(bodies.prefix(20)), port: collector.port, auth: auth, connections: options.connections, ratePerSecond: nil)
+            _ = try post(Array(bodies.prefix(20)), port: collector.port, auths: [auth], connections: options.connections, ratePerSecond: nil)
             let cpuBefore = cpu?.seconds()
             let began = monotonicNanoseconds()
-            let result = try post(Array(bodies.dropFirst(20)), port: collector.port, auth: auth, connections: options.connections, ratePerSecond: nil)
+            let result = try post(Array(bodies.dropFirst(20)), port: collector.port, auths: [auth], connections: options.connections, ratePerSecond: nil)
             let rate = Double((bodies.count - 20) * batchSize) / (Double(monotonicNanoseconds() - began) / 1e9)
             try RollupStore().fold(on: setup)
             let cpuPerMillion = cpuBefore.flatMap { before in cpu.map { ($0.seconds() - before) / (Double((bodies.count - 20) * batchSize) / 1e6) } }
@@ -526,7 +542,8 @@ enum BenchCommand {
 
     /// Posts every body once, spread over `connections` keep-alive connections; paced to
     /// `ratePerSecond` batches a second in total when given.
-    static func post(_ bodies: [[UInt8]], port: Int, auth: String, connections: Int, ratePerSecond: Double?) throws -> LoadResult {
+    /// Posts every body, body i with `auths[i % auths.count]`.
+    static func post(_ bodies: [[UInt8]], port: Int, auths: [String], connections: Int, ratePerSecond: Double?) throws -> LoadResult {
         let next = Atomic<Int>(0)
         let results = Mutex(LoadResult())
         let start = monotonicNanoseconds()
@@ -545,7 +562,7 @@ enum BenchCommand {
                         let now = monotonicNanoseconds()
                         if due > now { usleep(UInt32((due - now) / 1000)) }
                     }
-                    let head = httpRequestHead("POST", "/v1/batch", headers: ["Authorization": auth, "Content-Encoding": "gzip",
+                    let head = httpRequestHead("POST", "/v1/batch", headers: ["Authorization": auths[i % auths.count], "Content-Encoding": "gzip",
                                                                            "Content-Type": "application/json"], contentLength: bodies[i].count)
                     let sent = monotonicNanoseconds()
                     do {
