@@ -28,16 +28,28 @@ public struct RollupStore: Sendable {
         try connection.transaction { () throws(DatabaseError) -> Int in try foldPending(on: connection) }
     }
 
-    /// The fold, inside the caller's transaction: takes the pending batches (deleting them),
-    /// sums their deltas per key, and has tapwire_fold_rollup_deltas() upsert the sums together
-    /// with any row a collector of the previous version appended to rollup_deltas. Summing here
-    /// is what keeps the fold cheap: the database sorts and upserts each key once per fold, not
-    /// once per commit that touched it.
+    /// Apps whose pending batches a fold takes, sums and upserts at once. One app's keys are few;
+    /// fifty apps' made the collector's peak RSS 95-130 MiB (docs/ingestion.md, "Many apps on
+    /// one collector").
+    static let foldAppsAtOnce = 8
+
+    /// The fold, inside the caller's transaction: takes the pending batches (deleting them) of
+    /// a few apps at a time, sums their deltas per key, and has tapwire_fold_rollup_deltas()
+    /// upsert the sums together with any row a collector of the previous version appended to
+    /// rollup_deltas. Summing here is what keeps the fold cheap: the database sorts and upserts
+    /// each key once per fold, not once per commit that touched it (a key belongs to one app).
     package func foldPending(on connection: PostgresConnection) throws(DatabaseError) -> Int {
-        var reader = RollupDeltaRows.BatchReader()
-        try connection.copyOut(EmbeddedSQL.takeRollupDeltaBatches) { (piece) throws(DatabaseError) in try reader.consume(piece) }
-        let sums = try reader.finish()
-        return reader.deltasRead + (try upsert(sums, on: connection)) - sums.rowCount
+        let apps = try connection.query(EmbeddedSQL.pendingDeltaApps).rows.compactMap { $0.first ?? nil }
+        guard !apps.isEmpty else { return try upsert(RollupDeltas(), on: connection) }
+        var moved = 0
+        for start in stride(from: 0, to: apps.count, by: Self.foldAppsAtOnce) {
+            try connection.query(EmbeddedSQL.foldApps, [apps[start..<min(apps.count, start + Self.foldAppsAtOnce)].joined(separator: ",")])
+            var reader = RollupDeltaRows.BatchReader()
+            try connection.copyOut(EmbeddedSQL.takeRollupDeltaBatches) { (piece) throws(DatabaseError) in try reader.consume(piece) }
+            let sums = try reader.finish()
+            moved += reader.deltasRead + (try upsert(sums, on: connection)) - sums.rowCount
+        }
+        return moved
     }
 
     /// Writes summed rows into the rollup tables, each key once, in key order: through

@@ -90,6 +90,36 @@ import TapwireRollupOracle
         #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == oracle, "rollups rebuild differs from the SQL recomputation")
     }
 
+    /// Pending batches of more apps than a fold takes at once: one fold takes every app's, a few
+    /// apps at a time, and each app's rollups equal the SQL oracle.
+    @Test func aFoldTakesManyAppsAFewAtATime() throws {
+        let db = try TestDatabase.create()
+        let apps = try (0..<(2 * RollupStore.foldAppsAtOnce + 3)).map { _ in try db.createApp() }
+        var rng = SeededGenerator(seed: 91)
+        let now = Timestamp.now
+        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
+        defer { writer.connection.close() }
+        for _ in 0..<3 {
+            try writer.commit(apps.map { app in
+                StagedBatch(appId: app.appId, receivedAt: now, context: DeviceContext(appVersion: "2.0", platform: "iOS"),
+                            events: (0..<5).map { _ in Self.randomEvent(&rng, around: now) })
+            })
+        }
+        let connection = try db.connect()
+        defer { connection.close() }
+        #expect(try connection.query("SELECT count(DISTINCT app_id) FROM rollup_delta_batches").scalar == String(apps.count))
+        #expect(try RollupStore().fold(on: connection) > 0)
+        #expect(try connection.query("SELECT count(*) FROM rollup_delta_batches").scalar == "0", "one fold takes every app's batches")
+        #expect(try RollupStore().fold(on: connection) == 0)
+        for app in [apps[0], apps[RollupStore.foldAppsAtOnce], apps[apps.count - 1]] {
+            let incremental = try RollupSnapshot.rows(appId: app.appId, on: connection)
+            #expect(!incremental.isEmpty)
+            let range = try #require(try RollupStore().eventHours(appId: app.appId, on: connection))
+            try RollupOracle.recompute(appId: app.appId, from: range.from, to: range.to, on: connection)
+            #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == incremental, "app \(app.appId)")
+        }
+    }
+
     /// A bulk claim that meets an id stored before is rolled back and claimed again, skipping it;
     /// nothing of the failed attempt remains.
     @Test func aBulkClaimThatMeetsAStoredIdFallsBackToSkipping() throws {
