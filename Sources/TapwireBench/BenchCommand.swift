@@ -474,7 +474,8 @@ enum BenchCommand {
     static func statementTimes(_ connection: PostgresConnection) throws -> [String: Double] {
         let known: [SQL] = [EmbeddedSQL.copyEventIds, EmbeddedSQL.copyStagedIds, EmbeddedSQL.claimEventIds, EmbeddedSQL.stagedDuplicates,
                             EmbeddedSQL.copyEvents, EmbeddedSQL.copyRollupDeltaBatch, EmbeddedSQL.takeRollupDeltaBatches, EmbeddedSQL.copyRollupDeltas,
-                            EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.ensurePartitions, EmbeddedSQL.summarizeEventRanges,
+                            EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.pendingDeltaApps, EmbeddedSQL.foldApps, EmbeddedSQL.ensurePartitions,
+                            EmbeddedSQL.summarizeEventRanges,
                             EmbeddedSQL.createStagedIds, BenchSQL.baselineCopy]
         var names: [String: String] = [:]
         for sql in known { names[sql.text.trimmingCharacters(in: .whitespacesAndNewlines)] = (sql.name as NSString).lastPathComponent }
