@@ -83,11 +83,14 @@ public enum ReportOutputFormat: String, Sendable, CaseIterable {
 
 extension EngagementReportService {
     /// The findings sections of a report: category mismatches over its range, and the
-    /// release-regression check as of its end (or now, if that is earlier).
+    /// release-regression check as of its end (or now, if that is earlier: then the current look,
+    /// stored by the collectors when it applies; a report that ends in the past replays its end).
     public func findings(for report: EngagementReport, appId: Int64, regression: RegressionConfiguration = .default,
                          on connection: PostgresConnection) throws(DatabaseError) -> FindingsReport {
-        try FindingsService(regression: regression).report(appId: appId, appName: report.app, since: report.from,
-                                                            asOf: min(report.to, Timestamp.now), on: connection)
+        let now = Timestamp.now
+        return try FindingsService(regression: regression).report(appId: appId, appName: report.app, since: report.from,
+                                                                   asOf: min(report.to, now), look: report.to >= now ? .current : .computed,
+                                                                   on: connection)
     }
 }
 

@@ -129,13 +129,14 @@ public final class FindingMonitor: Sendable {
         metrics.increment(FindingMetrics.checks, [FindingFamily.categoryMismatch.rawValue])
     }
 
-    /// The release-regression check of every app with usage in the horizon, as of the end of
-    /// the hour `asOf` starts.
+    /// The release-regression look of every app with usage in the horizon, as of the end of the
+    /// hour `asOf` starts: the one another collector stored for the hour, else taken and stored
+    /// here (RegressionLookStore), so readers of the current look need not compute it.
     func checkRegressions(asOf: Timestamp, on connection: PostgresConnection) throws(DatabaseError) {
         let since = asOf.adding(seconds: -Double(regression.horizonDays) * 86_400)
-        let store = RegressionStore(configuration: regression)
+        let store = RegressionLookStore(configuration: regression)
         for app in try MismatchStore().activeApps(since: since, on: connection) {
-            let check = try store.check(appId: app.appId, asOf: asOf, on: connection)
+            let check = try store.take(appId: app.appId, asOf: asOf, on: connection)
             try publish(check.findings, family: .releaseRegression, app: app, on: connection)
         }
         metrics.increment(FindingMetrics.checks, [FindingFamily.releaseRegression.rawValue])

@@ -206,7 +206,13 @@ import TapwireTestSupport
         let before = try s.regressions(at: Self.hours(Double(first)))
         try s.post(Self.traffic("1.1", from: Self.hours(30), hours: 10, perHour: 400, invite: Self.baseRates.mapValues { $0 * 3 }), seed: 4)
         let after = try s.regressions(at: Self.hours(Double(first)))
-        #expect(after == before)
+        // Every member the same but when each was computed (a replay is computed on each request).
+        let members = try #require(before.objectValue?.members)
+        #expect(members.count == after.objectValue?.members.count)
+        for (key, value) in members where key != "lookTakenAt" {
+            #expect(after[key] == value, "\(key)")
+        }
+        #expect(before["lookSource"]?.stringValue == "computed" && after["lookSource"]?.stringValue == "computed")
 
         // The command line, as cron runs it: nothing before the detection (exit 0), the finding from then on (exit 1).
         let url = s.server.database.url
@@ -367,6 +373,14 @@ import TapwireTestSupport
         for collector in [first, second] {
             #expect(try collector.client().get("/metrics").text.contains(series))
         }
+        // The collectors stored one look per hour (one hour, or two if it ended between their
+        // starts), and a restart reads them rather than storing them again.
+        func looks() throws -> [[String?]] {
+            try s.server.database.query("SELECT looks_end::text, taken_at::text FROM regression_looks WHERE app_id = $1::bigint ORDER BY 1",
+                                        [String(s.app.appId)]).rows
+        }
+        let stored = try looks()
+        #expect(!stored.isEmpty && Set(stored.map { $0[0] }).count == stored.count, "\(stored)")
 
         // A restart checks again at once: nothing new to announce.
         first.stop()
@@ -374,6 +388,7 @@ import TapwireTestSupport
         #expect(try eventually(timeout: 30) { try settled([restarted]) })
         #expect(try restarted.client().get("/metrics").text.contains(series))
         #expect(receiver.messages.count == 1)
+        #expect(Array(try looks().prefix(stored.count)) == stored)
         restarted.stop()
         second.stop()
     }
