@@ -128,7 +128,7 @@ public struct RegressionBenchmark: Sendable {
         let alertsStored = try BenchLoad.median(options.repeats) {
             shown = try service.report(appId: appId, appName: "bench", since: since, asOf: now, look: .current, on: connection).regressions
         }
-        guard let shown, shown.look?.source == .stored, shown.evaluation == taken.evaluation else {
+        guard let shown, shown.look?.source == "stored", shown.evaluation == taken.evaluation else {
             throw DatabaseError(.unexpectedResult, "tapwire alerts did not show the stored look of the hour")
         }
         let alertsComputed = try BenchLoad.median(options.repeats) {

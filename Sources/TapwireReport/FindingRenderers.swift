@@ -121,8 +121,8 @@ extension RegressionCheck {
         var members: [(String, JSONValue)] = [
             ("asOf", .string(Timestamp(microseconds: asOf).description)),
             ("looksEnd", .string(Timestamp(microseconds: looksEnd).description)),
-            ("lookSource", look.map { .string($0.source.rawValue) } ?? .null),
-            ("lookTakenAt", look.map { .string(Timestamp(microseconds: $0.takenAt).description) } ?? .null),
+            ("lookSource", look.map { .string($0.source) } ?? .null),
+            ("lookTakenAt", look?.takenAt.map { .string(Timestamp(microseconds: $0).description) } ?? .null),
             ("daysRead", daysRead.map { .object([("from", .string(Timestamp(microseconds: $0.from).description)),
                                                  ("to", .string(Timestamp(microseconds: $0.to).description))]) } ?? .null),
         ]
@@ -146,13 +146,12 @@ extension RegressionCheck {
     public var lookLine: String? {
         guard let look else { return nil }
         let hour = Timestamp(microseconds: RollupDeltas.floor(asOf, RollupDeltas.microsecondsPerHour)).iso8601(fractionDigits: 0)
-        let taken = Timestamp(microseconds: look.takenAt).iso8601(fractionDigits: 0)
-        switch look.source {
-        case .stored:
-            return "Look of \(hour), taken \(taken) by the collectors' hourly check: events that arrived after it are not counted "
-                + "(a fresh look counts them)."
+        switch look {
+        case .stored(let takenAt):
+            return "Look of \(hour), taken \(Timestamp(microseconds: takenAt).iso8601(fractionDigits: 0)) by the collectors' hourly check: "
+                + "events that arrived after it are not counted (a fresh look counts them)."
         case .computed:
-            return "Look of \(hour), computed now (\(taken))."
+            return "Look of \(hour), computed now."
         }
     }
 

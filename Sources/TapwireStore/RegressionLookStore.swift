@@ -35,7 +35,7 @@ public struct RegressionLookStore: Sendable {
             return stored
         }
         var check = try RegressionStore(configuration: configuration).check(appId: appId, asOf: asOf, on: connection)
-        check.look = RegressionLookOrigin(source: .computed, takenAt: Timestamp.now.microseconds)
+        check.look = .computed
         return check
     }
 
@@ -53,7 +53,7 @@ public struct RegressionLookStore: Sendable {
         var check = try RegressionStore(configuration: configuration).check(appId: appId, asOf: Timestamp(microseconds: looksEnd),
                                                                             on: connection)
         let takenAt = Timestamp.now
-        check.look = RegressionLookOrigin(source: .stored, takenAt: takenAt.microseconds)
+        check.look = .stored(takenAt: takenAt.microseconds)
         let stored = try connection.query(EmbeddedSQL.regressionLookStore, [
             String(appId), RegressionStore.text(looksEnd), configuration.lookFingerprint, manifests, takenAt.iso8601(fractionDigits: 6),
             try Self.encode(check), RegressionStore.text(looksEnd - Self.historyHours * RollupDeltas.microsecondsPerHour),
@@ -76,7 +76,7 @@ public struct RegressionLookStore: Sendable {
             throw DatabaseError(.unexpectedResult, "a stored regression look row has an unexpected shape")
         }
         guard var check = try? Self.decoder.decode(RegressionCheck.self, from: Data(body.utf8)) else { return nil }
-        check.look = RegressionLookOrigin(source: .stored, takenAt: takenAt)
+        check.look = .stored(takenAt: takenAt)
         return check
     }
 

@@ -71,7 +71,7 @@ import TapwireTestSupport
         let s = try Self.scenario("stored")
         try Self.oneVersion(s)
         let taken = try Self.take(s)
-        #expect(taken.look?.source == .stored)
+        #expect(taken.look?.source == "stored")
         guard case .noComparison = taken.evaluation else { Issue.record("the look compared: \(taken.evaluation)"); return }
         try Self.brokenRelease(s)
         let takenAt = Timestamp(microseconds: try #require(taken.look?.takenAt)).description
@@ -102,7 +102,7 @@ import TapwireTestSupport
         let url = s.server.database.url
         let stored = try TapwireBinary.run(["alerts", "--app", "stored", "--database-url", url])
         #expect(stored.status == 0, "\(stored.output)")
-        #expect(stored.output.contains("taken \(Timestamp(microseconds: taken.look!.takenAt).iso8601(fractionDigits: 0)) by the collectors' hourly check"),
+        #expect(stored.output.contains("taken \(Timestamp(microseconds: try #require(taken.look?.takenAt)).iso8601(fractionDigits: 0)) by the collectors' hourly check"),
                 "\(stored.output)")
         let storedJSON = try Self.cliJSON(try TapwireBinary.run(["alerts", "--app", "stored", "--format", "json", "--database-url", url]).output)
         #expect(storedJSON["regressions"]?["lookSource"]?.stringValue == "stored")
