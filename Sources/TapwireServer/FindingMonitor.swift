@@ -4,8 +4,9 @@ import TapwireReport
 import TapwireStore
 
 /// The collector's background check of every rule family: the category mismatches every
-/// `scanSeconds`, the release-regression check once an hour (the hour's looks, a few minutes
-/// after it ends, so the hour's batches have arrived). Each scan sets the active findings in
+/// `scanSeconds`, the release-regression check once an hour (the hour's look, a few minutes
+/// after it ends, so the hour's batches have arrived; stored once for every collector and every
+/// reader of the current look: RegressionLookStore). Each scan sets the active findings in
 /// /metrics (`FindingMetrics`); with TAPWIRE_ALERT_WEBHOOK_URL set, each new finding is queued in
 /// the outbox and posted to the webhook once.
 ///
