@@ -3,8 +3,9 @@ import TapwireStore
 
 /// Every family's findings of one app as of an instant, read from the rollups: the category
 /// mismatches over a window ending at the instant (MismatchStore), and the release-regression
-/// check as of it (RegressionLookStore: the collectors' stored look, or RegressionStore's check). What `tapwire alerts`, `GET /v1/findings` and the engagement
-/// report's findings sections show; a third family adds its store's call here.
+/// check as of it (RegressionLookStore: the collectors' stored look, or RegressionStore's check).
+/// What `tapwire alerts`, `GET /v1/findings` and the engagement report's findings sections show;
+/// a third family adds its store's call here.
 public struct FindingsService: Sendable {
     public var mismatchRules: MismatchRules
     public var regression: RegressionConfiguration
