@@ -86,6 +86,17 @@ import TapwireTestSupport
         let table = try s.server.client().get("/v1/reports/regressions?app=stored&format=table", key: s.app.readKey.text)
         #expect(table.text.contains("by the collectors' hourly check"), "\(table.text)")
 
+        // The HTML report through today (its end, the next UTC midnight, is never before the hour
+        // it is read in) shows the stored look; one that ended earlier replays its end.
+        let today = String(Timestamp.now.iso8601(fractionDigits: 0).prefix(10))
+        let report = try s.server.client().get("/report?app=stored&from=\(String(Self.hours(-24).description.prefix(10)))&to=\(today)",
+                                               key: s.app.readKey.text)
+        #expect(report.status == 200 && report.text.contains("by the collectors&#39; hourly check"),
+                "\(report.text.components(separatedBy: "tapwire-look").dropFirst().first?.prefix(300) ?? "no look line")")
+        let past = try s.server.client().get("/report?app=stored&from=\(Self.hours(-24).description)&to=\(Self.hours(24).description)",
+                                             key: s.app.readKey.text)
+        #expect(past.status == 200 && past.text.contains("computed now"), "\(past.text.suffix(2000))")
+
         // HTTP, fresh and replayed: computed, with the broken button.
         for path in ["/v1/findings?app=stored&fresh=true", "/v1/findings?app=stored&at=\(Timestamp.now.description)"] {
             let computed = try Self.get(s, path)
