@@ -42,6 +42,7 @@ public struct RegressionLookStore: Sendable {
     /// The collectors' look of the hour that ends at `asOf` (a whole hour): the stored one if any
     /// collector took it already, else computed and stored (the primary key keeps one; a
     /// collector that loses the race returns the winner's, so every collector publishes the same).
+    /// On a database it cannot write (a standby), computed and not stored.
     public func take(appId: Int64, asOf: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> RegressionCheck {
         let looksEnd = Self.looksEnd(asOf)
         if let stored = try stored(appId: appId, looksEnd: looksEnd, currentManifestsOnly: false, on: connection) { return stored }
@@ -54,10 +55,18 @@ public struct RegressionLookStore: Sendable {
                                                                             on: connection)
         let takenAt = Timestamp.now
         check.look = .stored(takenAt: takenAt.microseconds)
-        let stored = try connection.query(EmbeddedSQL.regressionLookStore, [
-            String(appId), RegressionStore.text(looksEnd), configuration.lookFingerprint, manifests, takenAt.iso8601(fractionDigits: 6),
-            try Self.encode(check), RegressionStore.text(looksEnd - Self.historyHours * RollupDeltas.microsecondsPerHour),
-        ])
+        let stored: QueryResult
+        do {
+            stored = try connection.query(EmbeddedSQL.regressionLookStore, [
+                String(appId), RegressionStore.text(looksEnd), configuration.lookFingerprint, manifests, takenAt.iso8601(fractionDigits: 6),
+                try Self.encode(check), RegressionStore.text(looksEnd - Self.historyHours * RollupDeltas.microsecondsPerHour),
+            ])
+        } catch where error.isNotWritable {
+            // A collector serving reads from a standby (docs/high-availability.md): the primary's
+            // collectors store the look; this one publishes what it computed.
+            check.look = .computed
+            return check
+        }
         if stored.rows.isEmpty, let winner = try self.stored(appId: appId, looksEnd: looksEnd, currentManifestsOnly: false, on: connection) {
             return winner
         }
