@@ -5,7 +5,8 @@ import TapwireStore
 
 /// The release-regression benchmark of `make bench`: the hourly check (docs/regressions.md, "The
 /// hourly check") for an app of 20 categories over 14 days of 10M events, from the release
-/// rollups, and `tapwire alerts`' work (both families) on the same data. Every category, version
+/// rollups, and `tapwire alerts`' work (both families) on the same data, with the hour's look
+/// stored by the collectors and without. Every category, version
 /// and platform delivers every hour (sql/bench/regression_generate.sql), so the check reads as
 /// many rows as such an app can make; the rollups are written by `tapwire rollups rebuild`'s
 /// code, the product's own.
@@ -32,14 +33,19 @@ public struct RegressionBenchmark: Sendable {
         /// The day rows read (one per day, category, version and platform).
         public var dayRows: Int
         /// Medians, in milliseconds: the check, and its two largest parts (reading the rows; the
-        /// rule over them), and tapwire alerts.
+        /// rule over them).
         public var hourlyCheckMs: Double
         public var readingMs: Double
         public var ruleMs: Double
-        public var alertsMs: Double
+        /// `tapwire alerts` (both families) when the collectors stored the hour's look, and when
+        /// it computes the look (the first reader of an hour, `--fresh`, `--at`).
+        public var alertsStoredMs: Double
+        public var alertsComputedMs: Double
         /// The mismatch family alone, on the same data: what `tapwire alerts` ran before the
         /// regression family, the baseline its time is quoted against.
         public var mismatchOnlyMs: Double
+        /// The stored look's size (its JSON).
+        public var lookBytes: Int
 
         public var json: JSONValue {
             .object([
@@ -47,11 +53,16 @@ public struct RegressionBenchmark: Sendable {
                 ("releaseCountsRows", .int(countsRows)), ("releaseActionRows", .int(actionRows)), ("series", .int(series)),
                 ("findings", .int(findings)), ("looks", .int(looks)), ("loadSeconds", .double(loadSeconds)),
                 ("dayRows", .int(dayRows)), ("hourlyCheckMs", .double(hourlyCheckMs)), ("readingMs", .double(readingMs)),
-                ("ruleMs", .double(ruleMs)), ("alertsMs", .double(alertsMs)),
-                ("mismatchOnlyMs", .double(mismatchOnlyMs)),
+                ("ruleMs", .double(ruleMs)), ("alertsStoredLookMs", .double(alertsStoredMs)),
+                ("alertsComputedLookMs", .double(alertsComputedMs)), ("mismatchOnlyMs", .double(mismatchOnlyMs)),
+                ("lookBytes", .int(lookBytes)),
             ])
         }
     }
+
+    /// The most `tapwire alerts` with the hour's look stored may take, as a multiple of the
+    /// mismatch family alone (RegressionBenchCommand says why).
+    public static let storedLookBound = 1.5
 
     public var options: Options
     public init(options: Options = Options()) { self.options = options }
@@ -103,17 +114,32 @@ public struct RegressionBenchmark: Sendable {
         let evaluating = BenchLoad.median(options.repeats) {
             _ = ReleaseRegressionRule(configuration: rule).evaluate(days: days, manifests: manifests, asOf: now.microseconds)
         }
-        let service = FindingsService()
-        let alerts = try BenchLoad.median(options.repeats) {
-            _ = try service.report(appId: appId, appName: "bench", since: now.adding(seconds: -86_400), asOf: now, on: connection)
-        }
+        // tapwire alerts: the baseline (the mismatch family alone, what it ran before the
+        // regression family), then both families with the hour's look stored, then computed.
+        let since = now.adding(seconds: -86_400)
         let mismatchOnly = try BenchLoad.median(options.repeats) {
-            _ = try MismatchStore().report(appId: appId, appName: "bench", since: now.adding(seconds: -86_400), until: now, on: connection)
+            _ = try MismatchStore().report(appId: appId, appName: "bench", since: since, until: now, on: connection)
         }
-        log("hourly check \(Int(hourly.rounded())) ms; tapwire alerts (both families) \(Int(alerts.rounded())) ms")
+        // The hour's look, taken as the collectors' FindingMonitor takes it (or read, if an
+        // earlier run over this app took it already).
+        let taken = try RegressionLookStore().take(appId: appId, asOf: now, on: connection)
+        let service = FindingsService()
+        var shown: RegressionCheck?
+        let alertsStored = try BenchLoad.median(options.repeats) {
+            shown = try service.report(appId: appId, appName: "bench", since: since, asOf: now, look: .current, on: connection).regressions
+        }
+        guard let shown, shown.look?.source == "stored", shown.evaluation == taken.evaluation else {
+            throw DatabaseError(.unexpectedResult, "tapwire alerts did not show the stored look of the hour")
+        }
+        let alertsComputed = try BenchLoad.median(options.repeats) {
+            _ = try service.report(appId: appId, appName: "bench", since: since, asOf: now, look: .computed, on: connection)
+        }
+        log("hourly check \(Int(hourly.rounded())) ms; tapwire alerts \(Int(alertsStored.rounded())) ms with the hour's look stored, "
+            + "\(Int(alertsComputed.rounded())) ms computing it; the mismatch family alone \(Int(mismatchOnly.rounded())) ms")
         return Result(events: options.events, days: options.days, countsRows: countsRows, actionRows: actionRows,
                       series: comparison.seriesInFamily, findings: comparison.findings.count, looks: options.days * 24,
                       loadSeconds: loadSeconds, dayRows: days.count, hourlyCheckMs: hourly, readingMs: reading, ruleMs: evaluating,
-                      alertsMs: alerts, mismatchOnlyMs: mismatchOnly)
+                      alertsStoredMs: alertsStored, alertsComputedMs: alertsComputed, mismatchOnlyMs: mismatchOnly,
+                      lookBytes: try RegressionLookStore.encode(taken).utf8.count)
     }
 }

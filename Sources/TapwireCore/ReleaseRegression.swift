@@ -400,6 +400,9 @@ public struct RegressionCheck: Sendable, Equatable {
     public var evaluation: RegressionEvaluation
     /// Per flagged series, by category and outcome: its days, oldest first.
     public var days: [RegressionSeriesKey: [RegressionDay]]
+    /// Which look this is and when it was taken: the collectors' stored look of the hour, or
+    /// computed for this request. Nil when the caller did not say (a bare `RegressionStore` check).
+    public var look: RegressionLookOrigin?
 
     /// A range of instants [from, to), µs.
     public struct Span: Sendable, Equatable {
@@ -412,12 +415,13 @@ public struct RegressionCheck: Sendable, Equatable {
     }
 
     public init(asOf: Int64, looksEnd: Int64, daysRead: Span?, evaluation: RegressionEvaluation,
-                days: [RegressionSeriesKey: [RegressionDay]] = [:]) {
+                days: [RegressionSeriesKey: [RegressionDay]] = [:], look: RegressionLookOrigin? = nil) {
         self.asOf = asOf
         self.looksEnd = looksEnd
         self.daysRead = daysRead
         self.evaluation = evaluation
         self.days = days
+        self.look = look
     }
 
     public var comparison: RegressionComparison? {
@@ -435,3 +439,55 @@ public struct RegressionSeriesKey: Sendable, Hashable {
         self.outcome = outcome
     }
 }
+
+/// Where a shown look comes from (docs/regressions.md, "Stored looks").
+public enum RegressionLookOrigin: Sendable, Equatable, Codable {
+    /// Taken by the collectors' hourly check at `takenAt` (µs since 1970) and stored: it does not
+    /// count events that arrived after that.
+    case stored(takenAt: Int64)
+    /// Computed for this request from the rollups as they are (a replay computed twice says the
+    /// same, so no time is attached).
+    case computed
+
+    /// `stored` or `computed`: the JSON's `lookSource`.
+    public var source: String {
+        switch self {
+        case .stored: "stored"
+        case .computed: "computed"
+        }
+    }
+
+    public var takenAt: Int64? {
+        if case .stored(let takenAt) = self { takenAt } else { nil }
+    }
+}
+
+extension RegressionConfiguration {
+    /// The version of the stored looks' shape and of the rule that made them: bump it whenever
+    /// either changes, so a collector never serves a look an older build took.
+    public static let lookFormatVersion = 1
+
+    /// Everything a look's result depends on besides the data and the manifests, as one stable
+    /// text: a stored look is served only to a reader with the same fingerprint.
+    public var lookFingerprint: String {
+        "v\(Self.lookFormatVersion) alpha=\(familyAlpha) drop=\(minimumRelativeDrop) sample=\(minimumSample.perSide)/\(minimumSample.expectedCount) "
+            + "tune=\(tuningEffectiveDeliveries) horizon=\(horizonDays) candidate=\(candidateVersion.map { "[\($0)]" } ?? "newest")"
+    }
+}
+
+// The collectors store each hour's look as JSON (TapwireStore.RegressionLookStore): the shapes are
+// synthesised, so a change to any of them bumps `RegressionConfiguration.lookFormatVersion`.
+extension RegressionOutcome: Codable {}
+extension RegressionCheck: Codable {}
+extension RegressionCheck.Span: Codable {}
+extension RegressionSeriesKey: Codable {}
+extension RegressionSide: Codable {}
+extension RegressionEvidence: Codable {}
+extension RegressionFinding: Codable {}
+extension RegressionShortfall: Codable {}
+extension RegressionExemption: Codable {}
+extension RegressionDecision: Codable {}
+extension RegressionSeriesResult: Codable {}
+extension RegressionComparison: Codable {}
+extension RegressionEvaluation: Codable {}
+extension RegressionDay: Codable {}

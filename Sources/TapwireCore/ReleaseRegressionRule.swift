@@ -11,6 +11,9 @@ import Foundation
 ///   Mantel–Haenszel, with Sato's variance.
 /// - Every hour is a look. A series is flagged at the first look whose anytime-valid interval
 ///   (Howard et al.'s normal mixture at alpha / series) lies wholly below −minimum drop.
+/// - The collectors store its answer once an hour (docs/regressions.md, "Stored looks"): a change
+///   to what it answers bumps `RegressionConfiguration.lookFormatVersion`, so no stored look of
+///   the old rule is served.
 public struct ReleaseRegressionRule: Sendable {
     public var configuration: RegressionConfiguration
 

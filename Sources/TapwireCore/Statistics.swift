@@ -151,3 +151,6 @@ public struct ProportionComparison: Sendable, Equatable {
     }
 }
 
+
+/// Stored inside a release-regression look (RegressionCheck is Codable).
+extension ConfidenceInterval: Codable {}

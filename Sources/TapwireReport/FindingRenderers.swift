@@ -121,6 +121,8 @@ extension RegressionCheck {
         var members: [(String, JSONValue)] = [
             ("asOf", .string(Timestamp(microseconds: asOf).description)),
             ("looksEnd", .string(Timestamp(microseconds: looksEnd).description)),
+            ("lookSource", look.map { .string($0.source) } ?? .null),
+            ("lookTakenAt", look?.takenAt.map { .string(Timestamp(microseconds: $0).description) } ?? .null),
             ("daysRead", daysRead.map { .object([("from", .string(Timestamp(microseconds: $0.from).description)),
                                                  ("to", .string(Timestamp(microseconds: $0.to).description))]) } ?? .null),
         ]
@@ -138,6 +140,19 @@ extension RegressionCheck {
             ]
         }
         return .object(members)
+    }
+
+    /// Which look is shown and when it was taken, in a sentence; nil when the caller did not say.
+    public var lookLine: String? {
+        guard let look else { return nil }
+        let hour = Timestamp(microseconds: RollupDeltas.floor(asOf, RollupDeltas.microsecondsPerHour)).iso8601(fractionDigits: 0)
+        switch look {
+        case .stored(let takenAt):
+            return "Look of \(hour), taken \(Timestamp(microseconds: takenAt).iso8601(fractionDigits: 0)) by the collectors' hourly check: "
+                + "events that arrived after it are not counted (a fresh look counts them)."
+        case .computed:
+            return "Look of \(hour), computed now."
+        }
     }
 
     /// The comparison in a line: "1.1 against 1.0, 0.9".
@@ -179,6 +194,7 @@ extension RegressionCheck {
     public var table: String {
         var out = "Release regressions as of \(Timestamp(microseconds: asOf).iso8601(fractionDigits: 0)) "
             + "(looks through \(Timestamp(microseconds: looksEnd).iso8601(fractionDigits: 0))): \(headline)\n"
+        if let lookLine { out += lookLine + "\n" }
         let rows = tableRows
         guard !rows.isEmpty else { return out }
         out += TextTable.render(header: Self.tableHeader, rows: rows)
@@ -192,6 +208,7 @@ extension RegressionCheck {
     public var htmlSection: String {
         var out = "<section class=\"tapwire-regressions\">\n<h2>Release regressions</h2>\n"
         out += "<p>As of \(HTML.escape(Timestamp(microseconds: asOf).description)): \(HTML.escape(headline)).</p>\n"
+        if let lookLine { out += "<p class=\"tapwire-look\">\(HTML.escape(lookLine))</p>\n" }
         let rows = tableRows
         if !rows.isEmpty {
             out += "<table>\n<thead><tr>" + Self.tableHeader.map { "<th>\(HTML.escape($0.capitalized))</th>" }.joined() + "</tr></thead>\n<tbody>\n"

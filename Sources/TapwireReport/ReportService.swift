@@ -83,11 +83,16 @@ public enum ReportOutputFormat: String, Sendable, CaseIterable {
 
 extension EngagementReportService {
     /// The findings sections of a report: category mismatches over its range, and the
-    /// release-regression check as of its end (or now, if that is earlier).
+    /// release-regression check as of its end (or now, if that is earlier). A report whose end
+    /// lies in the current hour or later shows the current look (looks are whole hours), stored
+    /// by the collectors when it applies; one that ended before replays its end.
     public func findings(for report: EngagementReport, appId: Int64, regression: RegressionConfiguration = .default,
                          on connection: PostgresConnection) throws(DatabaseError) -> FindingsReport {
-        try FindingsService(regression: regression).report(appId: appId, appName: report.app, since: report.from,
-                                                            asOf: min(report.to, Timestamp.now), on: connection)
+        let now = Timestamp.now
+        let current = report.to.microseconds >= RollupDeltas.floor(now.microseconds, RollupDeltas.microsecondsPerHour)
+        return try FindingsService(regression: regression).report(appId: appId, appName: report.app, since: report.from,
+                                                                   asOf: min(report.to, now), look: current ? .current : .computed,
+                                                                   on: connection)
     }
 }
 

@@ -4,8 +4,9 @@ import TapwireReport
 import TapwireStore
 
 /// The collector's background check of every rule family: the category mismatches every
-/// `scanSeconds`, the release-regression check once an hour (the hour's looks, a few minutes
-/// after it ends, so the hour's batches have arrived). Each scan sets the active findings in
+/// `scanSeconds`, the release-regression check once an hour (the hour's look, a few minutes
+/// after it ends, so the hour's batches have arrived; stored once for every collector and every
+/// reader of the current look: RegressionLookStore). Each scan sets the active findings in
 /// /metrics (`FindingMetrics`); with TAPWIRE_ALERT_WEBHOOK_URL set, each new finding is queued in
 /// the outbox and posted to the webhook once.
 ///
@@ -129,13 +130,14 @@ public final class FindingMonitor: Sendable {
         metrics.increment(FindingMetrics.checks, [FindingFamily.categoryMismatch.rawValue])
     }
 
-    /// The release-regression check of every app with usage in the horizon, as of the end of
-    /// the hour `asOf` starts.
+    /// The release-regression look of every app with usage in the horizon, as of the end of the
+    /// hour `asOf` starts: the one another collector stored for the hour, else taken and stored
+    /// here (RegressionLookStore), so readers of the current look need not compute it.
     func checkRegressions(asOf: Timestamp, on connection: PostgresConnection) throws(DatabaseError) {
         let since = asOf.adding(seconds: -Double(regression.horizonDays) * 86_400)
-        let store = RegressionStore(configuration: regression)
+        let store = RegressionLookStore(configuration: regression)
         for app in try MismatchStore().activeApps(since: since, on: connection) {
-            let check = try store.check(appId: app.appId, asOf: asOf, on: connection)
+            let check = try store.take(appId: app.appId, asOf: asOf, on: connection)
             try publish(check.findings, family: .releaseRegression, app: app, on: connection)
         }
         metrics.increment(FindingMetrics.checks, [FindingFamily.releaseRegression.rawValue])

@@ -4,13 +4,15 @@ import TapwireStore
 
 /// Every family's findings over HTTP, with the app's read key:
 ///
-/// - `GET /v1/findings?app=NAME[&at=TIME][&since=24h][&format=json|csv|html|table][&minSeverity=…]`:
+/// - `GET /v1/findings?app=NAME[&at=TIME|&fresh=true][&since=24h][&format=json|csv|html|table][&minSeverity=…]`:
 ///   what `tapwire alerts` prints: category mismatches over [since, at) and the release-regression
 ///   check as of `at`.
-/// - `GET /v1/reports/regressions?app=NAME[&at=TIME][&format=json|html|table]`: the
+/// - `GET /v1/reports/regressions?app=NAME[&at=TIME|&fresh=true][&format=json|html|table]`: the
 ///   release-regression check alone, every series with its status.
 ///
-/// `at` replays: only events before it count (the check's looks are whole hours: docs/regressions.md).
+/// `at` replays: only events before it count (the check's looks are whole hours: docs/regressions.md),
+/// always computed. Without it, the current hour's look the collectors stored is served when it
+/// applies; `fresh=true` computes it again from the rollups as they are now.
 /// It takes a duration back from now (`24h`) or an ISO 8601 time; `since` a duration back from
 /// `at` or an ISO 8601 time. Without `format`, the Accept header chooses.
 public enum FindingRoutes {
@@ -29,10 +31,12 @@ public enum FindingRoutes {
         public var since: Timestamp
         public var format: Format
         public var minimumSeverity: FindingSeverity
+        /// Which regression look: the stored current one when it applies, or computed (`at`, `fresh=true`).
+        public var look: RegressionLookStore.Request
 
         public static func parse(_ query: [String: String], accept: String?, now: Timestamp, formats: [Format],
                                  windowed: Bool) throws(APIError) -> Query {
-            var known: [String] = ["app", "at", "format"]
+            var known: [String] = ["app", "at", "fresh", "format"]
             if windowed { known += ["since", "minSeverity"] }
             if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
                 throw APIError(.badRequest, "unknown query parameter \(FieldRules.truncatedForEcho(unknown)); this endpoint takes \(known.joined(separator: ", "))")
@@ -64,7 +68,16 @@ public enum FindingRoutes {
                 guard let s = FindingSeverity(name: named) else { throw APIError(.badRequest, "minSeverity must be info, warning or error") }
                 severity = s
             }
-            return Query(asOf: asOf, since: since, format: format, minimumSeverity: severity)
+            var fresh = false
+            if let named = query["fresh"] {
+                guard let f = Bool(named.lowercased()) else { throw APIError(.badRequest, "fresh must be true or false") }
+                fresh = f
+            }
+            if fresh, query["at"] != nil {
+                throw APIError(.badRequest, "fresh=true recomputes the current look and at always computes: give one of them")
+            }
+            return Query(asOf: asOf, since: since, format: format, minimumSeverity: severity,
+                         look: fresh || query["at"] != nil ? .computed : .current)
         }
     }
 
@@ -79,7 +92,8 @@ public enum FindingRoutes {
         }
         let service = FindingsService(regression: call.services.configuration.regression)
         call.services.database.submit({ (connection) throws(DatabaseError) in
-            try service.report(appId: identity.appId, appName: identity.appName, since: query.since, asOf: query.asOf, on: connection)
+            try service.report(appId: identity.appId, appName: identity.appName, since: query.since, asOf: query.asOf, look: query.look,
+                               on: connection)
         }) { result in
             switch result {
             case .success(let full):
@@ -101,9 +115,9 @@ public enum FindingRoutes {
         } catch {
             return call.fail(error)
         }
-        let store = RegressionStore(configuration: call.services.configuration.regression)
+        let store = RegressionLookStore(configuration: call.services.configuration.regression)
         call.services.database.submit({ (connection) throws(DatabaseError) in
-            try store.check(appId: identity.appId, asOf: query.asOf, on: connection)
+            try store.look(appId: identity.appId, asOf: query.asOf, request: query.look, on: connection)
         }) { result in
             switch result {
             case .success(let check):

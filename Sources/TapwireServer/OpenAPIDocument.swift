@@ -157,11 +157,12 @@ public enum OpenAPIDocument {
           "get": {
             "operationId": "findings",
             "summary": "Every finding of the key's app as of an instant: category mismatches over a window and the release-regression check",
-            "description": "What `tapwire alerts` prints. `at` replays: only events before it count; the release-regression check's looks are whole hours, so an instant within an hour shows the look at that hour's start.",
+            "description": "What `tapwire alerts` prints. `at` replays: only events before it count; the release-regression check's looks are whole hours, so an instant within an hour shows the look at that hour's start. Without `at`, the current hour's look the collectors stored is shown when it applies (lookSource says which); `fresh=true` computes it again.",
             "security": [{"readKey": []}],
             "parameters": [
               {"name": "app", "in": "query", "schema": {"type": "string"}, "description": "Must be the key's own app (403 otherwise)."},
               {"name": "at", "in": "query", "schema": {"type": "string"}, "description": "The instant evaluated: a duration back from now (30m, 24h, 7d) or an ISO 8601 time; default now, at most a day ahead."},
+              {"name": "fresh", "in": "query", "schema": {"type": "boolean"}, "description": "true: compute the current release-regression look again from the rollups as they are now, instead of the one the collectors stored for the hour (which does not count events that arrived after it was taken). Not with at, which always computes."},
               {"name": "since", "in": "query", "schema": {"type": "string"}, "description": "Start of the mismatch window: a duration back from at or an ISO 8601 time; default 24h before at. The window is at most 400 days."},
               {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["json", "csv", "html", "table"]}},
               {"name": "minSeverity", "in": "query", "schema": {"type": "string", "enum": ["info", "warning", "error", "critical"]}}
@@ -184,11 +185,12 @@ public enum OpenAPIDocument {
           "get": {
             "operationId": "regressionReport",
             "summary": "The release-regression check of the key's app: the newest app version against the ones before it, every category and outcome",
-            "description": "docs/regressions.md: strata of platform × UTC day over the hours both sides delivered, an anytime-valid interval (Howard et al. 2021) at the family's 5%, a finding when it lies wholly below the minimum drop. `at` replays the hourly check as it stood then.",
+            "description": "docs/regressions.md: strata of platform × UTC day over the hours both sides delivered, an anytime-valid interval (Howard et al. 2021) at the family's 5%, a finding when it lies wholly below the minimum drop. `at` replays the hourly check as it stood then; without it the collectors' stored look of the current hour is shown when it applies, and `fresh=true` computes it again.",
             "security": [{"readKey": []}],
             "parameters": [
               {"name": "app", "in": "query", "schema": {"type": "string"}, "description": "Must be the key's own app (403 otherwise)."},
               {"name": "at", "in": "query", "schema": {"type": "string"}, "description": "The instant evaluated: a duration back from now (30m, 24h, 7d) or an ISO 8601 time; default now, at most a day ahead."},
+              {"name": "fresh", "in": "query", "schema": {"type": "boolean"}, "description": "true: compute the current release-regression look again from the rollups as they are now, instead of the one the collectors stored for the hour (which does not count events that arrived after it was taken). Not with at, which always computes."},
               {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["json", "html", "table"]}}
             ],
             "responses": {
@@ -445,10 +447,12 @@ public enum OpenAPIDocument {
           "Fraction": {"type": "number", "nullable": true},
           "RegressionCheck": {
             "type": "object",
-            "required": ["asOf", "looksEnd", "daysRead", "status"],
+            "required": ["asOf", "looksEnd", "lookSource", "lookTakenAt", "daysRead", "status"],
             "properties": {
               "asOf": {"type": "string"},
               "looksEnd": {"type": "string", "description": "The end of the last look: a whole hour, or the end of the candidate's horizon."},
+              "lookSource": {"type": "string", "enum": ["stored", "computed"], "description": "stored: the hour's look as the collectors took it (it does not count events that arrived after lookTakenAt); computed: computed for this request."},
+              "lookTakenAt": {"type": "string", "nullable": true, "description": "When the stored look was taken; null for a computed one."},
               "daysRead": {"type": "object", "nullable": true, "properties": {"from": {"type": "string"}, "to": {"type": "string"}}},
               "status": {"type": "string", "enum": ["compared", "no_comparison"]},
               "reason": {"type": "string", "description": "Why there is no comparison (no_comparison)."},

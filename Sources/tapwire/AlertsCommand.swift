@@ -9,7 +9,7 @@ import TapwireStore
 /// 0 when nothing reaches the chosen severity, 1 when something does, 2 on any error.
 enum AlertsCommand {
     static let usage = """
-    tapwire alerts --app NAME [--at TIME] [--since 24h] [--until TIME] [--format table|json|csv]
+    tapwire alerts --app NAME [--at TIME | --fresh] [--since 24h] [--until TIME] [--format table|json|csv]
                    [--min-severity info|warning|error] [--regression-min-drop 10] [--regression-horizon-days 28]
                    [--database-url URL]
       Checks the app as of --at (default: now), using only events before it: its category
@@ -20,6 +20,11 @@ enum AlertsCommand {
       --at, --since and --until take a duration back from now (30m, 24h, 7d) or an ISO 8601
       time; --until is a synonym of --at. --regression-min-drop is the smallest fall worth a
       finding, in percent of the baseline's rate.
+      Without --at, the regression check shows the current hour's look as the collectors took
+      and stored it (a few minutes after the hour ended), when one applies to these settings and
+      the manifests in force; it does not count events that arrived after it was taken. --fresh
+      computes the current look again from the rollups as they are now; --at always computes.
+      The output says which look is shown and when it was taken.
       Exit code: 0 nothing to alert on, 1 findings at or above the severity, 2 error.
     """
 
@@ -31,6 +36,10 @@ enum AlertsCommand {
         let atText = try args.option("at"), untilText = try args.option("until")
         if atText != nil, untilText != nil { throw CLIError("--at and --until are the same; give one") }
         let asOf = try time(atText ?? untilText, flag: atText != nil ? "--at" : "--until", now: now) ?? now
+        let fresh = args.flag("fresh")
+        if fresh, atText != nil || untilText != nil {
+            throw CLIError("--fresh recomputes the current look; --at and --until always compute: give one of them")
+        }
         let since = try time(try args.option("since"), flag: "--since", now: now) ?? asOf.adding(seconds: -86_400)
         guard since < asOf else { throw CLIError("--since must be before --at") }
         let formatText = try args.option("format") ?? "table"
@@ -50,7 +59,8 @@ enum AlertsCommand {
         try DatabaseLocation.requireCurrentSchema(connection)
         let record = try AppStore().app(named: app, on: connection)
         let report = try FindingsService(regression: regression).report(appId: record.appId, appName: record.name, since: since,
-                                                                         asOf: asOf, on: connection)
+                                                                         asOf: asOf, look: fresh || atText != nil || untilText != nil ? .computed : .current,
+                                                                         on: connection)
             .filtered(minimumSeverity: severity)
         if let notice = try StandbyStatus.read(on: connection).notice {
             FileHandle.standardError.write(Data("note: \(notice)\n".utf8))

@@ -76,6 +76,15 @@ import TapwireTestSupport
         #expect(overHTTP.headers["tapwire-replay-lag-seconds"] == nil)
         #expect(Self.withoutGeneratedAt(overHTTP.text) == Self.withoutGeneratedAt(try collector.client.get(query, key: readKey).text))
 
+        // A collector started on the standby now that the app's rollups are there: its findings
+        // monitor completes the release check it runs at start for the app. The look is computed
+        // and published, not stored (a standby cannot write; the primary's collectors store it).
+        let second = try TapwireBinary.serve(databaseURL: standby)
+        defer { _ = second.interrupt() }
+        #expect(eventually(timeout: 30) {
+            (try? second.client.get("/metrics").text.contains("tapwire_findings_checks_total{family=\"release_regression\"} 1")) == true
+        }, "\((try? second.client.get("/metrics").text) ?? "")")
+
         // Replay paused while the primary commits: after a few seconds the standby says how far
         // behind it is, on the CLI (standard error) and over HTTP (a header).
         let replica = try PostgresConnection(url: standby)

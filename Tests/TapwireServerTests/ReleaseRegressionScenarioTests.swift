@@ -367,6 +367,14 @@ import TapwireTestSupport
         for collector in [first, second] {
             #expect(try collector.client().get("/metrics").text.contains(series))
         }
+        // The collectors stored one look per hour (one hour, or two if it ended between their
+        // starts), and a restart reads them rather than storing them again.
+        func looks() throws -> [[String?]] {
+            try s.server.database.query("SELECT looks_end::text, taken_at::text FROM regression_looks WHERE app_id = $1::bigint ORDER BY 1",
+                                        [String(s.app.appId)]).rows
+        }
+        let stored = try looks()
+        #expect(!stored.isEmpty && Set(stored.map { $0[0] }).count == stored.count, "\(stored)")
 
         // A restart checks again at once: nothing new to announce.
         first.stop()
@@ -374,6 +382,7 @@ import TapwireTestSupport
         #expect(try eventually(timeout: 30) { try settled([restarted]) })
         #expect(try restarted.client().get("/metrics").text.contains(series))
         #expect(receiver.messages.count == 1)
+        #expect(Array(try looks().prefix(stored.count)) == stored)
         restarted.stop()
         second.stop()
     }
