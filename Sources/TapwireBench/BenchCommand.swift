@@ -81,8 +81,9 @@ enum BenchCommand {
         var batchCount: Int
         var rounds: Int
         /// Apps the batches are spread over, round robin, each with its own write key: how a
-        /// shared collector is written to (the dedup key starts with the event id, so an app
-        /// count changes what its index does: docs/ingestion.md).
+        /// shared collector is written to (each app has its own rollup keys and its own range of
+        /// the dedup key, so the app count changes what the fold and the claim do:
+        /// docs/ingestion.md).
         var apps: Int
         var jsonOut: String?
         var curve: [CurvePoint]
@@ -541,9 +542,8 @@ enum BenchCommand {
         var firstFailure: String?
     }
 
-    /// Posts every body once, spread over `connections` keep-alive connections; paced to
-    /// `ratePerSecond` batches a second in total when given.
-    /// Posts every body, body i with `auths[i % auths.count]`.
+    /// Posts every body once, body i with `auths[i % auths.count]`, spread over `connections`
+    /// keep-alive connections; paced to `ratePerSecond` batches a second in total when given.
     static func post(_ bodies: [[UInt8]], port: Int, auths: [String], connections: Int, ratePerSecond: Double?) throws -> LoadResult {
         let next = Atomic<Int>(0)
         let results = Mutex(LoadResult())

@@ -151,6 +151,5 @@ public struct ProportionComparison: Sendable, Equatable {
     }
 }
 
-
 /// Stored inside a release-regression look (RegressionCheck is Codable).
 extension ConfidenceInterval: Codable {}

@@ -89,7 +89,7 @@ extension EngagementReportService {
     public func findings(for report: EngagementReport, appId: Int64, regression: RegressionConfiguration = .default,
                          on connection: PostgresConnection) throws(DatabaseError) -> FindingsReport {
         let now = Timestamp.now
-        let current = report.to.microseconds >= RollupDeltas.floor(now.microseconds, RollupDeltas.microsecondsPerHour)
+        let current = report.to.microseconds >= RegressionLookStore.looksEnd(now)
         return try FindingsService(regression: regression).report(appId: appId, appName: report.app, since: report.from,
                                                                    asOf: min(report.to, now), look: current ? .current : .computed,
                                                                    on: connection)

@@ -90,7 +90,7 @@ public struct RegressionLookStore: Sendable {
     }
 
     /// The look an instant shows: the whole hour at or before it.
-    static func looksEnd(_ asOf: Timestamp) -> Int64 { RollupDeltas.floor(asOf.microseconds, RollupDeltas.microsecondsPerHour) }
+    public static func looksEnd(_ asOf: Timestamp) -> Int64 { RollupDeltas.floor(asOf.microseconds, RollupDeltas.microsecondsPerHour) }
 
     // Infinite interval bounds (a look with no variance) are spelled as strings: JSON has no infinity.
     private static let floats = (positive: "+inf", negative: "-inf", nan: "nan")
