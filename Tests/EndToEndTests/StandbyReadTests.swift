@@ -115,6 +115,24 @@ import TapwireTestSupport
     /// a new snapshot; once the retries are spent, the HTTP answer is 503 with Retry-After (never
     /// a 500) and the CLI exits 2 naming the conflict. The cancellation cannot be caused on cue
     /// on a real standby, so the server raises the same SQLSTATE from the statement.
+    /// `awaitReplay` covers a commit that has just returned, with the fast settings'
+    /// `synchronous_commit = off`: each row committed on the primary is on the standby once it
+    /// returns. Waiting for the WAL written out instead of inserted made this fail at once.
+    @Test func awaitReplayCoversACommitThatJustReturned() throws {
+        let cluster = try ReplicatedCluster.start()
+        defer { cluster.stop() }
+        let primary = try PostgresConnection(url: cluster.primary.url())
+        defer { primary.close() }
+        try primary.query("CREATE TABLE replayed (n integer PRIMARY KEY)")
+        let standby = try PostgresConnection(url: cluster.standby.url())
+        defer { standby.close() }
+        for n in 1...20 {
+            try primary.query("INSERT INTO replayed VALUES ($1::integer)", [String(n)])
+            #expect(try cluster.awaitReplay())
+            #expect(try standby.query("SELECT count(*) FROM replayed").scalar == String(n), "row \(n)")
+        }
+    }
+
     @Test func aRecoveryConflictIsRetriedThenAnswered503() throws {
         let db = try TestDatabase.create()
         let connection = try db.connect()

@@ -72,11 +72,15 @@ public final class ReplicatedCluster: Sendable {
         return try connection.query("SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'").scalar == "1"
     }
 
-    /// Waits until the standby has replayed all the WAL the primary has written so far.
+    /// Waits until the standby has replayed all the WAL the primary has inserted so far: every
+    /// commit that has returned. Not `pg_current_wal_lsn()`, the WAL written out: with
+    /// `synchronous_commit = off` (the fast settings) a commit returns before the WAL writer
+    /// writes its record, so waiting for the written position could return before the standby
+    /// has the commit (a report on the standby then missed the fold just committed).
     public func awaitReplay(timeout: Double = 30) throws -> Bool {
         let source = try PostgresConnection(url: primary.url())
         defer { source.close() }
-        let written = try source.query("SELECT pg_current_wal_lsn()::text").scalar ?? ""
+        let written = try source.query("SELECT pg_current_wal_insert_lsn()::text").scalar ?? ""
         let replica = try PostgresConnection(url: standby.url())
         defer { replica.close() }
         return eventually(timeout: timeout) {
