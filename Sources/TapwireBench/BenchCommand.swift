@@ -14,18 +14,22 @@ import TapwireZlib
 enum BenchCommand {
     static let usage = """
     tapwire-bench ingest --database-url URL [--connections 16] [--batch-size 500] [--batches 400] [--rounds 3]
-                         [--apps 1] [--json FILE] [--tapwire PATH] [--curve W:LINGER_MS:FILL,…]
+                         [--apps 1] [--half-peak-seconds 10] [--json FILE] [--tapwire PATH]
+                         [--curve W:LINGER_MS:FILL,…]
       Creates a scratch database next to the one URL names, starts `tapwire serve` on it, and for
       random (v4) and then UUIDv7 ids alternates rounds of: a plain COPY of pre-built rows into a
       table with a uuid primary key (the baseline), and the same number of events posted as
       pre-built gzip batches over keep-alive connections (peak). Then it posts at half the peak
-      rate. Prints one table: COPY rows/s, end-to-end events/s and the ratio (medians of the
+      rate for --half-peak-seconds. Prints one table: COPY rows/s, end-to-end events/s and the ratio (medians of the
       rounds), p50/p99 at peak and at half peak, database CPU per 1M events (the PostgreSQL
       processes' CPU time from /proc, when the server is on this machine), database time per
       statement per 1M events (when the server preloads pg_stat_statements), and the collector's
       peak RSS.
       --apps     spread the batches over this many apps, round robin, each with its own write
                  key (default 1)
+      --half-peak-seconds
+                 how long the half-peak phase posts (default 10): its p99 is over this many
+                 seconds of requests, so one stall of a fraction of a second is not the whole tail
       --tapwire  the `tapwire` binary to run as the collector (default: TAPWIRE_BINARY, else the
                  one next to this program)
       --curve    then, for each point (writers : commit linger ms : commit fill events), a fresh
@@ -85,6 +89,9 @@ enum BenchCommand {
         /// the dedup key, so the app count changes what the fold and the claim do:
         /// docs/ingestion.md).
         var apps: Int
+        /// How long the paced phase at half the peak rate lasts. At 10 s it takes about 2,000
+        /// requests, so its p99 is the 20th slowest, not the 2nd of one second's 200.
+        var halfPeakSeconds: Double
         var jsonOut: String?
         var curve: [CurvePoint]
         var tapwire: String
@@ -97,6 +104,10 @@ enum BenchCommand {
             rounds = max(1, try args.int("rounds") ?? 3)
             apps = try args.int("apps") ?? 1
             guard (1...1000).contains(apps) else { throw CLIError("--apps must be from 1 to 1000, got \(apps)") }
+            halfPeakSeconds = try args.double("half-peak-seconds") ?? 10
+            guard (1...600).contains(halfPeakSeconds) else {
+                throw CLIError("--half-peak-seconds must be from 1 to 600, got \(String(format: "%g", halfPeakSeconds))")
+            }
             jsonOut = try args.option("json")
             curve = try (try args.option("curve")).map(CurvePoint.parse) ?? []
             tapwire = try tapwirePath(try args.option("tapwire"))
@@ -312,15 +323,16 @@ enum BenchCommand {
     /// Half the peak rate, paced: latency when the collector is not saturated. Returns the batches posted.
     static func measureHalfPeak(_ kind: IdKind, figures: inout Figures, auths: [String], start: Timestamp, options: Options,
                                 collector: CollectorProcess, generator: inout SeededGenerator) throws -> Int {
-        let bodies = try (0..<max(40, options.batchCount / 2)).map { _ in
+        figures.halfOffered = figures.peakRate / 2
+        let batchesPerSecond = figures.halfOffered / Double(options.batchSize)
+        let bodies = try (0..<max(40, Int((batchesPerSecond * options.halfPeakSeconds).rounded()))).map { _ in
             try Zlib.compress(wireJSON((0..<options.batchSize).map { _ in
                 let time = Timestamp.now
                 return syntheticEvent(&generator, id: kind.make(&generator, at: time), at: time)
             }, context: DeviceContext(appVersion: "3.2.1", platform: "iOS"), sentAt: start))
         }
-        figures.halfOffered = figures.peakRate / 2
         let half = try post(bodies, port: collector.port, auths: auths, connections: options.connections,
-                            ratePerSecond: figures.peakRate / 2 / Double(options.batchSize))
+                            ratePerSecond: batchesPerSecond)
         guard half.failures == 0 else {
             throw CLIError("\(half.failures) batches failed at half peak (first: \(half.firstFailure ?? "?")); see \(collector.log)")
         }

@@ -119,8 +119,9 @@ struct SoakDriver {
                 teardown.fail("\(bench) is not built (swift build builds it; --bin says where it is; --rate skips the bench)")
             }
             say("no bench figures; running `tapwire-bench ingest` (200 batches × 500) for the peak throughput")
+            // Only the peak is used: the half-peak phase is kept to its shortest.
             let run = try? Subprocess.run(bench, ["ingest", "--database-url", database.postgres.url(), "--batches", "200", "--json", file,
-                                                  "--tapwire", tapwire])
+                                                  "--half-peak-seconds", "1", "--tapwire", tapwire])
             if run?.status != 0 { teardown.fail("the bench failed: \(run?.output.suffix(500) ?? "")") }
         }
         guard let data = FileManager.default.contents(atPath: file), let peak = SoakRate.benchPeak(json: [UInt8](data)) else {
