@@ -127,6 +127,39 @@ import TapwireTestSupport
         s.server.stop()
     }
 
+    /// `tapwire rollups rebuild`, of the app and then of every app, stops the stored look being
+    /// served (migration 0115): the current look is computed from the rebuilt rollups at once,
+    /// and a look the collectors take after the rebuild is served again.
+    @Test func aRebuildStopsTheStoredLookBeingServed() throws {
+        let s = try Self.scenario("rebuilt")
+        try Self.oneVersion(s)
+        try Self.take(s)
+        try Self.brokenRelease(s)
+        let url = s.server.database.url
+        func current() throws -> JSONValue? { try Self.get(s, "/v1/findings?app=rebuilt&minSeverity=info")["regressions"] }
+        #expect(try current()?["lookSource"]?.stringValue == "stored")
+        #expect(try current()?["status"]?.stringValue == "no_comparison")
+
+        for (n, scope) in [["--app", "rebuilt"], []].enumerated() {
+            let rebuild = try TapwireBinary.run(["rollups", "rebuild"] + scope + ["--database-url", url])
+            #expect(rebuild.status == 0, "\(rebuild.output)")
+            let after = try current()
+            #expect(after?["lookSource"]?.stringValue == "computed", "rebuild \(n): \(String(describing: after))")
+            #expect(after?["status"]?.stringValue == "compared", "rebuild \(n)")
+            let cli = try Self.cliJSON(try TapwireBinary.run(["alerts", "--app", "rebuilt", "--format", "json", "--database-url", url]).output)
+            #expect(cli["regressions"]?["lookSource"]?.stringValue == "computed", "rebuild \(n)")
+            #expect(Self.regressionFindings(cli["regressions"]).count == 1, "rebuild \(n): \(Self.regressionFindings(cli["regressions"]))")
+
+            // The collectors' next look (this hour's taken again) carries the rebuild and is served.
+            try s.server.database.query("DELETE FROM regression_looks WHERE app_id = $1::bigint", [String(s.app.appId)])
+            let retaken = try Self.take(s)
+            #expect(retaken.look?.source == "stored")
+            #expect(try current()?["lookSource"]?.stringValue == "stored", "rebuild \(n)")
+            #expect(try current()?["status"]?.stringValue == "compared", "rebuild \(n)")
+        }
+        s.server.stop()
+    }
+
     /// A stored look applies only to the settings and manifests it was taken with: another
     /// minimum drop computes, and so does every read after a manifest that changes what is in
     /// force is uploaded (a repeat post of the same manifest does not).

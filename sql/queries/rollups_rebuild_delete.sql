@@ -1,6 +1,11 @@
 -- Removes every rollup of [$2, $3) (whole UTC days) for app $1, or every app when $1 is NULL,
--- before the rebuild recomputes them from the day's events (or the tests' oracle, with sql/fresh/).
-WITH counts AS (
+-- before the rebuild recomputes them from the day's events (or the tests' oracle, with sql/fresh/),
+-- and bumps the rebuild generation of the app (0: every app), so readers stop serving the stored
+-- release-regression looks taken before (migration 0115).
+WITH rebuilt AS (
+    INSERT INTO rebuild_generations (app_id, generation) VALUES (coalesce($1::bigint, 0), 1)
+    ON CONFLICT (app_id) DO UPDATE SET generation = rebuild_generations.generation + 1
+), counts AS (
     DELETE FROM rollup_counts
     WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND hour >= $2::timestamptz AND hour < $3::timestamptz
 ), actions AS (
