@@ -6,12 +6,15 @@
 -- two. Filters $6-$9 (app version, platform, campaign, variant; NULL = any); $10 the --by
 -- dimension ('' for none, or appVersion, platform, campaign, variant).
 WITH hours AS (
-    -- The whole UTC hours of [$2, $3) that lie inside one local day, each with that day: the
-    -- time zone is converted once per hour here, not twice per rollup row.
-    SELECT h AS hour, tapwire_utc_day(h) AS utc_day, (h AT TIME ZONE $4::text)::date AS day
+    -- The whole UTC hours of [$2, $3), each with its local day and whether it lies inside that
+    -- day: the time zone is converted once per hour here, not twice per rollup row. `inside` is
+    -- a column tested by its readers, not a WHERE here: PostgreSQL guesses such a WHERE keeps
+    -- 0.5 % of the series (5 hours of 720), then sorts the ~20k rollup rows of a 30-day report
+    -- to group them, 2x slower than the hash aggregate it picks when it expects half of them.
+    SELECT h AS hour, tapwire_utc_day(h) AS utc_day, (h AT TIME ZONE $4::text)::date AS day,
+        (h AT TIME ZONE $4::text)::date = ((h + interval '1 hour' - interval '1 microsecond') AT TIME ZONE $4::text)::date AS inside
     FROM generate_series(date_trunc('hour', $2::timestamptz + interval '1 hour' - interval '1 microsecond', 'UTC'),
                          $3::timestamptz - interval '1 hour', interval '1 hour') h
-    WHERE (h AT TIME ZONE $4::text)::date = ((h + interval '1 hour' - interval '1 microsecond') AT TIME ZONE $4::text)::date
 ), days AS (
     -- The whole UTC days among them whose 24 hours are one local day (the zone is at UTC+0 that
     -- day: UTC itself, or London in winter). They are read from the daily rows of grain 4 (by
@@ -19,7 +22,7 @@ WITH hours AS (
     -- variant matters, which only the hourly grain 0 keeps.
     SELECT utc_day, min(day) AS day
     FROM hours
-    WHERE $9::text IS NULL AND $10::text <> 'variant'
+    WHERE inside AND $9::text IS NULL AND $10::text <> 'variant'
     GROUP BY utc_day
     HAVING count(*) = 24 AND min(day) = max(day)
 ), parts AS (
@@ -38,7 +41,7 @@ WITH hours AS (
                           WHEN 'campaign' THEN r.campaign WHEN 'variant' THEN r.variant ELSE '' END AS group_value,
         r.app_version, hours.day, r.category, r.has_media,
         r.delivered, r.sent, r.media_requested, r.opens, r.dismissals, r.actions, r.replies
-    FROM rollup_counts r JOIN hours ON r.hour = hours.hour
+    FROM rollup_counts r JOIN hours ON r.hour = hours.hour AND hours.inside
     WHERE r.app_id = $1::bigint AND r.grain = $5::smallint
       AND r.hour >= $2::timestamptz AND r.hour < $3::timestamptz
       AND NOT EXISTS (SELECT 1 FROM days WHERE days.utc_day = hours.utc_day)
