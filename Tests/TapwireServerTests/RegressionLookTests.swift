@@ -50,6 +50,16 @@ import TapwireTestSupport
         return current
     }
 
+    /// A look stored while only 1.0 has delivered, then the broken release: what the current
+    /// look shows depends on whether the stored look still applies.
+    static func storedThenBroken(_ name: String) throws -> Scenario {
+        let s = try scenario(name)
+        try oneVersion(s)
+        try take(s)
+        try brokenRelease(s)
+        return s
+    }
+
     static func get(_ s: Scenario, _ path: String) throws -> JSONValue {
         let r = try s.server.client().get(path, key: s.app.readKey.text)
         #expect(r.status == 200, "\(path): \(r.text)")
@@ -131,10 +141,7 @@ import TapwireTestSupport
     /// served (migration 0115): the current look is computed from the rebuilt rollups at once,
     /// and a look the collectors take after the rebuild is served again.
     @Test func aRebuildStopsTheStoredLookBeingServed() throws {
-        let s = try Self.scenario("rebuilt")
-        try Self.oneVersion(s)
-        try Self.take(s)
-        try Self.brokenRelease(s)
+        let s = try Self.storedThenBroken("rebuilt")
         let url = s.server.database.url
         func current() throws -> JSONValue? { try Self.get(s, "/v1/findings?app=rebuilt&minSeverity=info")["regressions"] }
         #expect(try current()?["lookSource"]?.stringValue == "stored")
@@ -164,10 +171,7 @@ import TapwireTestSupport
     /// minimum drop computes, and so does every read after a manifest that changes what is in
     /// force is uploaded (a repeat post of the same manifest does not).
     @Test func anotherConfigurationOrAnUploadedManifestComputes() throws {
-        let s = try Self.scenario("fingerprint")
-        try Self.oneVersion(s)
-        try Self.take(s)
-        try Self.brokenRelease(s)
+        let s = try Self.storedThenBroken("fingerprint")
         let url = s.server.database.url
         let stored = try TapwireBinary.run(["alerts", "--app", "fingerprint", "--format", "json", "--database-url", url])
         #expect(try Self.cliJSON(stored.output)["regressions"]?["lookSource"]?.stringValue == "stored", "\(stored.output)")
