@@ -20,11 +20,11 @@ enum BenchCommand {
       random (v4) and then UUIDv7 ids alternates rounds of: a plain COPY of pre-built rows into a
       table with a uuid primary key (the baseline), and the same number of events posted as
       pre-built gzip batches over keep-alive connections (peak). Then it posts at half the peak
-      rate for --half-peak-seconds. Prints one table: COPY rows/s, end-to-end events/s and the ratio (medians of the
-      rounds), p50/p99 at peak and at half peak, database CPU per 1M events (the PostgreSQL
-      processes' CPU time from /proc, when the server is on this machine), database time per
-      statement per 1M events (when the server preloads pg_stat_statements), and the collector's
-      peak RSS.
+      rate for --half-peak-seconds. Prints one table: COPY rows/s, end-to-end events/s and the
+      ratio (medians of the rounds), p50/p99 at peak and at half peak, database CPU per 1M events
+      (the PostgreSQL processes' CPU time from /proc, when the server is on this machine),
+      database time per statement per 1M events (when the server preloads pg_stat_statements),
+      and the collector's peak RSS.
       --apps     spread the batches over this many apps, round robin, each with its own write
                  key (default 1)
       --half-peak-seconds
