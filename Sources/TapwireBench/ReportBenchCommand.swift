@@ -64,19 +64,19 @@ enum ReportBenchCommand {
         return 0
     }
 
-    /// Times the report of `app` with its days in `timeZone`: from rollups, without the strata,
-    /// and from raw events (unless `skipRaw`), checking the numbers are the same. Returns what failed.
+    /// Times the report of `app` with its days in `timeZone`: from rollups, and from raw events
+    /// (unless `skipRaw`), checking the numbers are the same. Returns what failed.
     static func measure(app: (appId: Int64, name: String), timeZone: String, from start: Timestamp, to end: Timestamp, runs: Int,
                         skipRaw: Bool, on connection: PostgresConnection, say: (String) -> Void) throws -> [String] {
         func seconds(_ since: UInt64) -> Double { Double(monotonicNanoseconds() - since) / 1e9 }
         let service = EngagementReportService()
-        func time(_ source: ReportSource, runs: Int, strata: Bool = true) throws -> (median: Double, report: EngagementReport) {
+        func time(_ source: ReportSource, runs: Int) throws -> (median: Double, report: EngagementReport) {
             var samples: [Double] = []
             var last: EngagementReport?
             for _ in 0..<runs {
                 let began = monotonicNanoseconds()
                 last = try service.report(appName: app.name,
-                                          scope: ReportScope(appId: app.appId, from: start, to: end, timeZone: timeZone, source: source, strata: strata),
+                                          scope: ReportScope(appId: app.appId, from: start, to: end, timeZone: timeZone, source: source),
                                           on: connection, now: start)
                 samples.append(seconds(began))
             }
@@ -84,11 +84,7 @@ enum ReportBenchCommand {
         }
         _ = try time(.rollups, runs: 1) // warm the cache, as a dashboard that is open would
         let fast = try time(.rollups, runs: runs)
-        // What the adjusted difference costs: the same report without reading its strata.
-        let plain = try time(.rollups, runs: runs, strata: false)
         say(String(format: "30-day report from rollups, days in %@: %.1f ms (median of %d)", timeZone, fast.median * 1000, runs))
-        say(String(format: "without the adjusted differences (no strata read): %.1f ms; with / without: %.2f",
-                   plain.median * 1000, fast.median / plain.median))
         var failures: [String] = []
         if skipRaw {
             say("the raw-events baseline is skipped (--skip-raw): the numbers are not checked")

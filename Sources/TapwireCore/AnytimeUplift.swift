@@ -4,13 +4,13 @@
 /// often the report is opened, and the first day it excluded zero (docs/regressions.md,
 /// "Rich vs text-only, day after day").
 
-/// One day's additions to the strata of the adjusted difference (campaign × app version ×
-/// platform, and category for "All categories"): group 1 rich, group 2 text-only.
+/// One day's strata of the adjusted difference (campaign × platform of that UTC day, and
+/// category for "All categories"): group 1 rich, group 2 text-only.
 public struct DailyStrata: Sendable, Equatable {
     /// The report's label of the day (YYYY-MM-DD in its time zone).
     public var day: String
-    /// The day's counts per stratum, by the caller's number for it: the same number every day,
-    /// and the order of the numbers is the order the sums are taken in.
+    /// The day's counts per stratum, by the caller's number for it: the order of the numbers is
+    /// the order the sums are taken in.
     public var strata: [Int: StratumCounts]
 
     public init(day: String, strata: [Int: StratumCounts]) {
@@ -46,31 +46,41 @@ public struct AnytimeUplift: Sendable, Equatable {
     /// Default tuning: Σ n1·n2/N = 2,500, Eppo's N_tune of 10,000 deliveries split evenly.
     public static let defaultTuning = 2_500.0
 
-    /// `days` in order, each holding that day's counts only. The strata accumulate across days
-    /// (a stratum is the same campaign × version × platform whatever the day), so each day's look
-    /// is the report over every day up to it. Days below `minimum` are withheld (and cannot decide).
+    /// `days` in order, each holding that day's strata (a stratum is a campaign × platform of that
+    /// UTC day: its counts never reach into another day, docs/reports.md), each side of a stratum a
+    /// cell that is used only when it has deliveries and no more engaged than delivered. Each day's
+    /// look is the report over every day up to it. Days below `minimum` are withheld (and cannot
+    /// decide).
     public static func evaluate(days: [DailyStrata], alpha: Double = 0.05, tuningEffectiveTrials: Double = defaultTuning,
                                 minimum: MinimumSample = .default) -> AnytimeUplift {
+        evaluate(looks: days.map { day in
+            var sums = UpliftDay()
+            // Sorted, so the sums (and the figures) never depend on hashing.
+            for (_, s) in day.strata.sorted(by: { $0.key < $1.key }) {
+                sums.add(rich: (s.n1, s.x1), textOnly: (s.n2, s.x2))
+            }
+            return (day.day, sums)
+        }, alpha: alpha, tuningEffectiveTrials: tuningEffectiveTrials, minimum: minimum)
+    }
+
+    /// One look per entry of `looks`, in order, each adding its day's sums to those of the days
+    /// before: what the report does with the sums it reads per category and UTC day.
+    public static func evaluate(looks: [(day: String, sums: UpliftDay)], alpha: Double = 0.05,
+                                tuningEffectiveTrials: Double = defaultTuning, minimum: MinimumSample = .default) -> AnytimeUplift {
         let boundary = NormalMixtureBoundary(alpha: alpha, optimizedAt: tuningEffectiveTrials)
-        var sequence = SequentialMantelHaenszel()
-        var ids: [Int: Int] = [:]
+        var running = UpliftDay()
         var out: [AnytimeUpliftDay] = []
         var decidedOn: String?
-        for day in days {
-            // Sorted, so the sums (and the figures) never depend on hashing.
-            for (key, counts) in day.strata.sorted(by: { $0.key < $1.key }) {
-                let id = ids[key] ?? ids.count
-                ids[key] = id
-                sequence.add(counts, to: id)
-            }
-            let snapshot = sequence.current
+        for (label, day) in looks {
+            running = running + day
+            let snapshot = running.snapshot
             let estimate = snapshot.estimate(boundary: boundary)
             let p = snapshot.pooled
             let withheld = estimate == nil
                 ? "no stratum has both rich and text-only deliveries"
                 : minimum.insufficiency(x1: p.x1, n1: p.n1, x2: p.x2, n2: p.n2).map { "in strata with both sides, " + $0 }
-            let look = AnytimeUpliftDay(day: day.day, estimate: estimate, withheld: withheld)
-            if decidedOn == nil, look.excludesZero { decidedOn = day.day }
+            let look = AnytimeUpliftDay(day: label, estimate: estimate, withheld: withheld)
+            if decidedOn == nil, look.excludesZero { decidedOn = label }
             out.append(look)
         }
         return AnytimeUplift(days: out, decidedOn: decidedOn)

@@ -1,52 +1,41 @@
 /// What a set of stored events adds to every rollup table: the single definition of each
-/// aggregate. A group commit computes the finest rows from the events its dedup claim found new
-/// and appends them in the same transaction; the fold sums many commits' rows and derives the
-/// coarser grains once; `tapwire rollups rebuild` runs a day's events through it again
-/// (docs/architecture.md, "One event's path", step 5; the tables are described in
-/// sql/migrations/0010_rollups.sql, 0020_mismatch_usage.sql and 0040_rollup_strata.sql).
+/// aggregate. A group commit computes the finest rows (`finishFinest`: quarter hours by every
+/// dimension, and the hourly mismatch usage) from the events its dedup claim found new and
+/// appends them in the same transaction; the fold sums many commits' finest rows and derives
+/// every table's rows from them once (`derive`); `tapwire rollups rebuild` runs a day's events
+/// through it again (docs/architecture.md, "One event's path", step 5; the tables are described
+/// in sql/migrations/0150_report_rollups.sql, 0020_mismatch_usage.sql and 0080_release_rollups.sql).
 ///
 /// Events are first tallied by their full shape (everything any rollup keys on, except the
 /// histogram bins), so the per-event work is one dictionary update; the rows are then derived
 /// from the shapes, which are few.
 public struct RollupDeltas: Sendable, Equatable {
-    /// Rollup grains (the `grain` column); what each keeps is documented in migration 0010.
+    /// The `grain` of a finest row in rollup_delta_batches.
     public enum Grain {
-        /// Hourly, by app version, platform, campaign and variant.
-        public static let everyDimension: Int16 = 0
-        /// Hourly, by app version only (rollup_counts).
-        public static let appVersion: Int16 = 1
-        /// Hourly, no dimension (rollup_actions, rollup_histograms).
-        public static let hourly: Int16 = 2
-        /// Daily, no dimension (rollup_actions, rollup_histograms).
-        public static let daily: Int16 = 3
-        /// Daily, by app version, platform and campaign: the strata of the adjusted difference.
-        public static let strata: Int16 = 4
-        /// Quarter-hourly, by app version, platform, campaign and variant (migration 0100): the
-        /// finest grain, which a commit stores and every other is derived from. A quarter hour
-        /// never straddles a local midnight, so a report in any zone reads the hours its local
-        /// midnights cut from here.
+        /// Quarter hours, by every dimension: what a commit stores.
         public static let quarter: Int16 = 5
-        /// Quarter-hourly, by app version only (rollup_counts): what an unfiltered report's
-        /// counts read for the hours its local midnights cut, a few rows per quarter hour.
-        public static let quarterAppVersion: Int16 = 6
+        /// Hours, by every dimension but the OS: what a collector older than migration 0100
+        /// stored. Read as the hour's first quarter hour.
+        public static let everyDimension: Int16 = 0
     }
 
-    /// The dimensions every engagement rollup row is keyed by; a grain that does not keep a
-    /// dimension stores ''.
+    /// The dimensions every finest row is keyed by; an old collector's grain-0 row keeps '' for
+    /// what it did not have (the OS).
     public struct Dimensions: Hashable, Sendable {
         public var appId: Int64
         public var grain: Int16
-        /// Start of the UTC hour (the quarter hour for grain 5, the day for the daily grains),
-        /// in µs since 1970.
+        /// Start of the quarter hour (the hour for an old collector's grain 0), µs since 1970.
         public var bucket: Int64
         public var category: String
         public var appVersion: String
         public var platform: String
         public var campaign: String
         public var variant: String
+        /// The OS major version (`ReportDimension.osMajor`).
+        public var os: String
 
         public init(appId: Int64, grain: Int16, bucket: Int64, category: String, appVersion: String, platform: String,
-                    campaign: String, variant: String) {
+                    campaign: String, variant: String, os: String = "") {
             self.appId = appId
             self.grain = grain
             self.bucket = bucket
@@ -55,6 +44,12 @@ public struct RollupDeltas: Sendable, Equatable {
             self.platform = platform
             self.campaign = campaign
             self.variant = variant
+            self.os = os
+        }
+
+        /// What filters test and `--by` groups on.
+        public var values: DimensionValues {
+            DimensionValues(appVersion: appVersion, platform: platform, campaign: campaign, variant: variant, os: os)
         }
     }
 
@@ -152,7 +147,7 @@ public struct RollupDeltas: Sendable, Equatable {
             self.lastSeen = lastSeen
         }
 
-        mutating func add(_ other: Usage) {
+        public mutating func add(_ other: Usage) {
             count += other.count
             firstSeen = min(firstSeen, other.firstSeen)
             lastSeen = max(lastSeen, other.lastSeen)
@@ -163,7 +158,6 @@ public struct RollupDeltas: Sendable, Equatable {
     public private(set) var actions: [ActionKey: Int64] = [:]
     public private(set) var histograms: [HistogramKey: Int64] = [:]
     public private(set) var usageHourly: [UsageKey: Usage] = [:]
-    public private(set) var usageDaily: [UsageKey: Usage] = [:]
 
     /// Everything any rollup keys on, except histogram bins.
     private struct Shape: Hashable, Sendable {
@@ -174,6 +168,7 @@ public struct RollupDeltas: Sendable, Equatable {
         var category: String
         var campaign: String
         var variant: String
+        var os: String
         var hasMedia: Bool
         var type: EventType
         var action: String?
@@ -219,109 +214,92 @@ public struct RollupDeltas: Sendable, Equatable {
     public mutating func add(_ event: Event, appId: Int64, context: DeviceContext) {
         let shape = Shape(appId: appId, quarter: Self.floor(event.eventTime.microseconds, Self.microsecondsPerQuarterHour),
                           appVersion: context.appVersion, platform: context.platform, category: event.category,
-                          campaign: event.campaign ?? "", variant: event.variant ?? "", hasMedia: event.hasMedia,
+                          campaign: event.campaign ?? "", variant: event.variant ?? "", os: ReportDimension.osMajor(context.osVersion),
+                          hasMedia: event.hasMedia,
                           type: event.type, action: event.actionIdentifier, categoryRegistered: event.categoryRegistered)
         shapes[shape, default: ShapeTally()].record(event)
     }
 
-    /// Folds the shapes tallied so far into the rollup rows, every grain. Call once all events
-    /// are added; adding more afterwards and calling it again is fine.
-    public mutating func finish() {
-        var fresh = RollupDeltas()
-        for (shape, tally) in shapes { fresh.fold(shape, tally) }
-        shapes = [:]
-        fresh.deriveCoarserGrains()
-        merge(fresh)
-    }
-
-    /// Folds the shapes tallied so far into the finest rows only: grain 5 (quarter hours, every
-    /// dimension) of the engagement rollups and the hourly mismatch usage. Every other row is a
-    /// sum of these, so a group commit stores only them, and the fold, after summing many
-    /// commits, derives the rest once (`deriveCoarserGrains`). A commit's events mostly lie in
-    /// one quarter hour, so it stores about as many rows as it did hourly ones.
+    /// Folds the shapes tallied so far into the finest rows: quarter hours by every dimension
+    /// (counts, registered actions, histogram bins) and the hourly mismatch usage. Every table's
+    /// rows are sums of these (`derive`), so a group commit stores only them, and the fold, after
+    /// summing many commits, derives the rest once. Adding more events afterwards and calling it
+    /// again is fine.
     public mutating func finishFinest() {
         for (shape, tally) in shapes { fold(shape, tally) }
         shapes = [:]
     }
 
-    /// True when the rows are all of a grain a commit stores: the quarter grain (what
-    /// `finishFinest` leaves), or grain 0, which a collector of the version before migration
-    /// 0100 stores, still running during an upgrade.
-    public var holdsOnlyFinestRows: Bool {
-        let stored: Set<Int16> = [Grain.quarter, Grain.everyDimension]
-        return counts.keys.allSatisfy { stored.contains($0.dimensions.grain) }
-            && actions.keys.allSatisfy { stored.contains($0.dimensions.grain) }
-            && histograms.keys.allSatisfy { stored.contains($0.dimensions.grain) }
-            && usageDaily.isEmpty
-    }
-
-    /// Adds the coarser rows implied by the finest ones: grain 0 (and grain 6 of rollup_counts)
-    /// from the quarter grain, then rollup_counts grains 1 and 4, rollup_actions and rollup_histograms grains 2 and 3 from
-    /// grain 0, and the daily usage. Call it once, on rows that hold only the grains a commit
-    /// stores (a second call would count them again).
-    public mutating func deriveCoarserGrains() {
-        precondition(holdsOnlyFinestRows, "coarser grains are derived once, from the finest rows only")
-        func coarser(_ d: Dimensions, _ grain: Int16) -> Dimensions {
+    /// Every table's rows implied by the finest rows held (the shapes not yet finished are left
+    /// out): the one derivation the fold, the rebuild and the tests use.
+    public func derive() -> RollupRows {
+        var rows = RollupRows()
+        let quarterGrain = RollupRows.Grain.quarter, dayGrain = RollupRows.Grain.day
+        for (key, c) in counts {
+            let d = key.dimensions
             let day = Self.floor(d.bucket, Self.microsecondsPerDay)
-            switch grain {
-            case Grain.everyDimension:
-                var hourly = d
-                hourly.grain = grain
-                hourly.bucket = Self.floor(d.bucket, Self.microsecondsPerHour)
-                return hourly
-            case Grain.appVersion, Grain.quarterAppVersion:
-                return Dimensions(appId: d.appId, grain: grain, bucket: d.bucket, category: d.category, appVersion: d.appVersion,
-                                  platform: "", campaign: "", variant: "")
-            case Grain.strata:
-                return Dimensions(appId: d.appId, grain: grain, bucket: day, category: d.category, appVersion: d.appVersion,
-                                  platform: d.platform, campaign: d.campaign, variant: "")
-            case Grain.hourly:
-                return Dimensions(appId: d.appId, grain: grain, bucket: d.bucket, category: d.category, appVersion: "",
-                                  platform: "", campaign: "", variant: "")
-            default: // Grain.daily
-                return Dimensions(appId: d.appId, grain: grain, bucket: day, category: d.category, appVersion: "",
-                                  platform: "", campaign: "", variant: "")
+            for (grain, bucket) in [(quarterGrain, d.bucket), (dayGrain, day)] {
+                rows.totals[RollupRows.TotalsKey(appId: d.appId, grain: grain, bucket: bucket, category: d.category, hasMedia: key.hasMedia),
+                            default: Counts()].add(c)
             }
-        }
-        for (key, c) in counts where key.dimensions.grain == Grain.quarter {
-            for grain in [Grain.everyDimension, Grain.quarterAppVersion] {
-                counts[CountsKey(dimensions: coarser(key.dimensions, grain), hasMedia: key.hasMedia), default: Counts()].add(c)
+            let engaged = Self.engaged(opens: c.opens, actions: c.actions)
+            if c.delivered != 0 || engaged != 0 {
+                rows.trend[RollupRows.QuarterKey(appId: d.appId, quarter: d.bucket, category: d.category), default: .zero]
+                    .add(c.delivered, engaged)
+                rows.strata[RollupRows.StratumKey(appId: d.appId, day: day, category: d.category, campaign: d.campaign,
+                                                  platform: d.platform, hasMedia: key.hasMedia), default: .zero].add(c.delivered, engaged)
             }
-        }
-        for (key, n) in actions where key.dimensions.grain == Grain.quarter {
-            actions[ActionKey(dimensions: coarser(key.dimensions, Grain.everyDimension), action: key.action), default: 0] += n
-        }
-        for (key, n) in histograms where key.dimensions.grain == Grain.quarter {
-            histograms[HistogramKey(dimensions: coarser(key.dimensions, Grain.everyDimension), metric: key.metric, bin: key.bin), default: 0] += n
-        }
-        for (key, c) in counts where key.dimensions.grain == Grain.everyDimension {
-            for grain in [Grain.appVersion, Grain.strata] {
-                counts[CountsKey(dimensions: coarser(key.dimensions, grain), hasMedia: key.hasMedia), default: Counts()].add(c)
+            // Every version with events has a dismiss row: whether its dismissals are measurable
+            // is the manifest's to say, even when it has no delivery in the range.
+            rows.dismissBase[RollupRows.VersionQuarterKey(appId: d.appId, quarter: d.bucket, category: d.category,
+                                                          appVersion: d.appVersion), default: .zero].add(c.delivered, c.dismissals)
+            if c.delivered != 0 || c.sent != 0 || c.opens != 0 || c.actions != 0 {
+                let values = d.values
+                for dimension in ReportDimension.allCases {
+                    rows.marginals[RollupRows.MarginalKey(appId: d.appId, day: day, dimension: dimension, value: values[dimension],
+                                                          category: d.category, hasMedia: key.hasMedia), default: RollupRows.MarginalCounts()]
+                        .add(c)
+                }
             }
+            var release = RollupRows.ReleaseCounts()
+            release.add(c)
+            rows.releaseCounts[RollupRows.ReleaseKey(appId: d.appId, hour: Self.floor(d.bucket, Self.microsecondsPerHour),
+                                                     category: d.category, appVersion: d.appVersion, platform: d.platform),
+                               default: RollupRows.ReleaseCounts()].add(release)
         }
-        for (key, n) in actions where key.dimensions.grain == Grain.everyDimension {
-            for grain in [Grain.hourly, Grain.daily] {
-                actions[ActionKey(dimensions: coarser(key.dimensions, grain), action: key.action), default: 0] += n
+        for (key, n) in actions {
+            let d = key.dimensions
+            for (grain, bucket) in [(quarterGrain, d.bucket), (dayGrain, Self.floor(d.bucket, Self.microsecondsPerDay))] {
+                rows.totalActions[RollupRows.TotalActionKey(appId: d.appId, grain: grain, bucket: bucket, category: d.category,
+                                                           action: key.action), default: 0] += n
             }
+            rows.releaseActions[RollupRows.ReleaseActionKey(release: RollupRows.ReleaseKey(
+                appId: d.appId, hour: Self.floor(d.bucket, Self.microsecondsPerHour), category: d.category, appVersion: d.appVersion,
+                platform: d.platform), action: key.action), default: 0] += n
         }
-        for (key, n) in histograms where key.dimensions.grain == Grain.everyDimension {
-            for grain in [Grain.hourly, Grain.daily] {
-                histograms[HistogramKey(dimensions: coarser(key.dimensions, grain), metric: key.metric, bin: key.bin), default: 0] += n
+        for (key, n) in histograms {
+            let d = key.dimensions
+            for (grain, bucket) in [(quarterGrain, d.bucket), (dayGrain, Self.floor(d.bucket, Self.microsecondsPerDay))] {
+                rows.totalHistograms[RollupRows.TotalBinKey(appId: d.appId, grain: grain, bucket: bucket, category: d.category,
+                                                           metric: key.metric, bin: key.bin), default: 0] += n
             }
         }
         for (key, usage) in usageHourly {
+            rows.usageHourly[key, default: Usage(count: 0, firstSeen: usage.firstSeen, lastSeen: usage.lastSeen)].add(usage)
             var daily = key
             daily.bucket = Self.floor(key.bucket, Self.microsecondsPerDay)
-            mergeDailyUsage(daily, usage)
+            rows.usageDaily[daily, default: Usage(count: 0, firstSeen: usage.firstSeen, lastSeen: usage.lastSeen)].add(usage)
         }
+        return rows
     }
 
-    /// The finest rows one shape adds (grain 5, hourly usage); `deriveCoarserGrains` does the rest.
+    /// The finest rows one shape adds (grain 5, hourly usage); `derive` does the rest.
     private mutating func fold(_ shape: Shape, _ tally: ShapeTally) {
         let full = Dimensions(appId: shape.appId, grain: Grain.quarter, bucket: shape.quarter, category: shape.category,
-                              appVersion: shape.appVersion, platform: shape.platform, campaign: shape.campaign, variant: shape.variant)
+                              appVersion: shape.appVersion, platform: shape.platform, campaign: shape.campaign, variant: shape.variant,
+                              os: shape.os)
 
-        // rollup_counts: every event makes a row, even one counted nowhere.
+        // Counts: every event makes a row, even one counted nowhere.
         var c = Counts()
         let registeredAction = shape.type == .response && shape.action.map { !SystemAction.isSystem($0) } == true
         switch shape.type {
@@ -340,7 +318,7 @@ public struct RollupDeltas: Sendable, Equatable {
         }
         counts[CountsKey(dimensions: full, hasMedia: shape.hasMedia), default: Counts()].add(c)
 
-        // rollup_actions and rollup_histograms.
+        // Registered actions and histogram bins.
         if registeredAction, let action = shape.action {
             actions[ActionKey(dimensions: full, action: action), default: 0] += tally.events
         }
@@ -366,20 +344,16 @@ public struct RollupDeltas: Sendable, Equatable {
     public mutating func mergeHourlyUsage(_ key: UsageKey, _ usage: Usage) {
         usageHourly[key, default: Usage(count: 0, firstSeen: usage.firstSeen, lastSeen: usage.lastSeen)].add(usage)
     }
-    public mutating func mergeDailyUsage(_ key: UsageKey, _ usage: Usage) {
-        usageDaily[key, default: Usage(count: 0, firstSeen: usage.firstSeen, lastSeen: usage.lastSeen)].add(usage)
-    }
     /// Every row of `other` (its shapes not yet finished are not rows and are left out).
     public mutating func merge(_ other: RollupDeltas) {
         for (key, value) in other.counts { merge(key, value) }
         for (key, n) in other.actions { merge(key, n) }
         for (key, n) in other.histograms { merge(key, n) }
         for (key, usage) in other.usageHourly { mergeHourlyUsage(key, usage) }
-        for (key, usage) in other.usageDaily { mergeDailyUsage(key, usage) }
     }
 
-    /// How many rows the deltas hold, over all five tables.
-    public var rowCount: Int { counts.count + actions.count + histograms.count + usageHourly.count + usageDaily.count }
+    /// How many finest rows the deltas hold.
+    public var rowCount: Int { counts.count + actions.count + histograms.count + usageHourly.count }
 
     /// Floor division, so instants before 1970 fall in the bucket that holds them. The one
     /// definition: every hour and day bucket in Core is cut with it.

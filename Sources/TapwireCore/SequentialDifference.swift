@@ -68,6 +68,12 @@ public struct SequentialMantelHaenszel: Sendable, Equatable {
         /// Trials of strata left out because a side had more outcomes than trials.
         public var notMeaningfulTrials: Int
 
+        public init(sums: MantelHaenszelSums, pooled: StratumCounts, notMeaningfulTrials: Int) {
+            self.sums = sums
+            self.pooled = pooled
+            self.notMeaningfulTrials = notMeaningfulTrials
+        }
+
         /// The look's difference, the variance its interval uses and the anytime-valid interval
         /// (clamped to −1…1); nil when no stratum has both groups. What an hourly look needs,
         /// without the test statistics `estimate` adds.

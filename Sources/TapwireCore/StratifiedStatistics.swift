@@ -102,6 +102,28 @@ public struct MantelHaenszelSums: Sendable, Equatable {
 
     public init() {}
 
+    /// Sums already added up elsewhere (rollup_uplift_days keeps them per category and day).
+    public init(weights: Double, numerator: Double, secondGroupWeighted: Double = 0, p: Double, q: Double, nullSum: Double,
+                deviation: Double, strata: Int, excludedTrials: Int) {
+        self.weights = weights
+        self.numerator = numerator
+        self.secondGroupWeighted = secondGroupWeighted
+        self.p = p
+        self.q = q
+        self.nullSum = nullSum
+        self.deviation = deviation
+        self.strata = strata
+        self.excludedTrials = excludedTrials
+    }
+
+    /// The sums over two disjoint sets of strata.
+    public static func + (a: MantelHaenszelSums, b: MantelHaenszelSums) -> MantelHaenszelSums {
+        MantelHaenszelSums(weights: a.weights + b.weights, numerator: a.numerator + b.numerator,
+                           secondGroupWeighted: a.secondGroupWeighted + b.secondGroupWeighted, p: a.p + b.p, q: a.q + b.q,
+                           nullSum: a.nullSum + b.nullSum, deviation: a.deviation + b.deviation, strata: a.strata + b.strata,
+                           excludedTrials: a.excludedTrials + b.excludedTrials)
+    }
+
     /// RD_MH; nil when no stratum has both groups.
     public var difference: Double? { strata > 0 && weights > 0 ? numerator / weights : nil }
 

@@ -18,14 +18,14 @@ public func engagementNotMeaningful(engaged: Int, base: Int, baseName: String = 
 }
 
 /// One side of the rich vs text-only comparison: its engagement rate with a Wilson 95% interval.
-/// It is the sum of the side's used cells (`UpliftCells`), so engaged never exceeds delivered.
+/// It is the sum of the side's used cells (`UpliftDay`), so engaged never exceeds delivered.
 public struct SideEngagement: Sendable, Equatable {
     public var delivered: Int
     public var engaged: Int
     public var rate: Double?
     public var ci95: ConfidenceInterval?
 
-    init(_ side: UpliftCells.StratumSide) {
+    init(_ side: UpliftDay.Side) {
         delivered = side.delivered
         engaged = side.engaged
         rate = ProportionStatistics.share(engaged, of: delivered)
@@ -33,10 +33,10 @@ public struct SideEngagement: Sendable, Equatable {
     }
 }
 
-/// The rich vs text-only difference adjusted for campaign × app version × platform (and for
-/// category in "All categories"): Mantel–Haenszel over the strata of the used cells, Sato's
-/// interval, the CMH test. Withheld (with the reason) only when no stratum has both sides, or
-/// below the minimum sample counted over the strata that have.
+/// The rich vs text-only difference adjusted for campaign × platform × UTC day (and for category
+/// in "All categories"): Mantel–Haenszel over the strata of the used cells, Sato's interval, the
+/// CMH test. Withheld (with the reason) only when no stratum has both sides, or below the minimum
+/// sample counted over the strata that have.
 public struct AdjustedUplift: Sendable, Equatable {
     public static let method = "mantel-haenszel"
 
@@ -56,20 +56,18 @@ public struct AdjustedUplift: Sendable, Equatable {
     public var ci95: ConfidenceInterval? { sufficient ? estimate?.ci95 : nil }
     public var pValue: Double? { sufficient ? estimate?.pValue : nil }
 
-    /// `dimensions` names the strata in the reason ("campaign × app version × platform").
-    init(cells: UpliftCells, dimensions: String, minimum: MinimumSample) {
-        let tables = cells.tables
-        let used = tables.filter(\.contributes)
-        strata = used.count
-        excludedDelivered = tables.filter { !$0.contributes }.reduce(0) { $0 + $1.n1 + $1.n2 }
-        estimate = MantelHaenszelRiskDifference.estimate(tables)
+    /// `total`: the sums over every day of the range; `dimensions` names the strata in the reason
+    /// ("campaign × platform × UTC day").
+    init(total: UpliftDay, dimensions: String, minimum: MinimumSample) {
+        strata = total.sums.strata
+        excludedDelivered = total.sums.excludedTrials
+        estimate = MantelHaenszelRiskDifference.estimate(total.sums)
         guard estimate != nil else {
             reason = "no \(dimensions) stratum has both rich and text-only deliveries"
             return
         }
-        reason = minimum.insufficiency(x1: used.reduce(0) { $0 + $1.x1 }, n1: used.reduce(0) { $0 + $1.n1 },
-                                       x2: used.reduce(0) { $0 + $1.x2 }, n2: used.reduce(0) { $0 + $1.n2 })
-            .map { "in strata with both sides, " + $0 }
+        let both = total.bothSides
+        reason = minimum.insufficiency(x1: both.x1, n1: both.n1, x2: both.x2, n2: both.n2).map { "in strata with both sides, " + $0 }
     }
 }
 
@@ -93,10 +91,11 @@ public struct AnytimeAdjusted: Sendable, Equatable {
         self.looks = looks
     }
 
-    /// The looks of `days`, kept only when the adjusted figure itself is shown.
-    init(days: [DailyStrata], shown: Bool, minimum: MinimumSample) {
+    /// The looks of `days` (each day's own sums, in order), kept only when the adjusted figure
+    /// itself is shown.
+    init(days: [(day: String, sums: UpliftDay)], shown: Bool, minimum: MinimumSample) {
         guard shown, !days.isEmpty else { return }
-        let looks = AnytimeUplift.evaluate(days: days, minimum: minimum)
+        let looks = AnytimeUplift.evaluate(looks: days, minimum: minimum)
         ci95 = looks.latest?.withheld == nil ? looks.latest?.estimate?.anytimeValid : nil
         decidedOn = looks.decidedOn
         self.looks = days.count
@@ -137,31 +136,33 @@ public struct RichUplift: Sendable, Equatable {
     public var comparison: ProportionComparison
     public var adjusted: AdjustedUplift
     /// The pooled and adjusted differences disagree in sign, or the pooled one lies outside the
-    /// adjusted 95% interval: the mix of campaigns, versions or platforms moves the pooled figure.
+    /// adjusted 95% interval: the mix of campaigns, platforms or days moves the pooled figure.
     public var confounded: Bool
     public var detection: UpliftDetection
     /// Deliveries left out of every rich vs text-only figure because their cell's engagement
-    /// exceeds them (see `UpliftCells`).
+    /// exceeds them (see `UpliftDay`).
     public var notMeaningfulDelivered: Int
     /// Engaged responses left out because their cell has no delivery (a `sent`-only category,
     /// a version that posts no `delivered`).
     public var engagedWithoutDeliveries: Int
 
-    /// `dimensions` names the strata; `rangeDays` is the report's length, so the current volume
-    /// is delivered per day in the strata with both sides.
-    init(cells: UpliftCells, dimensions: String, minimum: MinimumSample, target: Double?, rangeDays: Double) {
-        rich = SideEngagement(cells.rich)
-        textOnly = SideEngagement(cells.textOnly)
+    /// `days`: each UTC day's sums over its strata, in order (a day the range cuts is one
+    /// stratum); `dimensions` names the strata; `rangeDays` is the report's length, so the current
+    /// volume is delivered per day in the strata with both sides.
+    init(days: [(day: String, sums: UpliftDay)], dimensions: String, minimum: MinimumSample, target: Double?, rangeDays: Double) {
+        let total = days.reduce(UpliftDay()) { $0 + $1.sums }
+        rich = SideEngagement(total.rich)
+        textOnly = SideEngagement(total.textOnly)
         comparison = ProportionComparison(x1: rich.engaged, n1: rich.delivered, x2: textOnly.engaged, n2: textOnly.delivered,
                                           minimum: minimum)
-        adjusted = AdjustedUplift(cells: cells, dimensions: dimensions, minimum: minimum)
-        adjusted.anytime = AnytimeAdjusted(days: cells.days, shown: adjusted.sufficient, minimum: minimum)
+        adjusted = AdjustedUplift(total: total, dimensions: dimensions, minimum: minimum)
+        adjusted.anytime = AnytimeAdjusted(days: days, shown: adjusted.sufficient, minimum: minimum)
         confounded = Self.confounded(pooled: comparison.difference, adjusted: adjusted)
-        let samples = cells.contributingDelivered
+        let samples = total.bothSides.n1 + total.bothSides.n2
         detection = Self.detection(adjusted: adjusted, target: target,
                                    samplesPerDay: rangeDays > 0 ? Double(samples) / rangeDays : 0, samples: samples)
-        notMeaningfulDelivered = cells.notMeaningfulDelivered
-        engagedWithoutDeliveries = cells.engagedWithoutDeliveries
+        notMeaningfulDelivered = total.notMeaningfulDelivered
+        engagedWithoutDeliveries = total.engagedWithoutDeliveries
     }
 
     static func confounded(pooled: Double?, adjusted: AdjustedUplift) -> Bool {
@@ -334,6 +335,9 @@ public struct EngagementReportBuilder: Sendable {
     /// A fraction; nil picks one per category (UpliftDetection).
     public var targetDifference: Double?
 
+    /// What the adjusted difference is stratified by, as the reasons name it.
+    static let strataDimensions = "campaign × platform × UTC day"
+
     public init(minimumSample: MinimumSample = .default, targetDifference: Double? = nil) {
         self.minimumSample = minimumSample
         self.targetDifference = targetDifference
@@ -344,41 +348,106 @@ public struct EngagementReportBuilder: Sendable {
                       generatedAt: Timestamp) -> EngagementReport {
         // The current volume is the range's: deliveries per day over its length.
         let rangeDays = Double(scope.to.microseconds - scope.from.microseconds) / 86_400_000_000
-        let (categories, overall) = section(counts: data.counts, actions: data.actions, histograms: data.histograms,
-                                            strata: data.strata, days: data.days, rangeDays: rangeDays, manifests: manifests)
         var groups: [ReportGroup] = []
-        if let dimension = scope.groupBy {
-            let values = Set(data.counts.map(\.group)).union(data.actions.map(\.group)).sorted()
-            for value in values {
-                let (groupCategories, groupOverall) = section(
-                    counts: data.counts.filter { $0.group == value }, actions: data.actions.filter { $0.group == value },
-                    histograms: data.histograms.filter { $0.group == value }, strata: data.strata.filter { $0.group == value },
-                    days: data.days, rangeDays: rangeDays, manifests: manifests)
+        var sections: [String: Section] = [:]
+        func section(_ group: String) -> Section { sections[group, default: Section()] }
+        for row in data.totals { sections[row.group, default: Section()].totals.append(row) }
+        for row in data.trend { sections[row.group, default: Section()].trend.append(row) }
+        for row in data.dismiss { sections[row.group, default: Section()].dismiss.append(row) }
+        for row in data.actions { sections[row.group, default: Section()].actions.append(row) }
+        for row in data.histograms { sections[row.group, default: Section()].histograms.append(row) }
+        for row in data.uplift where !row.wholeReport { sections[row.group, default: Section()].uplift.append(row) }
+        let wholeUplift = data.uplift.filter(\.wholeReport)
+        let (categories, overall): ([CategoryEngagement], CategoryEngagement)
+        if scope.groupBy == nil {
+            var whole = section("")
+            whole.uplift = wholeUplift
+            (categories, overall) = build(whole, days: data.days, rangeDays: rangeDays, manifests: manifests)
+        } else {
+            var everything = Section()
+            for value in sections.keys.sorted() {
+                let part = sections[value]!
+                everything.append(part)
+                guard !part.totals.isEmpty || !part.actions.isEmpty, let dimension = scope.groupBy else { continue }
+                let (groupCategories, groupOverall) = build(part, days: data.days, rangeDays: rangeDays, manifests: manifests)
                 groups.append(ReportGroup(dimension: dimension, value: value, categories: groupCategories, overall: groupOverall))
             }
+            everything.uplift = wholeUplift
+            (categories, overall) = build(everything, days: data.days, rangeDays: rangeDays, manifests: manifests)
         }
         return EngagementReport(app: app, from: scope.from, to: scope.to, timeZone: scope.timeZone, filters: scope.filters,
                                 groupBy: scope.groupBy, source: scope.source, generatedAt: generatedAt,
-                                minimumSample: minimumSample, targetDifference: targetDifference, days: data.days, categories: categories, overall: overall,
-                                groups: groups)
+                                minimumSample: minimumSample, targetDifference: targetDifference, days: data.days, categories: categories,
+                                overall: overall, groups: groups)
     }
 
-    func section(counts: [ReportCountRow], actions: [ReportActionRow], histograms: [ReportHistogramRow],
-                 strata: [ReportStratumRow], days: [String], rangeDays: Double,
-                 manifests: [String: Manifest]) -> ([CategoryEngagement], CategoryEngagement) {
-        let names = Set(counts.map(\.category)).union(actions.map(\.category))
-        let countsByCategory = Dictionary(grouping: counts, by: \.category)
-        let actionsByCategory = Dictionary(grouping: actions, by: \.category)
-        let histogramsByCategory = Dictionary(grouping: histograms, by: \.category)
-        let numbering = StratumNumbering(strata)
-        let numbered = Array(zip(strata, numbering.ids)).map { (row: $0.0, stratum: $0.1) }
-        let strataByCategory = Dictionary(grouping: numbered, by: \.row.category)
+    /// The rows of one `--by` value (or of the whole report).
+    struct Section {
+        var totals: [ReportTotalsRow] = []
+        var trend: [ReportTrendRow] = []
+        var dismiss: [ReportDismissRow] = []
+        var actions: [ReportActionRow] = []
+        var histograms: [ReportHistogramRow] = []
+        var uplift: [ReportUpliftDayRow] = []
+
+        mutating func append(_ other: Section) {
+            totals += other.totals
+            trend += other.trend
+            dismiss += other.dismiss
+            actions += other.actions
+            histograms += other.histograms
+            uplift += other.uplift
+        }
+    }
+
+    /// Each category's sums per UTC day (whole days from their rows; a cut day's part as one
+    /// stratum, from its totals), in order of the day.
+    static func upliftDays(_ section: Section) -> [String: [(utcDay: Int, sums: UpliftDay)]] {
+        var whole: [String: [Int: UpliftDay]] = [:]
+        for row in section.uplift { whole[row.category, default: [:]][row.utcDay] = row.day }
+        struct CutKey: Hashable { var category: String; var day: Int }
+        var cells: [CutKey: (rich: (delivered: Int, engaged: Int), text: (delivered: Int, engaged: Int))] = [:]
+        for row in section.totals {
+            guard let day = row.cutDay else { continue }
+            let c = row.counts
+            let engaged = Int(RollupDeltas.engaged(opens: c.opens, actions: c.actions))
+            var cell = cells[CutKey(category: row.category, day: day)] ?? ((0, 0), (0, 0))
+            if row.hasMedia {
+                cell.rich = (cell.rich.delivered + Int(c.delivered), cell.rich.engaged + engaged)
+            } else {
+                cell.text = (cell.text.delivered + Int(c.delivered), cell.text.engaged + engaged)
+            }
+            cells[CutKey(category: row.category, day: day)] = cell
+        }
+        for (key, cell) in cells {
+            var day = UpliftDay()
+            day.add(rich: cell.rich, textOnly: cell.text)
+            whole[key.category, default: [:]][key.day] = day
+        }
+        return whole.mapValues { days in days.keys.sorted().map { ($0, days[$0]!) } }
+    }
+
+    static func label(_ utcDay: Int) -> String {
+        String(Timestamp.startOfUTCDay(Int64(utcDay)).iso8601(fractionDigits: 0).prefix(10))
+    }
+
+    func build(_ section: Section, days: [String], rangeDays: Double,
+               manifests: [String: Manifest]) -> ([CategoryEngagement], CategoryEngagement) {
+        let names = Set(section.totals.map(\.category)).union(section.actions.map(\.category))
+        let totalsByCategory = Dictionary(grouping: section.totals, by: \.category)
+        let trendByCategory = Dictionary(grouping: section.trend, by: \.category)
+        let dismissByCategory = Dictionary(grouping: section.dismiss, by: \.category)
+        let actionsByCategory = Dictionary(grouping: section.actions, by: \.category)
+        let histogramsByCategory = Dictionary(grouping: section.histograms, by: \.category)
+        let upliftByCategory = Self.upliftDays(section)
+        func looks(_ category: String) -> [(day: String, sums: UpliftDay)] {
+            (upliftByCategory[category] ?? []).map { (Self.label($0.utcDay), $0.sums) }
+        }
         var categories: [CategoryEngagement] = names.map { name in
-            let rows = countsByCategory[name] ?? []
-            return engagement(category: name, title: title(of: name, manifests: manifests), counts: rows,
-                              actions: actionsByCategory[name] ?? [], histograms: histogramsByCategory[name] ?? [],
-                              cells: UpliftCells(strataByCategory[name] ?? [], strata: numbering.count), days: days, rangeDays: rangeDays,
-                              dismiss: dismissStats(category: name, rows: rows, manifests: manifests))
+            engagement(category: name, title: title(of: name, manifests: manifests), totals: totalsByCategory[name] ?? [],
+                       trend: trendByCategory[name] ?? [], actions: actionsByCategory[name] ?? [],
+                       histograms: histogramsByCategory[name] ?? [], uplift: looks(name), days: days, rangeDays: rangeDays,
+                       dismiss: dismissStats(category: name, rows: dismissByCategory[name] ?? [], manifests: manifests))
         }
         categories.sort { ($0.baseCount, $1.displayName) > ($1.baseCount, $0.displayName) }
 
@@ -415,34 +484,37 @@ public struct EngagementReportBuilder: Sendable {
             overallDismiss = DismissStats(measurable: true, count: count, rate: ProportionStatistics.share(count, of: base), base: base)
         }
         // Rich vs text-only takes the used cells of every category: a category without
-        // deliveries has none, and an odd cell leaves out only itself.
-        var overall = engagement(category: nil, title: nil, counts: counts.filter { members.contains($0.category) },
-                                 actions: actions.filter { members.contains($0.category) },
-                                 histograms: histograms.filter { members.contains($0.category) },
-                                 cells: UpliftCells(numbered, strata: numbering.count), days: days, rangeDays: rangeDays,
-                                 dismiss: overallDismiss)
+        // deliveries has none, and an odd cell leaves out only itself. Each day adds the
+        // categories in name order, so the sums never depend on hashing.
+        var overallDays: [Int: UpliftDay] = [:]
+        for name in names.sorted() {
+            for (day, sums) in upliftByCategory[name] ?? [] { overallDays[day] = overallDays[day].map { $0 + sums } ?? sums }
+        }
+        var overall = engagement(category: nil, title: nil, totals: section.totals.filter { members.contains($0.category) },
+                                 trend: section.trend.filter { members.contains($0.category) },
+                                 actions: section.actions.filter { members.contains($0.category) },
+                                 histograms: section.histograms.filter { members.contains($0.category) },
+                                 uplift: overallDays.keys.sorted().map { (Self.label($0), overallDays[$0]!) }, days: days,
+                                 rangeDays: rangeDays, dismiss: overallDismiss)
         overall.excludedCategories = excluded.sorted { $0.category < $1.category }
         return (categories, overall)
     }
 
-    func engagement(category: String?, title: String?, counts: [ReportCountRow], actions: [ReportActionRow],
-                    histograms: [ReportHistogramRow], cells: UpliftCells, days: [String], rangeDays: Double,
+    func engagement(category: String?, title: String?, totals: [ReportTotalsRow], trend: [ReportTrendRow], actions: [ReportActionRow],
+                    histograms: [ReportHistogramRow], uplift: [(day: String, sums: UpliftDay)], days: [String], rangeDays: Double,
                     dismiss: DismissStats) -> CategoryEngagement {
-        var delivered = 0, sent = 0, opens = 0, customActions = 0, replies = 0, requested = 0, notShown = 0
-        var daily: [String: (delivered: Int, engaged: Int)] = [:]
-        for row in counts {
-            delivered += row.delivered
-            sent += row.sent
-            opens += row.opens
-            customActions += row.actions
-            replies += row.replies
-            requested += row.mediaRequested
-            let engaged = RollupDeltas.engaged(opens: row.opens, actions: row.actions)
-            if !row.hasMedia { notShown += row.mediaRequested }
-            daily[row.day, default: (0, 0)].delivered += row.delivered
-            daily[row.day, default: (0, 0)].engaged += engaged
+        var c = RollupDeltas.Counts(), notShown: Int64 = 0
+        for row in totals {
+            c.add(row.counts)
+            if !row.hasMedia { notShown += row.counts.mediaRequested }
         }
-        let engaged = RollupDeltas.engaged(opens: opens, actions: customActions)
+        var daily: [String: (delivered: Int, engaged: Int)] = [:]
+        for row in trend {
+            daily[row.day, default: (0, 0)].delivered += row.delivered
+            daily[row.day, default: (0, 0)].engaged += row.engaged
+        }
+        let delivered = Int(c.delivered), sent = Int(c.sent), opens = Int(c.opens)
+        let engaged = Int(RollupDeltas.engaged(opens: c.opens, actions: c.actions))
         let base: EngagementBase = delivered == 0 && sent > 0 ? .sent : .delivered
         let baseCount = base == .delivered ? delivered : sent
         let notMeaningful = engagementNotMeaningful(engaged: engaged, base: baseCount, baseName: base.rawValue)
@@ -460,17 +532,16 @@ public struct EngagementReportBuilder: Sendable {
         }
         return CategoryEngagement(
             category: category, title: title, delivered: delivered, sent: sent, opens: opens, actions: actionList,
-            textReplies: TextReplies(count: replies,
+            textReplies: TextReplies(count: Int(c.replies),
                                      p50Length: replyLengths.percentileBin(0.5).map { Int(ReplyLengthBins.value(ofBin: $0)) },
                                      p90Length: replyLengths.percentileBin(0.9).map { Int(ReplyLengthBins.value(ofBin: $0)) }),
             dismiss: dismiss, engaged: engaged, base: base,
             engagementRate: ProportionStatistics.share(engaged, of: baseCount),
             engagementCI95: notMeaningful == nil ? ProportionStatistics.wilson(successes: engaged, trials: baseCount) : nil,
             engagementNotMeaningful: notMeaningful,
-            uplift: RichUplift(cells: cells, dimensions: category == nil ? "category × campaign × app version × platform"
-                                                                         : "campaign × app version × platform",
+            uplift: RichUplift(days: uplift, dimensions: category == nil ? "category × " + Self.strataDimensions : Self.strataDimensions,
                                minimum: minimumSample, target: targetDifference, rangeDays: rangeDays),
-            media: MediaFailure(requested: requested, notShown: notShown),
+            media: MediaFailure(requested: Int(c.mediaRequested), notShown: Int(notShown)),
             timeToResponse: TimeToResponse(samples: latencies.total,
                                            p50Seconds: latencies.percentileBin(0.5).map(LatencyBins.value(ofBin:)),
                                            p90Seconds: latencies.percentileBin(0.9).map(LatencyBins.value(ofBin:))),
@@ -479,7 +550,7 @@ public struct EngagementReportBuilder: Sendable {
 
     /// Measurable for the app versions in scope whose manifest registers the category with
     /// customDismissAction; count and rate cover exactly those versions.
-    func dismissStats(category: String, rows: [ReportCountRow], manifests: [String: Manifest]) -> DismissStats {
+    func dismissStats(category: String, rows: [ReportDismissRow], manifests: [String: Manifest]) -> DismissStats {
         let measurableVersions = Set(rows.map(\.appVersion)).filter {
             manifests[$0]?.category(category)?.hasCustomDismissAction == true
         }

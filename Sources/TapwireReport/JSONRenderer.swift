@@ -17,9 +17,7 @@ public struct JSONReportRenderer: Sendable {
             ("from", .string(report.from.iso8601(fractionDigits: 3))),
             ("to", .string(report.to.iso8601(fractionDigits: 3))),
             ("timeZone", .string(report.timeZone)),
-            ("filters", .object(ReportDimension.allCases.map { dimension in
-                (dimension.rawValue, .optional(report.filters.pairs.first { $0.0 == dimension }?.1))
-            })),
+            ("filters", .object(ReportDimension.allCases.map { dimension in (dimension.rawValue, .optional(report.filters[dimension])) })),
             ("groupBy", .optional(report.groupBy?.rawValue)),
             ("source", .string(report.source.rawValue)),
             ("generatedAt", .string(report.generatedAt.iso8601(fractionDigits: 3))),

@@ -21,11 +21,16 @@ public struct ReportError: Error, Sendable, Equatable, CustomStringConvertible {
 public enum ReportFailure: Error, Sendable {
     case invalid(ReportError)
     case database(DatabaseError)
+}
 
-    init(_ failure: ReportStoreFailure) {
-        switch failure {
-        case .scope(let error): self = .invalid(ReportError(error.code == .unknownTimeZone ? .unknownTimeZone : .invalidRange, error.message))
-        case .database(let error): self = .database(error)
+extension ReportScope {
+    /// The one check of a range: not empty, not longer than `PostgresReportReader.maxRangeDays`.
+    public func validate() throws(ReportError) {
+        guard from < to else {
+            throw ReportError(.invalidRange, "from (\(from)) must be before to (\(to)); a --to date includes that whole day")
+        }
+        guard to.microseconds - from.microseconds <= PostgresReportReader.maxRangeDays * 86_400_000_000 else {
+            throw ReportError(.invalidRange, "the range is longer than \(PostgresReportReader.maxRangeDays) days; ask for a shorter one")
         }
     }
 }
@@ -113,9 +118,9 @@ public struct ReportRequest: Sendable, Equatable {
     /// percentage points). Nil: the adjusted difference observed, or 2 pp when not significant.
     public var targetDifference: Double?
 
-    /// The option names, shared by `tapwire report --NAME` and `?NAME=` on the HTTP endpoints.
-    public static let optionNames = ["from", "to", "since", "tz", "version", "platform", "campaign", "variant", "by", "min-sample",
-                                     "target-difference"]
+    /// The option names, shared by `tapwire report --NAME` and `?NAME=` on the HTTP endpoints: a
+    /// filter per dimension (`ReportDimension.flag`) among them.
+    public static let optionNames = ["from", "to", "since", "tz"] + ReportDimension.allCases.map(\.flag) + ["by", "min-sample", "target-difference"]
 
     public init(from: String? = nil, to: String? = nil, since: String? = nil, timeZone: String = "UTC",
                 filters: ReportFilters = ReportFilters(), groupBy: ReportDimension? = nil,
@@ -134,6 +139,10 @@ public struct ReportRequest: Sendable, Equatable {
     public init(options: [(String, String)]) throws(ReportError) {
         self.init()
         for (name, value) in options {
+            if let dimension = ReportDimension(flag: name), name != "by" {
+                filters[dimension] = value
+                continue
+            }
             switch name {
             case "from": from = try Self.time(value, name)
             case "to": to = try Self.time(value, name)
@@ -147,13 +156,9 @@ public struct ReportRequest: Sendable, Equatable {
                     throw ReportError(.unknownTimeZone, "tz must be an IANA zone name such as UTC or Europe/Bucharest")
                 }
                 timeZone = value
-            case "version", "appVersion", "app-version": filters.appVersion = value
-            case "platform": filters.platform = value
-            case "campaign": filters.campaign = value
-            case "variant": filters.variant = value
             case "by":
                 guard let dimension = ReportDimension(flag: value) else {
-                    throw ReportError(.invalidParameter, "by must be one of version, platform, campaign, variant (got \"\(value.prefix(40))\")")
+                    throw ReportError(.invalidParameter, "by must be one of \(ReportDimension.allCases.map(\.flag).joined(separator: ", ")) (got \"\(value.prefix(40))\")")
                 }
                 groupBy = dimension
             case "min-sample", "minSample":
@@ -218,13 +223,8 @@ public struct EngagementReportService: Sendable {
         let fromDate = request.from.flatMap { ReportRequest.isDate($0) ? $0 : nil }
         let toDate = request.to.flatMap { ReportRequest.isDate($0) ? $0 : nil }
         let sinceDays = since?.days ?? (request.from == nil && since?.hours == nil ? Self.defaultDays : nil)
-        let edges: (from: Timestamp?, to: Timestamp?, since: Timestamp?, now: Timestamp)
-        do {
-            edges = try ReportStore().dayEdges(timeZone: request.timeZone, fromDate: fromDate, toDate: toDate,
-                                               sinceDays: sinceDays, on: connection)
-        } catch {
-            throw ReportFailure(error)
-        }
+        let edges = try PostgresReportReader(connection: connection).dayEdges(timeZone: request.timeZone, fromDate: fromDate,
+                                                                               toDate: toDate, sinceDays: sinceDays)
         let to = request.to.map { ReportRequest.isDate($0) ? edges.to : Timestamp(iso8601: $0) } ?? edges.now
         var from: Timestamp?
         if let text = request.from {
@@ -235,12 +235,6 @@ public struct EngagementReportService: Sendable {
             from = edges.since
         }
         guard let from, let to else { throw .invalid(ReportError(.invalidRange, "the range could not be resolved")) }
-        guard from < to else {
-            throw .invalid(ReportError(.invalidRange, "from (\(from)) must be before to (\(to)); a --to date includes that whole day"))
-        }
-        guard to.microseconds - from.microseconds <= ReportStore.maxRangeDays * 86_400_000_000 else {
-            throw .invalid(ReportError(.invalidRange, "the range is longer than \(ReportStore.maxRangeDays) days; ask for a shorter one"))
-        }
         return ReportScope(appId: appId, from: from, to: to, timeZone: request.timeZone, filters: request.filters,
                            groupBy: request.groupBy, source: request.source)
     }
@@ -254,18 +248,19 @@ public struct EngagementReportService: Sendable {
 
     public func report(appName: String, scope: ReportScope, minimumSample: MinimumSample = .default, targetDifference: Double? = nil,
                        on connection: PostgresConnection, now: Timestamp = .now) throws(ReportFailure) -> EngagementReport {
-        let data: ReportData
-        do {
-            data = try ReportStore().load(scope, on: connection)
-        } catch {
-            throw ReportFailure(error)
-        }
+        do throws(ReportError) { try scope.validate() } catch { throw .invalid(error) }
         let manifests: [String: Manifest]
         do {
             manifests = try ManifestStore().currentManifests(appId: scope.appId, on: connection)
         } catch {
             throw .database(error)
         }
+        // The versions whose manifest registers a category with customDismissAction: the only
+        // ones whose dismissals are read.
+        let measurable = manifests.keys.sorted().flatMap { version in
+            manifests[version]!.categories.filter(\.hasCustomDismissAction).map { (category: $0.identifier, appVersion: version) }
+        }
+        let data = try PostgresReportReader(connection: connection).read(scope, dismissMeasurable: measurable)
         return EngagementReportBuilder(minimumSample: minimumSample, targetDifference: targetDifference)
             .build(app: appName, scope: scope, data: data, manifests: manifests, generatedAt: now)
     }

@@ -243,35 +243,33 @@ extension EventCopyRows {
     }
 }
 
-/// What a commit's events add to the rollups (`RollupDeltas`), in the two layouts the database
-/// takes it in: one row per app of rollup_delta_batches (migration 0060), a column per field of a
-/// delta, each an array with an element per delta, which a commit appends; and one row per delta
-/// of rollup_deltas (migration 0050), which the fold writes its sums to. A row per commit and app
-/// instead of one per delta is what makes appending and folding cheap: the database writes, logs
-/// and later deletes one tuple, not hundreds. Both layouts come from `values`, so they carry the
-/// same fields.
+/// The rollups' rows in the two layouts the database takes them in. A commit's finest rows
+/// (`RollupDeltas`) go to rollup_delta_batches (migration 0060), one row per app, a column per
+/// field of a delta, each an array with an element per delta: a row per commit and app instead of
+/// one per delta is what makes appending and folding cheap (the database writes, logs and later
+/// deletes one tuple, not hundreds). What the fold derives from them (`RollupRows`) goes to
+/// rollup_deltas (migrations 0050, 0150), a row per key, which tapwire_fold_rollups() upserts.
 enum RollupDeltaRows {
     /// One field of a delta.
     enum Value {
         case null, int16(Int16), int64(Int64), bool(Bool), timestamp(Timestamp), text(String)
     }
 
-    /// The element types of rollup_delta_batches' 23 array columns, after app_id.
+    /// The element types of rollup_delta_batches' 24 array columns, after app_id.
     static let batchColumnTypes: [BinaryArray.ElementType] =
         [.int2, .int2, .timestamptz, .text, .text, .text, .text, .text, .bool, .text, .int2, .int2, .text, .int2]
-        + Array(repeating: .int8, count: 7) + [.timestamptz, .timestamptz]
+        + Array(repeating: .int8, count: 7) + [.timestamptz, .timestamptz, .text]
 
-    /// Every delta as its 24 fields, in the column order of rollup_deltas and
-    /// sql/queries/copy_rollup_deltas.sql: kind (1 counts, 2 actions, 3 histograms, 4 hourly
-    /// usage, 5 daily usage), app_id, grain, bucket, category, app_version, platform, campaign,
-    /// variant, has_media, action, metric, bin, type, category_registered, n1…n7, first_seen,
-    /// last_seen.
+    /// Every finest row as its 25 fields, in the column order of sql/queries/copy_rollup_delta_batch.sql:
+    /// kind (1 counts, 2 actions, 3 histograms, 4 hourly usage), app_id, grain, bucket, category,
+    /// app_version, platform, campaign, variant, has_media, action, metric, bin, type,
+    /// category_registered, n1…n7, first_seen, last_seen, os.
     static func forEachDelta(_ deltas: RollupDeltas, _ body: ([Value]) -> Void) {
         func engagement(_ kind: Int16, _ d: RollupDeltas.Dimensions, hasMedia: Value = .null, action: Value = .null,
                         metric: Value = .null, bin: Value = .null, counters: [Int64]) -> [Value] {
             [.int16(kind), .int64(d.appId), .int16(d.grain), .timestamp(Timestamp(microseconds: d.bucket)), .text(d.category),
              .text(d.appVersion), .text(d.platform), .text(d.campaign), .text(d.variant), hasMedia, action, metric, bin,
-             .null, .null] + (0..<7).map { $0 < counters.count ? .int64(counters[$0]) : .null } + [.null, .null]
+             .null, .null] + (0..<7).map { $0 < counters.count ? .int64(counters[$0]) : .null } + [.null, .null, .text(d.os)]
         }
         for (key, c) in deltas.counts {
             body(engagement(1, key.dimensions, hasMedia: .bool(key.hasMedia),
@@ -283,13 +281,68 @@ enum RollupDeltaRows {
         for (key, n) in deltas.histograms {
             body(engagement(3, key.dimensions, metric: .int16(Int16(key.metric.rawValue)), bin: .int16(key.bin), counters: [n]))
         }
-        for (kind, table) in [(Int16(4), deltas.usageHourly), (5, deltas.usageDaily)] {
-            for (key, usage) in table {
-                body([.int16(kind), .int64(key.appId), .null, .timestamp(Timestamp(microseconds: key.bucket)), .text(key.category),
-                      .text(key.appVersion), .text(key.platform), .null, .null, .null, .text(key.action), .null, .null,
-                      .text(key.type.rawValue), .int16(key.categoryRegistered), .int64(usage.count)]
-                     + Array(repeating: .null, count: 6) + [.timestamp(usage.firstSeen), .timestamp(usage.lastSeen)])
-            }
+        for (key, usage) in deltas.usageHourly {
+            body(usageRow(4, key, usage) + [.text("")])
+        }
+    }
+
+    /// A usage row's first 24 fields (the columns of rollup_deltas before dimension and value).
+    private static func usageRow(_ kind: Int16, _ key: RollupDeltas.UsageKey, _ usage: RollupDeltas.Usage) -> [Value] {
+        [.int16(kind), .int64(key.appId), .null, .timestamp(Timestamp(microseconds: key.bucket)), .text(key.category),
+         .text(key.appVersion), .text(key.platform), .null, .null, .null, .text(key.action), .null, .null,
+         .text(key.type.rawValue), .int16(key.categoryRegistered), .int64(usage.count)]
+            + Array(repeating: .null, count: 6) + [.timestamp(usage.firstSeen), .timestamp(usage.lastSeen)]
+    }
+
+    /// Every derived row as its 26 fields, in the column order of rollup_deltas and
+    /// sql/queries/copy_rollup_deltas.sql (the kinds are those of tapwire_fold_rollups(),
+    /// migration 0150): kind, app_id, grain, bucket, category, app_version, platform, campaign,
+    /// variant, has_media, action, metric, bin, type, category_registered, n1…n7, first_seen,
+    /// last_seen, dimension, value.
+    static func forEachRow(_ rows: RollupRows, _ body: ([Value]) -> Void) {
+        func row(_ kind: Int16, _ appId: Int64, grain: Int16? = nil, bucket: Int64, category: String, appVersion: String = "",
+                 platform: String = "", campaign: Value = .null, hasMedia: Value = .null, action: Value = .null,
+                 metric: Value = .null, bin: Value = .null, counters: [Int64], dimension: Value = .null, value: Value = .null) -> [Value] {
+            [.int16(kind), .int64(appId), grain.map { .int16($0) } ?? .null, .timestamp(Timestamp(microseconds: bucket)),
+             .text(category), .text(appVersion), .text(platform), campaign, .null, hasMedia, action, metric, bin, .null, .null]
+                + (0..<7).map { $0 < counters.count ? .int64(counters[$0]) : .null } + [.null, .null, dimension, value]
+        }
+        for (k, c) in rows.totals {
+            body(row(11, k.appId, grain: k.grain, bucket: k.bucket, category: k.category, hasMedia: .bool(k.hasMedia),
+                     counters: [c.delivered, c.sent, c.mediaRequested, c.opens, c.dismissals, c.actions, c.replies]))
+        }
+        for (k, n) in rows.totalActions {
+            body(row(12, k.appId, grain: k.grain, bucket: k.bucket, category: k.category, action: .text(k.action), counters: [n]))
+        }
+        for (k, n) in rows.totalHistograms {
+            body(row(13, k.appId, grain: k.grain, bucket: k.bucket, category: k.category, metric: .int16(Int16(k.metric.rawValue)),
+                     bin: .int16(k.bin), counters: [n]))
+        }
+        for (k, p) in rows.trend {
+            body(row(14, k.appId, bucket: k.quarter, category: k.category, counters: [p.first, p.second]))
+        }
+        for (k, p) in rows.dismissBase {
+            body(row(15, k.appId, bucket: k.quarter, category: k.category, appVersion: k.appVersion, counters: [p.first, p.second]))
+        }
+        for (k, p) in rows.strata {
+            body(row(16, k.appId, bucket: k.day, category: k.category, platform: k.platform, campaign: .text(k.campaign),
+                     hasMedia: .bool(k.hasMedia), counters: [p.first, p.second]))
+        }
+        for (k, c) in rows.marginals {
+            body(row(17, k.appId, bucket: k.day, category: k.category, hasMedia: .bool(k.hasMedia),
+                     counters: [c.delivered, c.sent, c.opens, c.actions], dimension: .text(k.dimension.rawValue), value: .text(k.value)))
+        }
+        for (k, c) in rows.releaseCounts {
+            body(row(18, k.appId, bucket: k.hour, category: k.category, appVersion: k.appVersion, platform: k.platform,
+                     counters: [c.delivered, c.opens, c.dismissals, c.replies]))
+        }
+        for (k, n) in rows.releaseActions {
+            let r = k.release
+            body(row(19, r.appId, bucket: r.hour, category: r.category, appVersion: r.appVersion, platform: r.platform,
+                     action: .text(k.action), counters: [n]))
+        }
+        for (kind, table) in [(Int16(4), rows.usageHourly), (5, rows.usageDaily)] {
+            for (key, usage) in table { body(usageRow(kind, key, usage) + [.null, .null]) }
         }
     }
 
@@ -331,16 +384,14 @@ enum RollupDeltaRows {
             while let row = try decoder.nextRow() { try merge(row) }
         }
 
-        /// The merged deltas with their coarser grains derived, once the COPY has ended.
-        mutating func finish() throws(DatabaseError) -> RollupDeltas {
+        /// Every table's rows from the merged deltas, once the COPY has ended.
+        mutating func finish() throws(DatabaseError) -> RollupRows {
             guard decoder.finished else { throw DatabaseError(.unexpectedResult, "binary COPY data ended without its trailer") }
-            var all = sums
-            all.deriveCoarserGrains()
-            return all
+            return sums.derive()
         }
 
         private mutating func merge(_ fields: [ArraySlice<UInt8>?]) throws(DatabaseError) {
-            guard fields.count == 24 else { throw DatabaseError(.unexpectedResult, "a rollup_delta_batches row of \(fields.count) columns, not 24") }
+            guard fields.count == 25 else { throw DatabaseError(.unexpectedResult, "a rollup_delta_batches row of \(fields.count) columns, not 25") }
             guard let appField = fields[0] else { throw DatabaseError(.unexpectedResult, "a rollup_delta_batches row without app_id") }
             let appId = try BinaryValues.int64(appField)
             let kind = try BinaryValues.array(fields[1], of: .int2, BinaryValues.int16)
@@ -361,10 +412,12 @@ enum RollupDeltaRows {
             for column in 15..<22 { n.append(try BinaryValues.array(fields[column], of: .int8, BinaryValues.int64)) }
             let firstSeen = try BinaryValues.array(fields[22], of: .timestamptz, BinaryValues.timestamp)
             let lastSeen = try BinaryValues.array(fields[23], of: .timestamptz, BinaryValues.timestamp)
+            // Empty from a collector of the version before migration 0150: no OS, ''.
+            let os = try BinaryValues.array(fields[24], of: .text, BinaryValues.text)
             let lengths: [Int] = [grain.count, bucket.count, category.count, appVersion.count, platform.count, campaign.count,
                                   variant.count, hasMedia.count, action.count, metric.count, bin.count, type.count,
                                   categoryRegistered.count, firstSeen.count, lastSeen.count] + n.map(\.count)
-            guard lengths.allSatisfy({ $0 == kind.count }) else {
+            guard lengths.allSatisfy({ $0 == kind.count }), os.isEmpty || os.count == kind.count else {
                 throw DatabaseError(.unexpectedResult, "a rollup_delta_batches row whose arrays differ in length")
             }
             func required<T>(_ value: T?, _ column: String) throws(DatabaseError) -> T {
@@ -385,7 +438,8 @@ enum RollupDeltaRows {
                                             category: try required(category[i], "category"),
                                             appVersion: try required(appVersion[i], "app_version"),
                                             platform: try required(platform[i], "platform"),
-                                            campaign: try required(campaign[i], "campaign"), variant: try required(variant[i], "variant"))
+                                            campaign: try required(campaign[i], "campaign"), variant: try required(variant[i], "variant"),
+                                            os: os.isEmpty ? "" : try required(os[i], "os"))
                 }
                 switch kind[i] {
                 case 1:
@@ -424,11 +478,11 @@ enum RollupDeltaRows {
         }
     }
 
-    /// Deltas as one row each, in the layout of rollup_deltas (migration 0050), which
-    /// tapwire_fold_rollup_deltas() upserts: what the fold writes once it has summed the batches.
-    static func encodeRows(_ deltas: RollupDeltas) -> [UInt8] {
-        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + deltas.rowCount * 200)
-        forEachDelta(deltas) { values in
+    /// Derived rows as one row each, in the layout of rollup_deltas, which tapwire_fold_rollups()
+    /// upserts: what the fold writes once it has summed the batches.
+    static func encodeRows(_ rows: RollupRows) -> [UInt8] {
+        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + rows.rowCount * 200)
+        forEachRow(rows) { values in
             encoder.beginRow(fields: values.count)
             for value in values { encoder.value(value) }
         }

@@ -43,6 +43,9 @@ public struct QueryResult: Sendable {
             guard let position = columns.firstIndex(of: name) else { preconditionFailure("the result has no column \(name)") }
             return values[position]
         }
+
+        /// Whether the result has column `name` (queries that share a reader but not every column).
+        public func hasColumn(_ name: String) -> Bool { columns.contains(name) }
     }
 
     /// The single value of a one-row, one-column result.

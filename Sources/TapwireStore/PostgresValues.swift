@@ -1,12 +1,19 @@
 import TapwireCore
 
 /// Text-format encodings of parameter values (they travel as parameters, never inside SQL).
-enum PostgresValue {
+package enum PostgresValue {
     /// A text[] literal: every element double-quoted, with `"` and `\` escaped.
-    static func textArray(_ values: [String]) -> String {
+    package static func textArray(_ values: [String]) -> String { textArray(values.map { Optional($0) }) }
+
+    /// A text[] literal whose nil elements are SQL NULLs.
+    package static func textArray(_ values: [String?]) -> String {
         var out = "{"
-        for (i, value) in values.enumerated() {
+        for (i, element) in values.enumerated() {
             if i > 0 { out += "," }
+            guard let value = element else {
+                out += "NULL"
+                continue
+            }
             out += "\""
             for c in value.unicodeScalars {
                 if c == "\"" || c == "\\" { out += "\\" }
@@ -19,7 +26,7 @@ enum PostgresValue {
 
     /// A timestamptz[] literal of instants (µs since 1970), each in ISO 8601 with an offset, so
     /// it reads back the same whatever the session's DateStyle and TimeZone.
-    static func timestampArray(_ microseconds: [Int64]) -> String {
+    package static func timestampArray(_ microseconds: [Int64]) -> String {
         textArray(microseconds.map { Timestamp(microseconds: $0).iso8601(fractionDigits: 6) })
     }
 
@@ -57,7 +64,7 @@ enum PostgresValue {
     /// (`(extract(epoch FROM t) * 1000000)::bigint`): queries return instants this way, not as
     /// timestamptz text, whose form depends on the session's DateStyle and TimeZone (behind a
     /// transaction pooler, the server's).
-    static func timestamp(microseconds text: String?) -> Timestamp? {
+    package static func timestamp(microseconds text: String?) -> Timestamp? {
         text.flatMap { Int64($0) }.map { Timestamp(microseconds: $0) }
     }
 

@@ -1,8 +1,9 @@
 import TapwireCore
 
-/// The rollups' upkeep. Group commits append what their events add (`RollupDeltas`) to
-/// rollup_delta_batches, a row of arrays per commit and app; `fold` sums the pending batches
-/// here and writes each key once into the rollup tables (migrations 0050 and 0060).
+/// The rollups' upkeep. Group commits append the finest rows their events add (`RollupDeltas`)
+/// to rollup_delta_batches, a row of arrays per commit and app; `fold` sums the pending batches
+/// here, derives every table's rows (`RollupDeltas.derive`) and writes each key once into the
+/// rollup tables (migrations 0060, 0150).
 ///
 /// `tapwire rollups rebuild` recomputes the rollups of a range from events, one UTC day per
 /// transaction, with the same code: it streams the day's events back (binary `COPY … TO STDOUT`)
@@ -34,13 +35,12 @@ public struct RollupStore: Sendable {
     static let foldAppsAtOnce = 8
 
     /// The fold, inside the caller's transaction: takes the pending batches (deleting them) of
-    /// a few apps at a time, sums their deltas per key, and has tapwire_fold_rollup_deltas()
-    /// upsert the sums together with any row a collector of the previous version appended to
-    /// rollup_deltas. Summing here is what keeps the fold cheap: the database sorts and upserts
+    /// a few apps at a time, sums their deltas per key, derives every table's rows and has
+    /// tapwire_fold_rollups() upsert them. Summing here is what keeps the fold cheap: the database sorts and upserts
     /// each key once per fold, not once per commit that touched it (a key belongs to one app).
     package func foldPending(on connection: PostgresConnection) throws(DatabaseError) -> Int {
         let apps = try connection.query(EmbeddedSQL.pendingDeltaApps).rows.compactMap { $0.first ?? nil }
-        guard !apps.isEmpty else { return try upsert(RollupDeltas(), on: connection) }
+        guard !apps.isEmpty else { return try upsert(RollupRows(), on: connection) }
         var moved = 0
         for start in stride(from: 0, to: apps.count, by: Self.foldAppsAtOnce) {
             try connection.query(EmbeddedSQL.foldApps, [apps[start..<min(apps.count, start + Self.foldAppsAtOnce)].joined(separator: ",")])
@@ -52,10 +52,9 @@ public struct RollupStore: Sendable {
         return moved
     }
 
-    /// Writes summed rows into the rollup tables, each key once, in key order: through
-    /// rollup_deltas and tapwire_fold_rollup_deltas(), which also takes any row a collector of the
-    /// previous version appended there. Returns the rows it upserted.
-    private func upsert(_ sums: RollupDeltas, on connection: PostgresConnection) throws(DatabaseError) -> Int {
+    /// Writes derived rows into the rollup tables, each key once, in key order: through
+    /// rollup_deltas and tapwire_fold_rollups(). Returns the rows it upserted.
+    private func upsert(_ sums: RollupRows, on connection: PostgresConnection) throws(DatabaseError) -> Int {
         if sums.rowCount > 0 { try connection.copyIn(EmbeddedSQL.copyRollupDeltas, data: RollupDeltaRows.encodeRows(sums)) }
         return Int(try connection.query(EmbeddedSQL.foldRollupDeltas).scalar ?? "0") ?? 0
     }
@@ -77,8 +76,8 @@ public struct RollupStore: Sendable {
         return (from, to)
     }
 
-    /// Rebuilds [from, to) widened to whole UTC days (the daily grain of rollup_actions and
-    /// rollup_histograms is only right for a whole day). Returns one entry per day rebuilt.
+    /// Rebuilds [from, to) widened to whole UTC days (the daily rows are only right for a whole
+    /// day). Returns one entry per day rebuilt.
     @discardableResult
     public func rebuild(appId: Int64?, from: Timestamp, to: Timestamp, on connection: PostgresConnection,
                         progress: (Progress) -> Void = { _ in }) throws(DatabaseError) -> [Progress] {
@@ -159,7 +158,7 @@ struct EventRowReader {
     mutating func consume(_ data: [UInt8]) throws(DatabaseError) {
         decoder.append(data)
         while let fields = try decoder.nextRow() {
-            guard fields.count == 14 else { throw DatabaseError(.unexpectedResult, "a rebuild event row of \(fields.count) columns, not 14") }
+            guard fields.count == 15 else { throw DatabaseError(.unexpectedResult, "a rebuild event row of \(fields.count) columns, not 15") }
             func required(_ index: Int) throws(DatabaseError) -> ArraySlice<UInt8> {
                 guard let field = fields[index] else { throw DatabaseError(.unexpectedResult, "a rebuild event row with column \(index + 1) NULL") }
                 return field
@@ -179,20 +178,21 @@ struct EventRowReader {
                               mediaRequested: try optional(7, BinaryValues.bool), categoryRegistered: try optional(8, BinaryValues.bool),
                               campaign: try optional(9, BinaryValues.text), variant: try optional(10, BinaryValues.text),
                               deliveredAt: try optional(11, BinaryValues.timestamp))
-            let context = DeviceContext(appVersion: BinaryValues.text(try required(12)), platform: BinaryValues.text(try required(13)))
+            let context = DeviceContext(appVersion: BinaryValues.text(try required(12)), platform: BinaryValues.text(try required(13)),
+                                        osVersion: try optional(14, BinaryValues.text))
             deltas.add(event, appId: try BinaryValues.int64(try required(0)), context: context)
             eventsRead += 1
         }
     }
 
-    /// Every grain of the rollups of the events read, once the COPY has ended.
-    mutating func finish() throws(DatabaseError) -> RollupDeltas {
+    /// Every table's rows of the events read, once the COPY has ended.
+    mutating func finish() throws(DatabaseError) -> RollupRows {
         guard decoder.finished else { throw DatabaseError(.unexpectedResult, "binary COPY data ended without its trailer") }
-        deltas.finish()
-        return deltas
+        deltas.finishFinest()
+        return deltas.derive()
     }
 
-    /// The finest rows only (the quarter-hour grain, by every dimension), once the COPY has ended.
+    /// The finest rows only (quarter hours, by every dimension), once the COPY has ended.
     mutating func finishFinest() throws(DatabaseError) -> RollupDeltas {
         guard decoder.finished else { throw DatabaseError(.unexpectedResult, "binary COPY data ended without its trailer") }
         deltas.finishFinest()

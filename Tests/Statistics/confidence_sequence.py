@@ -27,7 +27,7 @@ Modes:
       platform x segment x UTC day; a look after every hour, counted once each side has perSide
       deliveries and expects `expected` responses and non-responses (Cochran's rule).
   {"mode": "uplift", "alpha", "tuning", "perSide", "expected",
-   "days": [{"day", "strata": {key: [x1, n1, x2, n2]}}]}
+   "days": [{"day", "strata": {key: [x1, n1, x2, n2]}}]}  (each day's strata are that day's alone)
       -> {"days": [{"day", "difference", "lower", "upper", "withheld"}], "decidedOn": day or null}
 """
 import json
@@ -141,14 +141,20 @@ def regression(req):
 
 def uplift(req):
     alpha, rho = req["alpha"], rho_for(req["tuning"], req["alpha"])
-    strata = {}
+    # A stratum is one key of one UTC day (campaign x platform x day): each day's strata are its
+    # own, and a day's look is over every stratum of the days up to it. A side with more engaged
+    # than delivered is not used.
+    strata = []
     out, decided = [], None
     for day in req["days"]:
-        for key, counts in day["strata"].items():
-            t = strata.setdefault(key, [0, 0, 0, 0])
-            for i in range(4):
-                t[i] += counts[i]
-        tables = [tuple(t) for t in strata.values() if t[1] > 0 and t[3] > 0 and t[0] <= t[1] and t[2] <= t[3]]
+        for counts in day["strata"].values():
+            x1, n1, x2, n2 = counts
+            if x1 > n1:
+                x1, n1 = 0, 0
+            if x2 > n2:
+                x2, n2 = 0, 0
+            strata.append((x1, n1, x2, n2))
+        tables = [t for t in strata if t[1] > 0 and t[3] > 0]
         if not tables:
             out.append({"day": day["day"], "difference": None, "lower": None, "upper": None, "withheld": True})
             continue

@@ -4,13 +4,13 @@ property test in Tests/TapwireReportTests/UpliftPropertyTests.swift.
 
 Reads a JSON array of reports on standard input. Each report is
   {"perSide": int, "expectedCount": number,
-   "rows": [[group, category, campaign, appVersion, platform, rich (0/1), delivered, engaged], ...]}
+   "rows": [[group, category, campaign, appVersion, platform, utcDay, rich (0/1), delivered, engaged], ...]}
 and the answer is, for each report, an object keyed "group\\u0001category" (category "*" for the
 overall of the group; group "" without --by) with the figures docs/reports.md defines
 ("Which notifications a figure counts"), recomputed here from that text:
 
-- a cell is one side (rich or text-only) of category x campaign x app version x platform, its rows
-  added up; a cell with no delivered events is left out and its engaged counted as "without
+- a stratum is category x campaign x platform x UTC day; a cell is one side (rich or text-only) of a
+  stratum, its rows (of every app version) added up; a cell with no delivered events is left out and its engaged counted as "without
   deliveries"; a cell with more engaged than delivered is left out and its delivered counted as
   "not meaningful"; every other cell is used;
 - the pooled sides are the sums of the used cells;
@@ -35,8 +35,8 @@ Z95 = 1.959963984540054
 
 def figures(rows, per_side, expected_count):
     cells = {}
-    for category, campaign, version, platform, rich, delivered, engaged in rows:
-        key = (category, campaign, version, platform)
+    for category, campaign, version, platform, day, rich, delivered, engaged in rows:
+        key = (category, campaign, platform, day)
         side = cells.setdefault(key, [[0, 0], [0, 0]])[1 - rich]  # index 0 is rich
         side[0] += delivered
         side[1] += engaged

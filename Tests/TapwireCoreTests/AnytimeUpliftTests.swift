@@ -47,7 +47,7 @@ struct AnytimeUpliftTests {
     }
 
     /// The anytime-valid interval contains the fixed-horizon one, and is the same Mantel–Haenszel
-    /// estimate the report shows when the days are summed into one table per stratum.
+    /// estimate the report shows over every day's strata.
     @Test func widerThanFixedAndSameEstimateAsTheReport() throws {
         let input = days(14, lift: 0.02, perDay: 2_000, seed: 9)
         let uplift = AnytimeUplift.evaluate(days: input)
@@ -55,28 +55,24 @@ struct AnytimeUpliftTests {
             let e = try #require(day.estimate)
             #expect(e.anytimeValid.lower < e.fixedHorizon95.lower && e.anytimeValid.upper > e.fixedHorizon95.upper)
         }
-        var totals: [Int: StratumCounts] = [:]
-        for day in input {
-            for (key, s) in day.strata {
-                var t = totals[key] ?? StratumCounts(x1: 0, n1: 0, x2: 0, n2: 0)
-                t.x1 += s.x1; t.n1 += s.n1; t.x2 += s.x2; t.n2 += s.n2
-                totals[key] = t
-            }
-        }
-        let report = try #require(MantelHaenszelRiskDifference.estimate(totals.keys.sorted().map { totals[$0]! }))
+        let strata = input.flatMap { day in day.strata.keys.sorted().map { day.strata[$0]! } }
+        let report = try #require(MantelHaenszelRiskDifference.estimate(strata))
         let last = try #require(uplift.latest?.estimate)
         #expect(abs(last.difference - report.difference) < 1e-12 && abs(last.fixedHorizon95.lower - report.ci95.lower) < 1e-12)
         #expect(last.pooledDifference < last.difference, "rich went mostly to the low-rate campaign")
     }
 
-    /// No decision before there is data, and none on a withheld day.
+    /// No decision before there is data, and none on a withheld day. A stratum is one day's:
+    /// rich on one day and text-only on the next are two one-sided strata, not one comparison.
     @Test func earlyAndOneSidedDays() {
         let onlyRich = DailyStrata(day: "2026-01-01", strata: [0: StratumCounts(x1: 50, n1: 100, x2: 0, n2: 0)])
-        let tiny = DailyStrata(day: "2026-01-02", strata: [0: StratumCounts(x1: 0, n1: 0, x2: 1, n2: 40)])
-        let uplift = AnytimeUplift.evaluate(days: [onlyRich, tiny])
+        let onlyText = DailyStrata(day: "2026-01-02", strata: [0: StratumCounts(x1: 1, n1: 0, x2: 1, n2: 40)])
+        let tiny = DailyStrata(day: "2026-01-03", strata: [0: StratumCounts(x1: 1, n1: 10, x2: 1, n2: 40)])
+        let uplift = AnytimeUplift.evaluate(days: [onlyRich, onlyText, tiny])
         #expect(uplift.days[0].estimate == nil && uplift.days[0].withheld != nil)
-        #expect(uplift.days[1].estimate != nil && uplift.days[1].withheld?.contains("fewer than 100") == true)
-        #expect(uplift.decidedOn == nil && !uplift.days[1].excludesZero)
+        #expect(uplift.days[1].estimate == nil, "a rich-only day and a text-only day are not one stratum")
+        #expect(uplift.days[2].estimate != nil && uplift.days[2].withheld?.contains("fewer than 100") == true)
+        #expect(uplift.decidedOn == nil && !uplift.days[2].excludesZero)
     }
 
     /// A team opening the report every morning for 60 days, with no real difference: a

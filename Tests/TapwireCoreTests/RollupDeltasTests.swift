@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @testable import TapwireCore
 
-/// The rollup rows a commit adds, computed without a database. The store's tests hold them
-/// equal to the SQL recomputation (`RollupOracle`, sql/fresh/); these check a worked
-/// example by hand and a brute-force recomputation written event by event.
+/// The rollup rows a commit adds (its finest rows) and what the fold derives from them, computed
+/// without a database. The store's tests hold them equal to the SQL recomputation
+/// (`RollupOracle`, sql/fresh/); these check a worked example by hand and a brute-force
+/// recomputation written event by event.
 @Suite("Rollup deltas")
 struct RollupDeltasTests {
     static let hour: Int64 = 3_600_000_000
@@ -15,7 +16,7 @@ struct RollupDeltasTests {
     func at(_ minutes: Int64) -> Timestamp { Self.tenAM.adding(microseconds: minutes * 60_000_000) }
 
     @Test func aWorkedExample() {
-        let context = DeviceContext(appVersion: "2.0", platform: "iOS")
+        let context = DeviceContext(appVersion: "2.0", platform: "iOS", osVersion: "18.1")
         let events = [
             Event(eventId: .v7(at: at(5)), type: .delivered, deviceTime: at(5), category: "chat", hasMedia: true,
                   mediaRequested: true, categoryRegistered: true, campaign: "spring"),
@@ -35,13 +36,12 @@ struct RollupDeltasTests {
         ]
         var deltas = RollupDeltas()
         deltas.add(events, appId: 7, context: context)
-        deltas.finish()
+        deltas.finishFinest()
 
-        let h10 = Self.tenAM.microseconds, h11 = h10 + Self.hour, midnight = h10 - 10 * Self.hour
-        func key(_ grain: Int16, _ bucket: Int64, _ version: String = "", _ platform: String = "", _ campaign: String = "",
-                 media: Bool = true) -> RollupDeltas.CountsKey {
-            .init(dimensions: .init(appId: 7, grain: grain, bucket: bucket, category: "chat", appVersion: version, platform: platform,
-                                    campaign: campaign, variant: ""), hasMedia: media)
+        let h10 = Self.tenAM.microseconds, h11 = h10 + Self.hour, q1100 = h11, midnight = h10 - 10 * Self.hour
+        func finest(_ bucket: Int64, _ campaign: String, media: Bool) -> RollupDeltas.CountsKey {
+            .init(dimensions: .init(appId: 7, grain: 5, bucket: bucket, category: "chat", appVersion: "2.0", platform: "iOS",
+                                    campaign: campaign, variant: "", os: "18"), hasMedia: media)
         }
         var rich = RollupDeltas.Counts()
         rich.delivered = 2
@@ -52,25 +52,40 @@ struct RollupDeltasTests {
         rich.replies = 1
         var text = RollupDeltas.Counts()
         text.delivered = 1
-        #expect(deltas.counts == [
-            key(0, h10, "2.0", "iOS", "spring"): rich, key(1, h10, "2.0"): rich, key(4, midnight, "2.0", "iOS", "spring"): rich,
-            key(5, h10, "2.0", "iOS", "spring"): rich, key(6, h10, "2.0"): rich,
-            key(0, h11, "2.0", "iOS", media: false): text, key(1, h11, "2.0", media: false): text,
-            key(5, h11, "2.0", "iOS", media: false): text, key(6, h11, "2.0", media: false): text,
-            key(4, midnight, "2.0", "iOS", media: false): text,
+        // Minutes 5-9 lie in the 10:00 quarter hour, minute 65 in 11:00.
+        #expect(deltas.counts == [finest(h10, "spring", media: true): rich, finest(q1100, "", media: false): text])
+
+        let rows = deltas.derive()
+        func totals(_ grain: Int16, _ bucket: Int64, media: Bool) -> RollupRows.TotalsKey {
+            .init(appId: 7, grain: grain, bucket: bucket, category: "chat", hasMedia: media)
+        }
+        var day = RollupDeltas.Counts()
+        day.add(rich)
+        #expect(rows.totals == [totals(0, h10, media: true): rich, totals(2, midnight, media: true): rich,
+                                totals(0, q1100, media: false): text, totals(2, midnight, media: false): text])
+        // Engaged: the open and the reply, not the dismissal.
+        #expect(rows.trend == [.init(appId: 7, quarter: h10, category: "chat"): .init(first: 2, second: 2),
+                               .init(appId: 7, quarter: q1100, category: "chat"): .init(first: 1, second: 0)])
+        #expect(rows.dismissBase == [.init(appId: 7, quarter: h10, category: "chat", appVersion: "2.0"): .init(first: 2, second: 1),
+                                     .init(appId: 7, quarter: q1100, category: "chat", appVersion: "2.0"): .init(first: 1, second: 0)])
+        #expect(rows.strata == [
+            .init(appId: 7, day: midnight, category: "chat", campaign: "spring", platform: "iOS", hasMedia: true): .init(first: 2, second: 2),
+            .init(appId: 7, day: midnight, category: "chat", campaign: "", platform: "iOS", hasMedia: false): .init(first: 1, second: 0),
         ])
-        func dims(_ grain: Int16, _ bucket: Int64, all: Bool) -> RollupDeltas.Dimensions {
-            .init(appId: 7, grain: grain, bucket: bucket, category: "chat", appVersion: all ? "2.0" : "", platform: all ? "iOS" : "",
-                  campaign: all ? "spring" : "", variant: "")
+        #expect(rows.marginals[.init(appId: 7, day: midnight, dimension: .os, value: "18", category: "chat", hasMedia: true)]
+                == { var m = RollupRows.MarginalCounts(); m.add(rich); return m }())
+        #expect(rows.marginals.count == 2 * ReportDimension.allCases.count)
+        #expect(rows.totalActions == [.init(appId: 7, grain: 0, bucket: h10, category: "chat", action: "reply"): 1,
+                                      .init(appId: 7, grain: 2, bucket: midnight, category: "chat", action: "reply"): 1])
+        var bins: [RollupRows.TotalBinKey: Int64] = [:]
+        for (grain, bucket) in [(Int16(0), h10), (2, midnight)] {
+            bins[.init(appId: 7, grain: grain, bucket: bucket, category: "chat", metric: .replyLength, bin: 12)] = 1
+            bins[.init(appId: 7, grain: grain, bucket: bucket, category: "chat", metric: .timeToResponse, bin: 7)] = 1
         }
-        let plain = [dims(0, h10, all: true), dims(2, h10, all: false), dims(3, midnight, all: false), dims(5, h10, all: true)]
-        #expect(deltas.actions == Dictionary(uniqueKeysWithValues: plain.map { (RollupDeltas.ActionKey(dimensions: $0, action: "reply"), Int64(1)) }))
-        var bins: [RollupDeltas.HistogramKey: Int64] = [:]
-        for d in plain {
-            bins[.init(dimensions: d, metric: .replyLength, bin: 12)] = 1
-            bins[.init(dimensions: d, metric: .timeToResponse, bin: 7)] = 1
-        }
-        #expect(deltas.histograms == bins)
+        #expect(rows.totalHistograms == bins)
+        let release = RollupRows.ReleaseKey(appId: 7, hour: h10, category: "chat", appVersion: "2.0", platform: "iOS")
+        #expect(rows.releaseCounts[release] == { var r = RollupRows.ReleaseCounts(); r.add(rich); return r }())
+        #expect(rows.releaseActions == [.init(release: release, action: "reply"): 1])
 
         func usage(_ bucket: Int64, _ type: EventType, _ action: String, _ registered: Int16) -> RollupDeltas.UsageKey {
             .init(appId: 7, bucket: bucket, appVersion: "2.0", platform: "iOS", type: type, category: "chat", action: action,
@@ -83,12 +98,12 @@ struct RollupDeltasTests {
             usage(h10, .response, SystemAction.dismiss, 1): .init(count: 1, firstSeen: at(9), lastSeen: at(9)),
             usage(h11, .delivered, "", 0): .init(count: 1, firstSeen: at(65), lastSeen: at(65)),
         ])
-        #expect(deltas.usageDaily[usage(midnight, .delivered, "", 1)] == .init(count: 2, firstSeen: at(5), lastSeen: at(6)))
-        #expect(deltas.usageDaily.count == 5)
+        #expect(rows.usageDaily[usage(midnight, .delivered, "", 1)] == .init(count: 2, firstSeen: at(5), lastSeen: at(6)))
+        #expect(rows.usageDaily.count == 5)
     }
 
-    /// Random events, added in random splits, against a recomputation that walks every event
-    /// and every grain directly (no shapes).
+    /// Random events, added in random splits, against a recomputation of every table's rows
+    /// that walks every event directly (no shapes, no finest rows).
     @Test func equalsABruteForceRecomputation() {
         var rng = SeededGenerator(seed: 1103)
         let actions = [SystemAction.open, SystemAction.dismiss, "reply", "like", nil]
@@ -96,7 +111,8 @@ struct RollupDeltasTests {
         var all: [(Int64, DeviceContext, Event)] = []
         for _ in 0..<40 {
             let appId = Int64.random(in: 1...2, using: &rng)
-            let context = DeviceContext(appVersion: ["1", "2"].randomElement(using: &rng)!, platform: ["iOS", "macOS"].randomElement(using: &rng)!)
+            let context = DeviceContext(appVersion: ["1", "2"].randomElement(using: &rng)!, platform: ["iOS", "macOS"].randomElement(using: &rng)!,
+                                        osVersion: ["18.1", "17", nil].randomElement(using: &rng)!)
             var events: [Event] = []
             for _ in 0..<Int.random(in: 1...60, using: &rng) {
                 let time = at(Int64.random(in: -3000...3000, using: &rng))
@@ -111,75 +127,91 @@ struct RollupDeltasTests {
                                     deliveredAt: delivered))
             }
             deltas.add(events, appId: appId, context: context)
-            if Bool.random(using: &rng) { deltas.finish() }
+            if Bool.random(using: &rng) { deltas.finishFinest() }
             all += events.map { (appId, context, $0) }
         }
-        deltas.finish()
+        deltas.finishFinest()
+        let rows = deltas.derive()
 
-        var counts: [RollupDeltas.CountsKey: RollupDeltas.Counts] = [:]
-        var actionRows: [RollupDeltas.ActionKey: Int64] = [:]
-        var histogramRows: [RollupDeltas.HistogramKey: Int64] = [:]
-        var hourly: [RollupDeltas.UsageKey: RollupDeltas.Usage] = [:]
+        var expected = RollupRows()
         for (appId, context, e) in all {
             let t = e.eventTime.microseconds
             let hourStart = t - ((t % Self.hour) + Self.hour) % Self.hour
             let quarterStart = t - ((t % (Self.hour / 4)) + Self.hour / 4) % (Self.hour / 4)
             let dayStart = t - ((t % Self.day) + Self.day) % Self.day
-            let campaign = e.campaign ?? "", variant = e.variant ?? ""
-            let sets: [(Int16, Int64, String, String, String, String)] = [
-                (0, hourStart, context.appVersion, context.platform, campaign, variant), (1, hourStart, context.appVersion, "", "", ""),
-                (4, dayStart, context.appVersion, context.platform, campaign, ""),
-                (5, quarterStart, context.appVersion, context.platform, campaign, variant), (6, quarterStart, context.appVersion, "", "", ""),
-            ]
             let registered = e.type == .response && e.actionIdentifier != nil && e.actionIdentifier != SystemAction.open
                 && e.actionIdentifier != SystemAction.dismiss
-            for (grain, bucket, version, platform, c, v) in sets {
-                let k = RollupDeltas.CountsKey(dimensions: .init(appId: appId, grain: grain, bucket: bucket, category: e.category,
-                                                                 appVersion: version, platform: platform, campaign: c, variant: v),
-                                               hasMedia: e.hasMedia)
-                var row = counts[k] ?? RollupDeltas.Counts()
-                if e.type == .delivered { row.delivered += 1 }
-                if e.type == .sent { row.sent += 1 }
-                if e.type == .delivered && e.mediaRequested == true { row.mediaRequested += 1 }
-                if e.type == .response && e.actionIdentifier == SystemAction.open { row.opens += 1 }
-                if e.type == .response && e.actionIdentifier == SystemAction.dismiss { row.dismissals += 1 }
-                if registered { row.actions += 1 }
-                if registered && e.userTextLength != nil { row.replies += 1 }
-                counts[k] = row
-            }
-            for (grain, bucket, all) in [(Int16(0), hourStart, true), (2, hourStart, false), (3, dayStart, false), (5, quarterStart, true)] {
-                let d = RollupDeltas.Dimensions(appId: appId, grain: grain, bucket: bucket, category: e.category,
-                                                appVersion: all ? context.appVersion : "", platform: all ? context.platform : "",
-                                                campaign: all ? campaign : "", variant: all ? variant : "")
-                if registered { actionRows[.init(dimensions: d, action: e.actionIdentifier!), default: 0] += 1 }
+            var c = RollupDeltas.Counts()
+            if e.type == .delivered { c.delivered += 1 }
+            if e.type == .sent { c.sent += 1 }
+            if e.type == .delivered && e.mediaRequested == true { c.mediaRequested += 1 }
+            if e.type == .response && e.actionIdentifier == SystemAction.open { c.opens += 1 }
+            if e.type == .response && e.actionIdentifier == SystemAction.dismiss { c.dismissals += 1 }
+            if registered { c.actions += 1 }
+            if registered && e.userTextLength != nil { c.replies += 1 }
+            let engaged = c.opens + c.actions
+            for (grain, bucket) in [(Int16(0), quarterStart), (2, dayStart)] {
+                expected.totals[.init(appId: appId, grain: grain, bucket: bucket, category: e.category, hasMedia: e.hasMedia), default: .init()].add(c)
+                if registered { expected.totalActions[.init(appId: appId, grain: grain, bucket: bucket, category: e.category, action: e.actionIdentifier!), default: 0] += 1 }
                 guard e.type == .response, let action = e.actionIdentifier, action != SystemAction.dismiss else { continue }
                 if let length = e.userTextLength, action != SystemAction.open {
-                    histogramRows[.init(dimensions: d, metric: .replyLength, bin: Int16(min(max(Int(length), 0), 501))), default: 0] += 1
+                    expected.totalHistograms[.init(appId: appId, grain: grain, bucket: bucket, category: e.category, metric: .replyLength,
+                                                   bin: Int16(min(max(Int(length), 0), 501))), default: 0] += 1
                 }
                 if let delivered = e.deliveredAt {
                     let seconds = Double(t - delivered.microseconds) / 1e6
                     let bin = seconds < 1 ? 0 : min(100, 1 + Int((4 * log2(seconds)).rounded(.down)))
-                    histogramRows[.init(dimensions: d, metric: .timeToResponse, bin: Int16(bin)), default: 0] += 1
+                    expected.totalHistograms[.init(appId: appId, grain: grain, bucket: bucket, category: e.category, metric: .timeToResponse,
+                                                   bin: Int16(bin)), default: 0] += 1
                 }
             }
-            let u = RollupDeltas.UsageKey(appId: appId, bucket: hourStart, appVersion: context.appVersion, platform: context.platform,
-                                          type: e.type, category: e.category, action: e.actionIdentifier ?? "",
-                                          categoryRegistered: e.categoryRegistered == nil ? -1 : (e.categoryRegistered! ? 1 : 0))
-            let old = hourly[u]
-            hourly[u] = .init(count: (old?.count ?? 0) + 1, firstSeen: min(old?.firstSeen ?? e.eventTime, e.eventTime),
-                              lastSeen: max(old?.lastSeen ?? e.eventTime, e.eventTime))
+            if c.delivered + engaged > 0 {
+                expected.trend[.init(appId: appId, quarter: quarterStart, category: e.category), default: .zero].add(c.delivered, engaged)
+                expected.strata[.init(appId: appId, day: dayStart, category: e.category, campaign: e.campaign ?? "", platform: context.platform,
+                                      hasMedia: e.hasMedia), default: .zero].add(c.delivered, engaged)
+            }
+            expected.dismissBase[.init(appId: appId, quarter: quarterStart, category: e.category, appVersion: context.appVersion),
+                                 default: .zero].add(c.delivered, c.dismissals)
+            if c.delivered + c.sent + c.opens + c.actions > 0 {
+                let values = DimensionValues(appVersion: context.appVersion, platform: context.platform, campaign: e.campaign ?? "",
+                                             variant: e.variant ?? "", os: ReportDimension.osMajor(context.osVersion))
+                for dimension in ReportDimension.allCases {
+                    expected.marginals[.init(appId: appId, day: dayStart, dimension: dimension, value: values[dimension], category: e.category,
+                                             hasMedia: e.hasMedia), default: .init()].add(c)
+                }
+            }
+            let release = RollupRows.ReleaseKey(appId: appId, hour: hourStart, category: e.category, appVersion: context.appVersion,
+                                                platform: context.platform)
+            expected.releaseCounts[release, default: .init()].add(c)
+            if registered { expected.releaseActions[.init(release: release, action: e.actionIdentifier!), default: 0] += 1 }
+            let registeredFlag: Int16 = e.categoryRegistered == nil ? -1 : (e.categoryRegistered! ? 1 : 0)
+            for (bucket, daily) in [(hourStart, false), (dayStart, true)] {
+                let u = RollupDeltas.UsageKey(appId: appId, bucket: bucket, appVersion: context.appVersion, platform: context.platform,
+                                              type: e.type, category: e.category, action: e.actionIdentifier ?? "", categoryRegistered: registeredFlag)
+                let old = daily ? expected.usageDaily[u] : expected.usageHourly[u]
+                let new = RollupDeltas.Usage(count: (old?.count ?? 0) + 1, firstSeen: min(old?.firstSeen ?? e.eventTime, e.eventTime),
+                                             lastSeen: max(old?.lastSeen ?? e.eventTime, e.eventTime))
+                if daily { expected.usageDaily[u] = new } else { expected.usageHourly[u] = new }
+            }
         }
-        #expect(deltas.counts == counts)
-        #expect(deltas.actions == actionRows)
-        #expect(deltas.histograms == histogramRows)
-        #expect(deltas.usageHourly == hourly)
-        #expect(deltas.usageDaily.values.reduce(0) { $0 + $1.count } == Int64(all.count))
-        #expect(counts.count > 100 && histogramRows.count > 50)
+        #expect(rows.totals == expected.totals)
+        #expect(rows.totalActions == expected.totalActions)
+        #expect(rows.totalHistograms == expected.totalHistograms)
+        #expect(rows.trend == expected.trend)
+        #expect(rows.dismissBase == expected.dismissBase)
+        #expect(rows.strata == expected.strata)
+        #expect(rows.marginals == expected.marginals)
+        #expect(rows.releaseCounts == expected.releaseCounts)
+        #expect(rows.releaseActions == expected.releaseActions)
+        #expect(rows.usageHourly == expected.usageHourly)
+        #expect(rows.usageDaily == expected.usageDaily)
+        #expect(rows == expected)
+        #expect(expected.totals.count > 100 && expected.totalHistograms.count > 50 && expected.strata.count > 20)
     }
 
-    /// The fold's path: the finest rows of several commits, merged, then the coarser grains
-    /// derived once, equal every grain computed from all the events at once.
-    @Test func finestRowsOfSeveralCommitsDeriveTheSameCoarserGrains() {
+    /// The fold's path: the finest rows of several commits, merged, then every table's rows
+    /// derived once, equal the rows derived from all the events at once.
+    @Test func finestRowsOfSeveralCommitsDeriveTheSameRows() {
         var rng = SeededGenerator(seed: 41)
         var all = RollupDeltas()
         var merged = RollupDeltas()
@@ -195,30 +227,24 @@ struct RollupDeltasTests {
                                   hasMedia: Bool.random(using: &rng), categoryRegistered: [true, false, nil].randomElement(using: &rng)!,
                                   campaign: ["w", nil].randomElement(using: &rng)!, variant: ["A", "B", nil].randomElement(using: &rng)!,
                                   deliveredAt: type == .response ? time.adding(microseconds: -Int64.random(in: 0...90_000_000, using: &rng)) : nil)
-                let context = DeviceContext(appVersion: ["1", "2"][(commit + i) % 2], platform: ["iOS", "watchOS"][i % 2])
+                let context = DeviceContext(appVersion: ["1", "2"][(commit + i) % 2], platform: ["iOS", "watchOS"][i % 2],
+                                            osVersion: ["26.0", "18.4"][commit % 2])
                 part.add(event, appId: Int64(1 + i % 2), context: context)
                 all.add(event, appId: Int64(1 + i % 2), context: context)
             }
             part.finishFinest()
-            #expect(part.holdsOnlyFinestRows)
             merged.merge(part)
         }
-        merged.deriveCoarserGrains()
-        all.finish()
-        #expect(!merged.holdsOnlyFinestRows)
-        #expect(merged.counts == all.counts)
-        #expect(merged.actions == all.actions)
-        #expect(merged.histograms == all.histograms)
-        #expect(merged.usageHourly == all.usageHourly)
-        #expect(merged.usageDaily == all.usageDaily)
-        #expect(all.counts.keys.contains { $0.dimensions.grain == RollupDeltas.Grain.strata })
-        #expect(all.histograms.keys.contains { $0.dimensions.grain == RollupDeltas.Grain.daily })
+        all.finishFinest()
+        #expect(merged == all)
+        let rows = merged.derive()
+        #expect(rows == all.derive())
+        #expect(rows.strata.count > 4 && rows.marginals.keys.contains { $0.dimension == .os && $0.value == "26" })
     }
 
-    /// Grain 5 cuts at quarter hours, so every zone's local midnight is a bucket edge: Nepal's
+    /// Quarter hours are the finest cut, so every zone's local midnight is a bucket edge: Nepal's
     /// (+05:45) is 18:15 UTC, and the last microsecond before it falls in the 18:00 quarter, the
-    /// midnight itself in the 18:15 one, both in the 18:00 hour of grain 0. Before 1970 the cut
-    /// is a floor too.
+    /// midnight itself in the 18:15 one. Before 1970 the cut is a floor too.
     @Test func quarterHoursCutAtNepalsMidnight() {
         let midnight = Timestamp(iso8601: "2026-11-02T18:15:00Z")! // 2026-11-03 00:00 in Asia/Kathmandu
         let quarter = Self.hour / 4
@@ -227,12 +253,14 @@ struct RollupDeltasTests {
         for t in [midnight.adding(microseconds: -1), midnight, midnight.adding(microseconds: quarter - 1), Timestamp(microseconds: -1)] {
             deltas.add(Event(eventId: .v7(at: t), type: .delivered, deviceTime: t, category: "c"), appId: 1, context: context)
         }
-        deltas.finish()
+        deltas.finishFinest()
+        let rows = deltas.derive()
         func delivered(_ grain: Int16) -> [Int64: Int64] {
-            deltas.counts.filter { $0.key.dimensions.grain == grain }.reduce(into: [:]) { $0[$1.key.dimensions.bucket, default: 0] += $1.value.delivered }
+            rows.totals.filter { $0.key.grain == grain }.reduce(into: [:]) { $0[$1.key.bucket, default: 0] += $1.value.delivered }
         }
-        #expect(delivered(RollupDeltas.Grain.quarter) == [midnight.microseconds - quarter: 1, midnight.microseconds: 2, -quarter: 1])
-        #expect(delivered(RollupDeltas.Grain.everyDimension) == [midnight.microseconds - quarter: 3, -Self.hour: 1])
+        #expect(delivered(RollupRows.Grain.quarter) == [midnight.microseconds - quarter: 1, midnight.microseconds: 2, -quarter: 1])
+        let day = RollupDeltas.floor(midnight.microseconds, Self.day)
+        #expect(delivered(RollupRows.Grain.day) == [day: 3, -Self.day: 1])
     }
 
     @Test func latencyBinsFollowPostgresIntervalArithmetic() {

@@ -7,17 +7,6 @@ import TapwireTestSupport
 
 /// A report built without a database, from rows, for the renderer tests.
 enum SampleReport {
-    /// The stratum rows the store would read beside `counts` (one campaign and platform): the cells
-    /// of the rich vs text-only figures.
-    static func utcDay(_ date: String) -> Int {
-        Int((Timestamp(iso8601: date)?.microseconds ?? 0) / 86_400_000_000)
-    }
-
-    static func strata(of counts: [ReportCountRow]) -> [ReportStratumRow] {
-        counts.map { ReportStratumRow(group: $0.group, utcDay: Self.utcDay($0.day), category: $0.category, appVersion: $0.appVersion, hasMedia: $0.hasMedia,
-                                      delivered: $0.delivered, opens: $0.opens, actions: $0.actions) }
-    }
-
     static func make(groupBy: ReportDimension? = nil) -> EngagementReport {
         let days = ["2026-11-02", "2026-11-03", "2026-11-04"]
         var counts: [ReportCountRow] = []
@@ -35,7 +24,7 @@ enum SampleReport {
                                         ReportActionRow(group: "iOS", category: "message", action: "=cmd,\"x\"", count: 90)],
                               histograms: [ReportHistogramRow(group: "iOS", category: "message", metric: .replyLength, bin: 12, count: 70),
                                            ReportHistogramRow(group: "iOS", category: "message", metric: .timeToResponse, bin: 30, count: 300)],
-                              strata: strata(of: counts))
+                              grouped: groupBy != nil)
         let manifest = Manifest(appVersion: "1.0", categories: [ManifestCategory(identifier: "message", title: "Messages", options: ["customDismissAction"])])
         let scope = ReportScope(appId: 1, from: Timestamp(iso8601: "2026-11-02")!, to: Timestamp(iso8601: "2026-11-05")!, groupBy: groupBy)
         return EngagementReportBuilder().build(app: "sample", scope: scope, data: data, manifests: ["1.0": manifest],
@@ -96,7 +85,7 @@ struct RenderingTests {
         }
         let scope = ReportScope(appId: 1, from: Timestamp(iso8601: "2026-11-02")!, to: Timestamp(iso8601: "2026-11-03")!, groupBy: .campaign)
         let report = EngagementReportBuilder().build(app: "sample", scope: scope, data: ReportData(days: ["2026-11-02"], counts: counts,
-                                                     actions: actions, histograms: [], strata: SampleReport.strata(of: counts)), manifests: [:],
+                                                     actions: actions, histograms: [], grouped: true), manifests: [:],
                                                      generatedAt: Timestamp(iso8601: "2026-11-03T08:00:00Z")!)
         let csv = CSVReportRenderer().render(report)
         #expect(FormulaInjection.liveCells(csv) == [])
@@ -146,7 +135,7 @@ struct RenderingTests {
     @Test func anAppWithNoEventsStillRendersEverywhere() throws {
         let scope = ReportScope(appId: 1, from: Timestamp(iso8601: "2026-11-02")!, to: Timestamp(iso8601: "2026-11-03")!)
         let report = EngagementReportBuilder().build(app: "empty", scope: scope,
-                                                     data: ReportData(days: ["2026-11-02"], counts: [], actions: [], histograms: []),
+                                                     data: ReportData(days: ["2026-11-02"]),
                                                      manifests: [:], generatedAt: Timestamp(microseconds: 0))
         #expect(report.categories.isEmpty && report.overall.delivered == 0 && report.overall.engagementRate == nil)
         #expect(!report.overall.uplift.sufficient)

@@ -1,11 +1,12 @@
 import Testing
 import TapwireCore
+import TapwireReport
 import TapwireStore
 import TapwireTestSupport
 
-/// The raw edge hours number a stratum's day exactly as the rollups do: an event in the last
-/// second of a UTC day belongs to that day. `date_part('epoch', t)::bigint` rounds, so an event at
-/// 23:59:59.6 once landed in the next day's look of the anytime-valid interval.
+/// The raw events number a cut day exactly as the rollups do: an event in the last second of a
+/// UTC day belongs to that day. `date_part('epoch', t)::bigint` rounds, so an event at 23:59:59.6
+/// once landed in the next day's look of the anytime-valid interval.
 @Suite struct StrataDayTests {
     @Test func anEventInTheLastSecondOfADayCountsInThatDay() throws {
         let collector = try TestCollector.start { $0.rateLimitPerSecond = 0 }
@@ -21,14 +22,15 @@ import TapwireTestSupport
         #expect(posted["accepted"]?.numberValue?.integer == 2)
         let connection = try collector.database.connect()
         defer { connection.close() }
-        // The range starts at 23:30, so the hour holding the event is read from events.
+        // The range starts at 23:30 and ends at 00:30: two cut days, read from quarter hours (or events).
         let from = ReportFixtures.start.adding(microseconds: ReportFixtures.day - 30 * 60_000_000)
         let to = ReportFixtures.start.adding(microseconds: ReportFixtures.day + 30 * 60_000_000)
         for source in [ReportSource.rollups, .rawEvents] {
-            let data = try ReportStore().load(ReportScope(appId: app.appId, from: from, to: to, source: source), on: connection)
-            let strata = data.strata.filter { $0.delivered > 0 }
-            #expect(strata.count == 1)
-            #expect(strata.allSatisfy { $0.utcDay == Int(day) }, "\(source): \(strata.map(\.utcDay)) for day \(day)")
+            let data = try PostgresReportReader(connection: connection)
+                .read(ReportScope(appId: app.appId, from: from, to: to, source: source), dismissMeasurable: [])
+            let cut = data.totals.filter { $0.counts.delivered > 0 }
+            #expect(cut.count == 1)
+            #expect(cut.allSatisfy { $0.cutDay == Int(day) }, "\(source): \(cut.map(\.cutDay)) for day \(day)")
         }
     }
 }

@@ -26,7 +26,7 @@ private struct RandomReportData {
     var data: ReportData
     var groupBy: ReportDimension?
     var minimum: MinimumSample
-    /// The rows as the oracle reads them: [group, category, campaign, version, platform, rich, delivered, engaged].
+    /// The rows as the oracle reads them: [group, category, campaign, version, platform, UTC day, rich, delivered, engaged].
     var oracleRows: [[Any]]
 
     static let day = "2026-12-01"
@@ -37,7 +37,7 @@ private struct RandomReportData {
         let platforms = Array(["iOS", "iPadOS"].prefix(Int.random(in: 1...2, using: &rng)))
         groupBy = [nil, nil, .campaign, .platform, .appVersion].randomElement(using: &rng)!
         minimum = MinimumSample(perSide: [100, 20, 1].randomElement(using: &rng)!, expectedCount: [5, 1].randomElement(using: &rng)!)
-        var counts: [ReportCountRow] = [], strata: [ReportStratumRow] = []
+        var counts: [ReportCountRow] = []
         var rows: [[Any]] = []
         let shapes = (0..<Int.random(in: 1...5, using: &rng)).map { _ in CategoryShape.allCases.randomElement(using: &rng)! }
         for (c, shape) in shapes.enumerated() {
@@ -69,15 +69,15 @@ private struct RandomReportData {
                 case .appVersion: group = version
                 default: group = ""
                 }
-                counts.append(ReportCountRow(group: group, appVersion: version, day: Self.day, category: category, hasMedia: rich,
-                                             delivered: delivered, sent: sent, opens: opens, dismissals: dismissals, actions: engaged - opens))
-                strata.append(ReportStratumRow(group: group, category: category, appVersion: version, platform: platform, campaign: campaign,
-                                               hasMedia: rich, delivered: delivered, opens: opens, actions: engaged - opens))
-                rows.append(["", category, campaign, version, platform, rich ? 1 : 0, delivered, engaged])
-                if groupBy != nil { rows.append(["g:" + group, category, campaign, version, platform, rich ? 1 : 0, delivered, engaged]) }
+                counts.append(ReportCountRow(group: group, appVersion: version, day: Self.day, category: category, campaign: campaign,
+                                             platform: platform, hasMedia: rich, delivered: delivered, sent: sent, opens: opens,
+                                             dismissals: dismissals, actions: engaged - opens))
+                let day = ReportData.utcDay(Self.day)
+                rows.append(["", category, campaign, version, platform, day, rich ? 1 : 0, delivered, engaged])
+                if groupBy != nil { rows.append(["g:" + group, category, campaign, version, platform, day, rich ? 1 : 0, delivered, engaged]) }
             } } } }
         }
-        data = ReportData(days: [Self.day], counts: counts, actions: [], histograms: [], strata: strata)
+        data = ReportData(days: [Self.day], counts: counts, grouped: groupBy != nil)
         oracleRows = rows
     }
 }

@@ -83,7 +83,8 @@ import TapwireRollupOracle
         #expect(oracle == incremental, "rollups merged from Swift deltas differ from the SQL recomputation")
         // `rollups rebuild` streams the events through the same Swift code: it must agree too,
         // starting from rollups that are wrong.
-        try connection.query("DELETE FROM rollup_histograms WHERE app_id = $1::bigint", [String(app.appId)])
+        try connection.query("DELETE FROM rollup_total_histograms WHERE app_id = $1::bigint", [String(app.appId)])
+        try connection.query("UPDATE rollup_uplift_days SET weights = weights + 1 WHERE app_id = $1::bigint", [String(app.appId)])
         try connection.query("UPDATE mismatch_usage_daily SET event_count = event_count + 5 WHERE app_id = $1::bigint", [String(app.appId)])
         let days = try RollupStore().rebuild(appId: app.appId, from: range.from, to: range.to, on: connection)
         #expect(days.reduce(0) { $0 + $1.eventsRecomputed } == distinct)
@@ -138,7 +139,7 @@ import TapwireRollupOracle
         #expect(try db.query("SELECT count(*) FROM events").scalar == "50")
         try RollupStore().fold(on: writer.connection)
         #expect(try db.query("SELECT sum(event_count) FROM mismatch_usage_hourly").scalar == "50")
-        #expect(try db.query("SELECT sum(delivered + sent) + sum(opens + dismissals + actions) FROM rollup_counts WHERE grain = 1").scalar
+        #expect(try db.query("SELECT sum(delivered + sent) + sum(opens + dismissals + actions) FROM rollup_totals WHERE grain = 2").scalar
                 == String(events.filter { $0.type != .response || $0.actionIdentifier != nil }.count))
         // Two clean groups later, bulk again.
         #expect(try writer.commit([batch([Self.randomEvent(&rng, around: .now)])]).first?.stored == 1)
@@ -146,51 +147,62 @@ import TapwireRollupOracle
         #expect(writer.claimStrategy.mode == .bulk)
     }
 
-    /// Deltas a collector of the previous version appended a row each to rollup_deltas (during
-    /// a rolling upgrade) are folded with this version's batches, each exactly once; and a fold
-    /// that fails after taking the batches rolls back, leaving them for the next.
-    @Test func previousVersionRowsAndBatchesFoldTogether() throws {
+    /// A collector of the version before migration 0150, still running during a rolling upgrade,
+    /// folds through tapwire_fold_rollup_deltas(), which would write the tables 0150 replaced: it
+    /// fails (SQLSTATE TW150) and takes nothing, so the batches its commits and this version's
+    /// appended stay for this version's fold, which folds each exactly once. A fold that fails
+    /// after taking the batches rolls back too, leaving them for the next.
+    @Test func aPreviousVersionsFoldFailsAndLeavesItsBatches() throws {
         let db = try TestDatabase.create()
         let app = try db.createApp()
         let connection = try db.connect()
         defer { connection.close() }
         var rng = SeededGenerator(seed: 31)
-        let context = DeviceContext(appVersion: "1.0", platform: "iOS")
+        let context = DeviceContext(appVersion: "1.0", platform: "iOS", osVersion: "18.2")
         let now = Timestamp.now
         let ours = StagedBatch(appId: app.appId, receivedAt: now, context: context,
                                events: (0..<400).map { _ in Self.randomEvent(&rng, around: now) })
-        let theirs = StagedBatch(appId: app.appId, receivedAt: now, context: context,
-                                 events: (0..<300).map { _ in Self.randomEvent(&rng, around: now) })
         let writer = EventWriter(connection: connection, partitions: PartitionDays())
         #expect(try writer.commit([ours]).first?.stored == 400)
-        // The previous version: the events, and their deltas a row each.
-        try BulkLoad.copyEvents([theirs], on: connection)
-        var previous = RollupDeltas()
-        previous.add(theirs.events, appId: app.appId, context: context)
-        previous.finish()
-        try connection.transaction { () throws(DatabaseError) in
-            try connection.copyIn(EmbeddedSQL.copyRollupDeltas, data: RollupDeltaRows.encodeRows(previous))
-        }
         #expect(try db.query("SELECT count(*) FROM rollup_delta_batches").scalar == "1")
 
-        // A fold whose upsert fails (the rollup table is locked away from it) takes nothing.
+        // The previous version's fold: it takes the batch, writes its rows to rollup_deltas and
+        // calls the function of its day, in one transaction.
+        do {
+            try connection.transaction { () throws(DatabaseError) in
+                try connection.query("DELETE FROM rollup_delta_batches")
+                try connection.query("""
+                    INSERT INTO rollup_deltas (kind, app_id, grain, bucket, category, app_version, platform, campaign, variant, has_media, n1, n2,
+                                               n3, n4, n5, n6, n7)
+                    VALUES (1, $1::bigint, 1, now(), 'chat', '1.0', '', '', '', true, 1, 0, 0, 0, 0, 0, 0)
+                    """, [String(app.appId)])
+                try connection.query("SELECT tapwire_fold_rollup_deltas()")
+            }
+            Issue.record("the previous version's fold succeeded")
+        } catch {
+            #expect(error.sqlState == "TW150")
+        }
+        #expect(try db.query("SELECT count(*) FROM rollup_delta_batches").scalar == "1")
+        #expect(try db.query("SELECT count(*) FROM rollup_deltas").scalar == "0")
+
+        // A fold whose upsert fails (a rollup table is locked away from it) takes nothing.
         try connection.query("SET lock_timeout = '200ms'")
         let blocker = try db.connect()
         defer { blocker.close() }
         try blocker.query("BEGIN")
-        try blocker.query("LOCK TABLE rollup_histograms IN ACCESS EXCLUSIVE MODE")
+        try blocker.query("LOCK TABLE rollup_total_histograms IN ACCESS EXCLUSIVE MODE")
         #expect(throws: DatabaseError.self) { try RollupStore().fold(on: connection) }
         try blocker.query("ROLLBACK")
         #expect(try db.query("SELECT count(*) FROM rollup_delta_batches").scalar == "1")
-        #expect(try db.query("SELECT count(*) FROM rollup_deltas").scalar == String(previous.rowCount))
 
-        #expect(try RollupStore().fold(on: connection) > previous.rowCount)
+        #expect(try RollupStore().fold(on: connection) > 0)
         #expect(try db.query("SELECT count(*) FROM rollup_delta_batches").scalar == "0")
         #expect(try db.query("SELECT count(*) FROM rollup_deltas").scalar == "0")
         let folded = try RollupSnapshot.rows(appId: app.appId, on: connection)
         let range = try #require(try RollupStore().eventHours(appId: app.appId, on: connection))
         try RollupOracle.recompute(appId: app.appId, from: range.from, to: range.to, on: connection)
         #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == folded)
+        #expect(try db.query("SELECT count(*) FROM rollup_marginals WHERE dimension = 'os' AND value = '18'").scalar != "0")
     }
 
     /// A reader whose role may not write still reads: its fold is skipped, not fatal.

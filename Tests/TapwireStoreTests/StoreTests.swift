@@ -39,26 +39,6 @@ import TapwireRollupOracle
     }
 }
 
-@Suite struct DayEdgeTests {
-    /// Each edge comes from its own named column of report_range.sql: local midnights in the
-    /// zone, across a daylight-saving change (Bucharest went from UTC+2 to UTC+3 on 2026-03-29).
-    @Test func edgesAreLocalMidnightsReadByName() throws {
-        let db = try TestDatabase.create()
-        let connection = try db.connect()
-        defer { connection.close() }
-        let edges = try ReportStore().dayEdges(timeZone: "Europe/Bucharest", fromDate: "2026-03-29", toDate: "2026-03-29",
-                                               sinceDays: 2, on: connection)
-        #expect(edges.from == Timestamp(iso8601: "2026-03-28T22:00:00Z"))
-        #expect(edges.to == Timestamp(iso8601: "2026-03-29T21:00:00Z"))
-        let since = try #require(edges.since)
-        // Two days ending today: yesterday's local midnight, between 24 and 48 hours before now (DST aside).
-        #expect(since < edges.now && edges.now.microseconds - since.microseconds <= 49 * 3_600_000_000)
-        #expect(edges.now.microseconds - since.microseconds >= 23 * 3_600_000_000)
-        let none = try ReportStore().dayEdges(timeZone: "UTC", fromDate: nil, toDate: nil, sinceDays: nil, on: connection)
-        #expect(none.from == nil && none.to == nil && none.since == nil)
-    }
-}
-
 /// A `DatabaseError` names the statement that failed: an embedded file by its path under `sql/`,
 /// a statement built at run time by the name it was given, an inline one by its own text.
 @Suite struct DatabaseErrorNameTests {

@@ -2,7 +2,7 @@
 -- platform, an element per hour of the day (1-based: element h + 1 is hour h) of deliveries,
 -- opens, dismissals and replies (responses with a registered action that carried a reply
 -- length), over every campaign, variant and rich/text-only. Computed here from the staged events
--- directly; the fold derives the same rows from grain 0 of rollup_counts.
+-- directly; the fold derives the same rows in TapwireCore.RollupDeltas.
 INSERT INTO rollup_release_counts AS t (app_id, day, category, app_version, platform, delivered, opens, dismissals, replies)
 SELECT k.app_id, k.day, k.category, k.app_version, k.platform,
        array_agg(coalesce(c.delivered, 0) ORDER BY h.hour), array_agg(coalesce(c.opens, 0) ORDER BY h.hour),

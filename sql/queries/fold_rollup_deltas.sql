@@ -1,2 +1,2 @@
--- Moves the pending rollup deltas into the rollup tables (migration 0050); returns the rows moved.
-SELECT tapwire_fold_rollup_deltas()
+-- Moves the fold's rows from rollup_deltas into the rollup tables (migration 0150); returns the rows moved.
+SELECT tapwire_fold_rollups()

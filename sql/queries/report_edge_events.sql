@@ -5,7 +5,8 @@
 -- scan of the partitions it can touch (LATERAL, OFFSET 0: never a join with all of events).
 COPY (
     SELECT e.app_id, e.event_time, e.type::text, e.category, e.action_identifier, e.user_text_length, e.has_media,
-           e.media_requested, e.category_registered, e.campaign, e.variant, e.delivered_at, e.app_version, e.platform
+           e.media_requested, e.category_registered, e.campaign, e.variant, e.delivered_at, e.app_version, e.platform,
+           e.os_version
     FROM unnest(current_setting('tapwire.edge_from')::timestamptz[], current_setting('tapwire.edge_to')::timestamptz[]) AS r (lo, hi)
     CROSS JOIN LATERAL (
         SELECT * FROM events

@@ -1,19 +1,35 @@
 -- Removes every rollup of [$2, $3) (whole UTC days) for app $1, or every app when $1 is NULL,
 -- before the rebuild recomputes them from the day's events (or the tests' oracle, with sql/fresh/),
 -- and bumps the rebuild generation of the app (0: every app), so readers stop serving the stored
--- release-regression looks taken before (migration 0115).
+-- release-regression looks taken before (migration 0115). A day's strata go with their sums:
+-- the fold adds each stratum's terms back from zero.
 WITH rebuilt AS (
     INSERT INTO rebuild_generations (app_id, generation) VALUES (coalesce($1::bigint, 0), 1)
     ON CONFLICT (app_id) DO UPDATE SET generation = rebuild_generations.generation + 1
-), counts AS (
-    DELETE FROM rollup_counts
-    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND hour >= $2::timestamptz AND hour < $3::timestamptz
-), actions AS (
-    DELETE FROM rollup_actions
-    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND hour >= $2::timestamptz AND hour < $3::timestamptz
-), histograms AS (
-    DELETE FROM rollup_histograms
-    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND hour >= $2::timestamptz AND hour < $3::timestamptz
+), totals AS (
+    DELETE FROM rollup_totals
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND bucket >= $2::timestamptz AND bucket < $3::timestamptz
+), total_actions AS (
+    DELETE FROM rollup_total_actions
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND bucket >= $2::timestamptz AND bucket < $3::timestamptz
+), total_histograms AS (
+    DELETE FROM rollup_total_histograms
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND bucket >= $2::timestamptz AND bucket < $3::timestamptz
+), trend AS (
+    DELETE FROM rollup_trend
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND day >= $2::timestamptz AND day < $3::timestamptz
+), dismiss_base AS (
+    DELETE FROM rollup_dismiss_base
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND day >= $2::timestamptz AND day < $3::timestamptz
+), strata AS (
+    DELETE FROM rollup_strata
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND day >= $2::timestamptz AND day < $3::timestamptz
+), uplift AS (
+    DELETE FROM rollup_uplift_days
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND day >= $2::timestamptz AND day < $3::timestamptz
+), marginals AS (
+    DELETE FROM rollup_marginals
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND day >= $2::timestamptz AND day < $3::timestamptz
 ), release_counts AS (
     DELETE FROM rollup_release_counts
     WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND day >= $2::timestamptz AND day < $3::timestamptz

@@ -3,7 +3,7 @@
 -- recomputes the rollups with the code the group commits use (TapwireStore/RollupStore.swift).
 COPY (
     SELECT app_id, event_time, type::text, category, action_identifier, user_text_length, has_media,
-           media_requested, category_registered, campaign, variant, delivered_at, app_version, platform
+           media_requested, category_registered, campaign, variant, delivered_at, app_version, platform, os_version
     FROM events
     WHERE app_id = coalesce(nullif(current_setting('tapwire.rebuild_app'), '')::bigint, app_id)
       AND event_time >= current_setting('tapwire.rebuild_from')::timestamptz

@@ -1,0 +1,209 @@
+import TapwireCore
+import TapwireStore
+
+/// Reads what a report needs from PostgreSQL (sql/queries/report_*.sql), in one snapshot: from the
+/// rollups as `ReportPlan` decides for an unfiltered report, from the events of the range for a
+/// filtered or grouped one and for the raw-events oracle (docs/reports.md, "What each report reads").
+public struct PostgresReportReader {
+    /// Longer ranges are refused: ten years of days is the most one report walks.
+    public static let maxRangeDays: Int64 = 3_700
+
+    let connection: PostgresConnection
+
+    public init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// Local-day edges in `timeZone`: the midnight starting `fromDate`, the midnight after
+    /// `toDate`, the midnight starting `sinceDays` days ending today, and now (the server clock).
+    public func dayEdges(timeZone: String, fromDate: String?, toDate: String?, sinceDays: Int?) throws(ReportFailure)
+        -> (from: Timestamp?, to: Timestamp?, since: Timestamp?, now: Timestamp) {
+        let result: QueryResult
+        do throws(DatabaseError) {
+            result = try connection.query(EmbeddedSQL.reportRange, [timeZone, fromDate, toDate, sinceDays.map(String.init)])
+        } catch {
+            throw Self.translate(error, timeZone: timeZone)
+        }
+        guard let row = result.namedRows.first, let now = PostgresValue.timestamp(microseconds: row["now"]) else {
+            throw .database(DatabaseError(.unexpectedResult, "report_range returned no row", query: EmbeddedSQL.reportRange.name))
+        }
+        return (PostgresValue.timestamp(microseconds: row["from_start"]), PostgresValue.timestamp(microseconds: row["to_end"]),
+                PostgresValue.timestamp(microseconds: row["since_start"]), now)
+    }
+
+    /// A database error the caller caused (a zone PostgreSQL does not know, a date out of range)
+    /// becomes the request's error; anything else stays the database's.
+    static func translate(_ error: DatabaseError, timeZone: String) -> ReportFailure {
+        if error.isInvalidParameterValue {
+            return .invalid(ReportError(.unknownTimeZone,
+                                        "unknown time zone \"\(timeZone)\"; use an IANA name such as UTC, Europe/Bucharest or America/New_York"))
+        }
+        if error.isInvalidDateTime {
+            return .invalid(ReportError(.invalidRange, "a date is out of range or malformed: \(error.message)"))
+        }
+        return .database(error)
+    }
+
+    /// `dismissMeasurable`: the (category, app version) pairs whose manifest makes dismissals
+    /// measurable; the rollups are read for those alone.
+    public func read(_ scope: ReportScope, dismissMeasurable: [(category: String, appVersion: String)]) throws(ReportFailure) -> ReportData {
+        do throws(DatabaseError) {
+            // Pending deltas first, so the report counts every acknowledged event.
+            try RollupStore().foldBeforeReading(on: connection)
+            // One snapshot for every read, so the parts of a report always add up.
+            return try connection.readOnlySnapshot { () throws(DatabaseError) -> ReportData in
+                let from = scope.from.iso8601(fractionDigits: 6), to = scope.to.iso8601(fractionDigits: 6)
+                let localDays = try connection.query(EmbeddedSQL.reportLocalDays, [from, to, scope.timeZone]).namedRows.compactMap { row in
+                    row["day"].flatMap { day in row["start_us"].flatMap { Int64($0) }.map { (day: day, start: $0) } }
+                }
+                if scope.readsEvents {
+                    return try readEvents(scope, days: localDays.map(\.day))
+                }
+                try connection.query(EmbeddedSQL.reportNoParallelWorkers)
+                let coverage = try connection.query(EmbeddedSQL.reportCoverage, [String(scope.appId)]).scalar.flatMap { Int64($0) }
+                let plan = ReportPlan(from: scope.from.microseconds, to: scope.to.microseconds, localDays: localDays, coverage: coverage)
+                return try readRollups(scope, plan: plan, days: localDays.map(\.day), dismissMeasurable: dismissMeasurable)
+            }
+        } catch {
+            throw Self.translate(error, timeZone: scope.timeZone)
+        }
+    }
+
+    private func readRollups(_ scope: ReportScope, plan: ReportPlan, days: [String],
+                             dismissMeasurable: [(category: String, appVersion: String)]) throws(DatabaseError) -> ReportData {
+        let app = String(scope.appId)
+        let wholeDays = PostgresValue.timestampArray(plan.wholeDays), quarters = PostgresValue.timestampArray(plan.quarters)
+        var data = ReportData(days: days)
+        data.totals = try connection.query(EmbeddedSQL.reportTotals, [app, wholeDays, quarters]).namedRows.map { row in
+            ReportTotalsRow(category: row["category"] ?? "", hasMedia: row["has_media"] == "t", cutDay: row["cut_day"].flatMap { Int($0) },
+                            counts: Self.counts(row))
+        }
+        data.actions = try connection.query(EmbeddedSQL.reportTotalActions, [app, wholeDays, quarters]).namedRows.map { row in
+            ReportActionRow(category: row["category"] ?? "", action: row["action"] ?? "", count: Self.int(row["count"]))
+        }
+        data.histograms = try connection.query(EmbeddedSQL.reportTotalHistograms, [app, wholeDays, quarters]).namedRows.compactMap(Self.histogramRow)
+        data.trend = try connection.query(EmbeddedSQL.reportTrend, [app, PostgresValue.timestampArray(plan.trendRuns.map(\.lo)),
+                                                                    PostgresValue.timestampArray(plan.trendRuns.map(\.hi)),
+                                                                    PostgresValue.textArray(plan.trendRuns.map(\.day))])
+            .namedRows.map { row in
+                ReportTrendRow(category: row["category"] ?? "", day: row["day"] ?? "", delivered: Self.int(row["delivered"]),
+                               engaged: Self.int(row["engaged"]))
+            }
+        if !dismissMeasurable.isEmpty {
+            data.dismiss = try connection.query(EmbeddedSQL.reportDismiss, [
+                app, PostgresValue.textArray(dismissMeasurable.map(\.category)), PostgresValue.textArray(dismissMeasurable.map(\.appVersion)),
+                PostgresValue.timestampArray(plan.arrayRuns.map(\.lo)), PostgresValue.timestampArray(plan.arrayRuns.map(\.hi)),
+            ]).namedRows.map { row in
+                ReportDismissRow(category: row["category"] ?? "", appVersion: row["app_version"] ?? "",
+                                 delivered: Self.int(row["delivered"]), dismissals: Self.int(row["dismissals"]))
+            }
+        }
+        data.uplift = try connection.query(EmbeddedSQL.reportUpliftDays, [app, wholeDays]).namedRows.map { Self.upliftRow($0) }
+
+        // The minutes no rollup answers, from events through RollupDeltas.
+        var totalsEvents: RollupDeltas?
+        if !plan.eventRanges.isEmpty {
+            let finest = try ReportEdgeEvents.finest(appId: scope.appId, ranges: plan.eventRanges.map { ($0.lo, $0.hi) }, on: connection)
+            totalsEvents = finest
+            let measurable = Set(dismissMeasurable.map { "\($0.category)\u{0}\($0.appVersion)" })
+            for (key, c) in finest.counts {
+                let d = key.dimensions
+                data.totals.append(ReportTotalsRow(category: d.category, hasMedia: key.hasMedia,
+                                                   cutDay: Int(RollupDeltas.floor(d.bucket, ReportPlan.day) / ReportPlan.day), counts: c))
+                if measurable.contains("\(d.category)\u{0}\(d.appVersion)") {
+                    data.dismiss.append(ReportDismissRow(category: d.category, appVersion: d.appVersion, delivered: Int(c.delivered),
+                                                         dismissals: Int(c.dismissals)))
+                }
+            }
+            for (key, n) in finest.actions {
+                data.actions.append(ReportActionRow(category: key.dimensions.category, action: key.action, count: Int(n)))
+            }
+            for (key, n) in finest.histograms {
+                data.histograms.append(ReportHistogramRow(category: key.dimensions.category, metric: key.metric, bin: Int(key.bin), count: Int(n)))
+            }
+        }
+        if !plan.trendEventRanges.isEmpty {
+            let finest: RollupDeltas
+            if let totalsEvents, plan.trendReadsTheSameEvents {
+                finest = totalsEvents
+            } else {
+                finest = try ReportEdgeEvents.finest(appId: scope.appId, ranges: plan.trendEventRanges.map { ($0.lo, $0.hi) }, on: connection)
+            }
+            for (key, c) in finest.counts {
+                let q = key.dimensions.bucket
+                // A quarter hour lies in one local day (every midnight is a quarter hour).
+                guard let run = plan.trendEventRanges.first(where: { $0.lo < q + ReportPlan.quarter && q < $0.hi }) else { continue }
+                data.trend.append(ReportTrendRow(category: key.dimensions.category, day: run.day, delivered: Int(c.delivered),
+                                                 engaged: Int(RollupDeltas.engaged(opens: c.opens, actions: c.actions))))
+            }
+        }
+        return data
+    }
+
+    /// The raw-events report: every figure in SQL over the events of the range, by --by group.
+    private func readEvents(_ scope: ReportScope, days: [String]) throws(DatabaseError) -> ReportData {
+        let parameters = [String(scope.appId), scope.from.iso8601(fractionDigits: 6), scope.to.iso8601(fractionDigits: 6),
+                          PostgresValue.textArray(scope.filters.sqlArray), scope.groupBy?.rawValue ?? ""]
+        var data = ReportData(days: days)
+        data.totals = try connection.query(EmbeddedSQL.reportRawTotals, parameters).namedRows.map { row in
+            ReportTotalsRow(group: row["group_value"] ?? "", category: row["category"] ?? "", hasMedia: row["has_media"] == "t",
+                            cutDay: row["cut_day"].flatMap { Int($0) }, counts: Self.counts(row))
+        }
+        data.trend = try connection.query(EmbeddedSQL.reportRawTrend, parameters + [scope.timeZone]).namedRows.map { row in
+            ReportTrendRow(group: row["group_value"] ?? "", category: row["category"] ?? "", day: row["day"] ?? "",
+                           delivered: Self.int(row["delivered"]), engaged: Self.int(row["engaged"]))
+        }
+        data.dismiss = try connection.query(EmbeddedSQL.reportRawDismiss, parameters).namedRows.map { row in
+            ReportDismissRow(group: row["group_value"] ?? "", category: row["category"] ?? "", appVersion: row["app_version"] ?? "",
+                             delivered: Self.int(row["delivered"]), dismissals: Self.int(row["dismissals"]))
+        }
+        data.actions = try connection.query(EmbeddedSQL.reportRawActions, parameters).namedRows.map { row in
+            ReportActionRow(group: row["group_value"] ?? "", category: row["category"] ?? "", action: row["action"] ?? "",
+                            count: Self.int(row["count"]))
+        }
+        data.histograms = try connection.query(EmbeddedSQL.reportRawHistograms, parameters).namedRows.compactMap(Self.histogramRow)
+        data.uplift = try connection.query(EmbeddedSQL.reportRawUplift, parameters).namedRows.map { Self.upliftRow($0) }
+        return data
+    }
+
+    static func int(_ text: String?) -> Int { text.flatMap { Int($0) } ?? 0 }
+
+    static func counts(_ row: QueryResult.Row) -> RollupDeltas.Counts {
+        var c = RollupDeltas.Counts()
+        c.delivered = Int64(int(row["delivered"]))
+        c.sent = Int64(int(row["sent"]))
+        c.mediaRequested = Int64(int(row["media_requested"]))
+        c.opens = Int64(int(row["opens"]))
+        c.dismissals = Int64(int(row["dismissals"]))
+        c.actions = Int64(int(row["actions"]))
+        c.replies = Int64(int(row["replies"]))
+        return c
+    }
+
+    static func histogramRow(_ row: QueryResult.Row) -> ReportHistogramRow? {
+        HistogramMetric(rawValue: int(row["metric"])).map {
+            ReportHistogramRow(group: row["group_value"] ?? "", category: row["category"] ?? "", metric: $0, bin: int(row["bin"]),
+                               count: int(row["count"]))
+        }
+    }
+
+    /// A row of report_uplift_days.sql or report_raw_uplift.sql. The sums are exact decimals; each
+    /// becomes the nearest double, so the same sums always give the same figures.
+    static func upliftRow(_ row: QueryResult.Row) -> ReportUpliftDayRow {
+        func real(_ name: String) -> Double { row[name].flatMap { Double($0) } ?? 0 }
+        let sums = MantelHaenszelSums(weights: real("weights"), numerator: real("numerator"), p: real("p"), q: real("q"),
+                                      nullSum: real("null_sum"), deviation: real("deviation"), strata: int(row["strata"]),
+                                      excludedTrials: int(row["excluded_delivered"]))
+        let day = UpliftDay(sums: sums,
+                            rich: UpliftDay.Side(delivered: int(row["used_rich_delivered"]), engaged: int(row["used_rich_engaged"])),
+                            textOnly: UpliftDay.Side(delivered: int(row["used_text_delivered"]), engaged: int(row["used_text_engaged"])),
+                            bothSides: StratumCounts(x1: int(row["both_rich_engaged"]), n1: int(row["both_rich_delivered"]),
+                                                     x2: int(row["both_text_engaged"]), n2: int(row["both_text_delivered"])),
+                            notMeaningfulDelivered: int(row["not_meaningful_delivered"]),
+                            engagedWithoutDeliveries: int(row["engaged_without_deliveries"]))
+        // The rollups' rows are the report as a whole; the raw query says which of its rows are.
+        return ReportUpliftDayRow(wholeReport: row.hasColumn("whole_report") ? row["whole_report"] == "t" : true,
+                                  group: row.hasColumn("group_value") ? row["group_value"] ?? "" : "", category: row["category"] ?? "",
+                                  utcDay: int(row["utc_day"]), day: day)
+    }
+}

@@ -1,0 +1,122 @@
+import TapwireCore
+
+/// Which rows answer which part of a report's range (docs/reports.md, "What each report reads").
+/// Pure: the instants come from the database (the zone's midnights), the decisions are made here.
+///
+/// - Totals (counts by side, actions, histogram bins, the dismiss base) need only the range's
+///   edges exact: its whole UTC days come from daily rows, the days its edges cut from quarter
+///   hours, and the minutes off a quarter hour from events.
+/// - The adjusted difference adds each whole UTC day's sums; a cut day's part is one stratum per
+///   category, counted from the same quarter hours and minutes as the totals.
+/// - The engagement line needs local days: each local day is a run of quarter hours of one or two
+///   UTC days (every zone's midnight is a quarter hour), read from the days' quarter-hour arrays.
+///
+/// Quarter hours before `coverage` (an install whose events were stored before migration 0100)
+/// are not in the rollups: those parts of cut days come from events, and the engagement line
+/// reads whole hours there.
+struct ReportPlan: Sendable, Equatable {
+    static let quarter: Int64 = 900_000_000
+    static let hour: Int64 = 3_600_000_000
+    static let day: Int64 = 86_400_000_000
+
+    /// [lo, hi), µs since 1970.
+    struct Run: Sendable, Equatable {
+        var lo: Int64
+        var hi: Int64
+    }
+
+    /// A run of one UTC day's quarter-hour arrays (or of events) in one local day.
+    struct LabeledRun: Sendable, Equatable {
+        var lo: Int64
+        var hi: Int64
+        /// The local date, YYYY-MM-DD.
+        var day: String
+    }
+
+    /// The range's whole UTC days, by their midnights, in order.
+    var wholeDays: [Int64] = []
+    /// The quarter hours (starts) of the cut days read from the quarter-hour rows.
+    var quarters: [Int64] = []
+    /// The runs of the dismiss base's arrays: every whole day, and the quarters above.
+    var arrayRuns: [Run] = []
+    /// What the totals read from events.
+    var eventRanges: [Run] = []
+    /// The engagement line's runs of rollup_trend's arrays, each within one UTC day.
+    var trendRuns: [LabeledRun] = []
+    /// What the engagement line reads from events.
+    var trendEventRanges: [LabeledRun] = []
+
+    /// `localDays`: every local date the range touches with the instant its midnight falls on
+    /// (the first may lie before `from`), in order.
+    init(from: Int64, to: Int64, localDays: [(day: String, start: Int64)], coverage: Int64?) {
+        let covered = coverage ?? .min
+        var d = Self.floor(from, Self.day)
+        while d < to {
+            let a = max(from, d), b = min(to, d + Self.day)
+            if a == d && b == d + Self.day {
+                wholeDays.append(d)
+                arrayRuns.append(Run(lo: d, hi: b))
+            } else {
+                let lo = max(Self.ceil(a, Self.quarter), covered), hi = Self.floor(b, Self.quarter)
+                if lo < hi {
+                    quarters += Array(stride(from: lo, to: hi, by: Int(Self.quarter)))
+                    arrayRuns.append(Run(lo: lo, hi: hi))
+                    Self.append(Run(lo: a, hi: lo), to: &eventRanges)
+                    Self.append(Run(lo: hi, hi: b), to: &eventRanges)
+                } else {
+                    Self.append(Run(lo: a, hi: b), to: &eventRanges)
+                }
+            }
+            d += Self.day
+        }
+        for (i, local) in localDays.enumerated() {
+            let start = max(from, local.start)
+            let end = min(to, i + 1 < localDays.count ? localDays[i + 1].start : to)
+            var d = Self.floor(start, Self.day)
+            while d < end {
+                let a = max(start, d), b = min(end, d + Self.day)
+                // Split where the quarter hours become complete: before it, whole hours only.
+                for (lo, hi) in [(a, min(b, max(a, covered))), (max(a, min(b, covered)), b)] where lo < hi {
+                    let unit = lo < covered ? Self.hour : Self.quarter
+                    let runLo = Self.ceil(lo, unit), runHi = Self.floor(hi, unit)
+                    if runLo < runHi {
+                        trendRuns.append(LabeledRun(lo: runLo, hi: runHi, day: local.day))
+                        Self.append(LabeledRun(lo: lo, hi: runLo, day: local.day), to: &trendEventRanges)
+                        Self.append(LabeledRun(lo: runHi, hi: hi, day: local.day), to: &trendEventRanges)
+                    } else {
+                        Self.append(LabeledRun(lo: lo, hi: hi, day: local.day), to: &trendEventRanges)
+                    }
+                }
+                d += Self.day
+            }
+        }
+    }
+
+    /// Appends a non-empty range, merged with the last one when they meet.
+    private static func append(_ run: Run, to runs: inout [Run]) {
+        guard run.lo < run.hi else { return }
+        if let last = runs.last, last.hi == run.lo {
+            runs[runs.count - 1].hi = run.hi
+        } else {
+            runs.append(run)
+        }
+    }
+
+    private static func append(_ run: LabeledRun, to runs: inout [LabeledRun]) {
+        guard run.lo < run.hi else { return }
+        if let last = runs.last, last.hi == run.lo, last.day == run.day {
+            runs[runs.count - 1].hi = run.hi
+        } else {
+            runs.append(run)
+        }
+    }
+
+    static func floor(_ value: Int64, _ unit: Int64) -> Int64 { RollupDeltas.floor(value, unit) }
+    static func ceil(_ value: Int64, _ unit: Int64) -> Int64 { -RollupDeltas.floor(-value, unit) }
+
+    /// Whether the engagement line reads the same minutes from events as the totals (then one
+    /// read serves both).
+    var trendReadsTheSameEvents: Bool {
+        trendEventRanges.map { Run(lo: $0.lo, hi: $0.hi) } == eventRanges
+    }
+}

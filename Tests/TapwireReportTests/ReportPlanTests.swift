@@ -1,0 +1,137 @@
+import Testing
+import TapwireCore
+@testable import TapwireReport
+import TapwireStore
+import TapwireTestSupport
+
+/// What a report reads for which part of its range (`ReportPlan`): whole UTC days from daily
+/// rows, the days its edges cut from quarter hours, the minutes off a quarter hour from events,
+/// and each local day of the engagement line as runs of quarter hours, in any zone.
+@Suite struct ReportPlanTests {
+    static func us(_ iso: String) -> Int64 { Timestamp(iso8601: iso)!.microseconds }
+    typealias Run = ReportPlan.Run
+    typealias LabeledRun = ReportPlan.LabeledRun
+    static func run(_ lo: String, _ hi: String) -> Run { Run(lo: us(lo), hi: us(hi)) }
+    static func run(_ lo: String, _ hi: String, _ day: String) -> LabeledRun { LabeledRun(lo: us(lo), hi: us(hi), day: day) }
+
+    /// Nepal (+05:45): each local midnight is 18:15 UTC. Two local days from midnight to
+    /// midnight: one whole UTC day, two cut ones read from quarter hours, no event; the
+    /// engagement line's days are runs of quarter hours of two UTC days each.
+    @Test func nepalsMidnightsCutTheUTCDaysAtAQuarter() {
+        let days = [("2026-11-03", Self.us("2026-11-02T18:15:00Z")), ("2026-11-04", Self.us("2026-11-03T18:15:00Z"))]
+        let plan = ReportPlan(from: Self.us("2026-11-02T18:15:00Z"), to: Self.us("2026-11-04T18:15:00Z"),
+                              localDays: days.map { (day: $0.0, start: $0.1) }, coverage: nil)
+        #expect(plan.wholeDays == [Self.us("2026-11-03T00:00:00Z")])
+        #expect(plan.quarters.count == 23 + 73)
+        #expect(plan.quarters.first == Self.us("2026-11-02T18:15:00Z") && plan.quarters.last == Self.us("2026-11-04T18:00:00Z"))
+        #expect(plan.eventRanges.isEmpty && plan.trendEventRanges.isEmpty)
+        #expect(plan.arrayRuns == [Self.run("2026-11-02T18:15:00Z", "2026-11-03T00:00:00Z"), Self.run("2026-11-03T00:00:00Z", "2026-11-04T00:00:00Z"),
+                                   Self.run("2026-11-04T00:00:00Z", "2026-11-04T18:15:00Z")])
+        #expect(plan.trendRuns == [
+            Self.run("2026-11-02T18:15:00Z", "2026-11-03T00:00:00Z", "2026-11-03"), Self.run("2026-11-03T00:00:00Z", "2026-11-03T18:15:00Z", "2026-11-03"),
+            Self.run("2026-11-03T18:15:00Z", "2026-11-04T00:00:00Z", "2026-11-04"), Self.run("2026-11-04T00:00:00Z", "2026-11-04T18:15:00Z", "2026-11-04"),
+        ])
+    }
+
+    /// Edges off the quarter hour: their minutes come from events (for the totals and the line
+    /// alike, so one read serves both), the rest of the cut day from quarter hours.
+    @Test func edgesOffTheQuarterHourReadEvents() {
+        let plan = ReportPlan(from: Self.us("2026-11-05T10:17:00Z"), to: Self.us("2026-11-06T12:05:00Z"),
+                              localDays: [(day: "2026-11-05", start: Self.us("2026-11-05T00:00:00Z")),
+                                          (day: "2026-11-06", start: Self.us("2026-11-06T00:00:00Z"))], coverage: nil)
+        #expect(plan.wholeDays.isEmpty)
+        #expect(plan.eventRanges == [Self.run("2026-11-05T10:17:00Z", "2026-11-05T10:30:00Z"), Self.run("2026-11-06T12:00:00Z", "2026-11-06T12:05:00Z")])
+        #expect(plan.trendReadsTheSameEvents)
+        #expect(plan.quarters.first == Self.us("2026-11-05T10:30:00Z") && plan.quarters.last == Self.us("2026-11-06T11:45:00Z"))
+        #expect(plan.trendRuns == [Self.run("2026-11-05T10:30:00Z", "2026-11-06T00:00:00Z", "2026-11-05"),
+                                   Self.run("2026-11-06T00:00:00Z", "2026-11-06T12:00:00Z", "2026-11-06")])
+    }
+
+    /// St John's moves from -03:30 to -02:30 on 2026-03-08: the midnight that starts the 7th is
+    /// 03:30 UTC, the one that starts the 9th 02:30 UTC; each local day is its runs.
+    @Test func aDaylightSavingChangeMovesTheCutByAnHour() {
+        let days = [("2026-03-07", Self.us("2026-03-07T03:30:00Z")), ("2026-03-08", Self.us("2026-03-08T03:30:00Z"))]
+        let plan = ReportPlan(from: Self.us("2026-03-07T03:30:00Z"), to: Self.us("2026-03-09T02:30:00Z"),
+                              localDays: days.map { (day: $0.0, start: $0.1) }, coverage: nil)
+        #expect(plan.wholeDays == [Self.us("2026-03-08T00:00:00Z")])
+        #expect(plan.trendRuns == [
+            Self.run("2026-03-07T03:30:00Z", "2026-03-08T00:00:00Z", "2026-03-07"), Self.run("2026-03-08T00:00:00Z", "2026-03-08T03:30:00Z", "2026-03-07"),
+            Self.run("2026-03-08T03:30:00Z", "2026-03-09T00:00:00Z", "2026-03-08"), Self.run("2026-03-09T00:00:00Z", "2026-03-09T02:30:00Z", "2026-03-08"),
+        ])
+    }
+
+    /// Before the quarter hours are complete (data stored before migration 0100), a cut day's
+    /// part comes from events, and the line reads whole hours there, its cut hours from events.
+    @Test func beforeTheQuarterHoursAreCompleteEventsAndWholeHours() {
+        let days = [("2026-11-03", Self.us("2026-11-02T18:15:00Z")), ("2026-11-04", Self.us("2026-11-03T18:15:00Z"))]
+        let plan = ReportPlan(from: Self.us("2026-11-02T18:15:00Z"), to: Self.us("2026-11-04T18:15:00Z"),
+                              localDays: days.map { (day: $0.0, start: $0.1) }, coverage: Self.us("2026-11-03T18:30:00Z"))
+        #expect(plan.wholeDays == [Self.us("2026-11-03T00:00:00Z")])
+        #expect(plan.eventRanges == [Self.run("2026-11-02T18:15:00Z", "2026-11-03T00:00:00Z")])
+        #expect(plan.quarters.first == Self.us("2026-11-04T00:00:00Z"))
+        #expect(plan.trendRuns == [
+            Self.run("2026-11-02T19:00:00Z", "2026-11-03T00:00:00Z", "2026-11-03"), Self.run("2026-11-03T00:00:00Z", "2026-11-03T18:00:00Z", "2026-11-03"),
+            Self.run("2026-11-03T18:30:00Z", "2026-11-04T00:00:00Z", "2026-11-04"), Self.run("2026-11-04T00:00:00Z", "2026-11-04T18:15:00Z", "2026-11-04"),
+        ])
+        #expect(plan.trendEventRanges == [
+            Self.run("2026-11-02T18:15:00Z", "2026-11-02T19:00:00Z", "2026-11-03"), Self.run("2026-11-03T18:00:00Z", "2026-11-03T18:15:00Z", "2026-11-03"),
+            Self.run("2026-11-03T18:15:00Z", "2026-11-03T18:30:00Z", "2026-11-04"),
+        ])
+        #expect(!plan.trendReadsTheSameEvents)
+    }
+
+    /// Random ranges, zones' midnights and coverage: the pieces of the totals cover the range
+    /// exactly once, and so do each local day's pieces of the line.
+    @Test func piecesCoverTheRangeExactlyOnce() {
+        var rng = SeededGenerator(seed: 77)
+        let quarter = ReportPlan.quarter, day = ReportPlan.day
+        let base = Self.us("2026-11-01T00:00:00Z")
+        for _ in 0..<300 {
+            let from = base + Int64.random(in: 0..<(3 * day), using: &rng)
+            let to = from + Int64.random(in: 1..<(4 * day), using: &rng)
+            let offset = Int64.random(in: -48...56, using: &rng) * quarter
+            var localDays: [(day: String, start: Int64)] = []
+            var midnight = RollupDeltas.floor(from - offset, day) + offset
+            while midnight < to {
+                localDays.append((day: String(midnight), start: midnight))
+                midnight += day
+            }
+            let coverage: Int64? = Bool.random(using: &rng) ? nil : base + Int64.random(in: 0..<(6 * 24 * 4), using: &rng) * quarter
+            let plan = ReportPlan(from: from, to: to, localDays: localDays, coverage: coverage)
+            var pieces = plan.wholeDays.map { ($0, $0 + day) } + plan.quarters.map { ($0, $0 + quarter) } + plan.eventRanges.map { ($0.lo, $0.hi) }
+            pieces.sort { $0.0 < $1.0 }
+            #expect(pieces.first?.0 == from && pieces.last?.1 == to)
+            #expect(zip(pieces, pieces.dropFirst()).allSatisfy { $0.1 == $1.0 }, "totals pieces of [\(from), \(to))")
+            #expect(plan.quarters.allSatisfy { $0 >= (coverage ?? .min) })
+            for (i, local) in localDays.enumerated() {
+                let lo = max(from, local.start), hi = min(to, i + 1 < localDays.count ? localDays[i + 1].start : to)
+                var line = plan.trendRuns.filter { $0.day == local.day }.map { ($0.lo, $0.hi) }
+                    + plan.trendEventRanges.filter { $0.day == local.day }.map { ($0.lo, $0.hi) }
+                line.sort { $0.0 < $1.0 }
+                #expect(line.first?.0 == lo && line.last?.1 == hi && zip(line, line.dropFirst()).allSatisfy { $0.1 == $1.0 })
+                #expect(plan.trendRuns.allSatisfy { RollupDeltas.floor($0.lo, day) == RollupDeltas.floor($0.hi - 1, day) })
+            }
+        }
+    }
+}
+
+@Suite struct DayEdgeTests {
+    /// Each edge comes from its own named column of report_range.sql: local midnights in the
+    /// zone, across a daylight-saving change (Bucharest went from UTC+2 to UTC+3 on 2026-03-29).
+    @Test func edgesAreLocalMidnightsReadByName() throws {
+        let db = try TestDatabase.create()
+        let connection = try db.connect()
+        defer { connection.close() }
+        let reader = PostgresReportReader(connection: connection)
+        let edges = try reader.dayEdges(timeZone: "Europe/Bucharest", fromDate: "2026-03-29", toDate: "2026-03-29", sinceDays: 2)
+        #expect(edges.from == Timestamp(iso8601: "2026-03-28T22:00:00Z"))
+        #expect(edges.to == Timestamp(iso8601: "2026-03-29T21:00:00Z"))
+        let since = try #require(edges.since)
+        // Two days ending today: yesterday's local midnight, between 24 and 48 hours before now (DST aside).
+        #expect(since < edges.now && edges.now.microseconds - since.microseconds <= 49 * 3_600_000_000)
+        #expect(edges.now.microseconds - since.microseconds >= 23 * 3_600_000_000)
+        let none = try reader.dayEdges(timeZone: "UTC", fromDate: nil, toDate: nil, sinceDays: nil)
+        #expect(none.from == nil && none.to == nil && none.since == nil)
+    }
+}
+
