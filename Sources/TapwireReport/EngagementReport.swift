@@ -350,7 +350,6 @@ public struct EngagementReportBuilder: Sendable {
         let rangeDays = Double(scope.to.microseconds - scope.from.microseconds) / 86_400_000_000
         var groups: [ReportGroup] = []
         var sections: [String: Section] = [:]
-        func section(_ group: String) -> Section { sections[group, default: Section()] }
         for row in data.totals { sections[row.group, default: Section()].totals.append(row) }
         for row in data.trend { sections[row.group, default: Section()].trend.append(row) }
         for row in data.dismiss { sections[row.group, default: Section()].dismiss.append(row) }
@@ -358,23 +357,17 @@ public struct EngagementReportBuilder: Sendable {
         for row in data.histograms { sections[row.group, default: Section()].histograms.append(row) }
         for row in data.uplift where !row.wholeReport { sections[row.group, default: Section()].uplift.append(row) }
         let wholeUplift = data.uplift.filter(\.wholeReport)
-        let (categories, overall): ([CategoryEngagement], CategoryEngagement)
-        if scope.groupBy == nil {
-            var whole = section("")
-            whole.uplift = wholeUplift
-            (categories, overall) = build(whole, days: data.days, rangeDays: rangeDays, manifests: manifests)
-        } else {
-            var everything = Section()
-            for value in sections.keys.sorted() {
-                let part = sections[value]!
-                everything.append(part)
-                guard !part.totals.isEmpty || !part.actions.isEmpty, let dimension = scope.groupBy else { continue }
-                let (groupCategories, groupOverall) = build(part, days: data.days, rangeDays: rangeDays, manifests: manifests)
-                groups.append(ReportGroup(dimension: dimension, value: value, categories: groupCategories, overall: groupOverall))
-            }
-            everything.uplift = wholeUplift
-            (categories, overall) = build(everything, days: data.days, rangeDays: rangeDays, manifests: manifests)
+        // The report as a whole: every group's rows, and the strata's sums over all of them.
+        var everything = Section()
+        for value in sections.keys.sorted() {
+            let part = sections[value]!
+            everything.append(part)
+            guard let dimension = scope.groupBy, !part.totals.isEmpty || !part.actions.isEmpty else { continue }
+            let (groupCategories, groupOverall) = build(part, days: data.days, rangeDays: rangeDays, manifests: manifests)
+            groups.append(ReportGroup(dimension: dimension, value: value, categories: groupCategories, overall: groupOverall))
         }
+        everything.uplift = wholeUplift
+        let (categories, overall) = build(everything, days: data.days, rangeDays: rangeDays, manifests: manifests)
         return EngagementReport(app: app, from: scope.from, to: scope.to, timeZone: scope.timeZone, filters: scope.filters,
                                 groupBy: scope.groupBy, source: scope.source, generatedAt: generatedAt,
                                 minimumSample: minimumSample, targetDifference: targetDifference, days: data.days, categories: categories,

@@ -87,7 +87,7 @@ enum Fmt {
             let u = row.uplift
             if u.notMeaningfulDelivered > 0 {
                 lines.append("\(row.displayName), rich vs text-only: \(count(u.notMeaningfulDelivered)) delivered left out, in cells "
-                             + "(campaign × app version × platform) with more engaged than delivered")
+                             + "(\(EngagementReportBuilder.strataDimensions)) with more engaged than delivered")
             }
             // A category without deliveries is said once: by its base (*) and, under the overall,
             // among the categories left out. Only engagement it does not explain gets a line.
@@ -164,7 +164,7 @@ enum Fmt {
         "Engaged = opens + registered actions (text replies included), over delivered; an asterisk (*) marks a category with no delivered events, whose base is sent. All categories counts only the categories with delivered events whose engagement is meaningful; the others are named under the adjusted table.",
         "Dismiss \"n/m\": not measurable. iOS reports dismissals only for categories registered with customDismissAction; it is not zero.",
         "Rich vs text-only is classified by the media present when the user saw the notification; intervals are Wilson 95% per side and Newcombe 95% for the pooled difference.",
-        "Pooled: all of a category's rich against all its text-only notifications. Adjusted: compared inside each campaign × app version × platform stratum (and category, for All categories), then combined (Mantel–Haenszel, Sato 95% interval, Cochran–Mantel–Haenszel p); strata with one side only are excluded, and so are cells with no delivered events or with more engaged than delivered. Pooled figures mix strata with different base rates (Simpson's paradox): act on the adjusted one.",
+        "Pooled: all of a category's rich against all its text-only notifications. Adjusted: compared inside each \(EngagementReportBuilder.strataDimensions) stratum (and category, for All categories; a UTC day the range cuts is one stratum per category), then combined (Mantel–Haenszel, Sato 95% interval, Cochran–Mantel–Haenszel p); strata with one side only are excluded, and so are cells with no delivered events or with more engaged than delivered. Pooled figures mix strata with different base rates (Simpson's paradox): act on the adjusted one.",
         "Confounded (⚠): pooled and adjusted differ in sign, or pooled lies outside the adjusted 95% interval.",
         "Anytime CI: the adjusted difference's 95% interval that stays valid however often the report is read (Howard et al. 2021, normal mixture), looked at once per UTC day of the range; decided on: the first UTC day it excluded 0. Act on that day, not on the first day the fixed 95% interval excludes 0: read daily, that one misleads far more often than 5% of the time.",
         "Detectable: the smallest difference the adjusted test finds with 80% power at α = 0.05 with the deliveries so far. Target: --target-difference, else the adjusted difference when significant (obs), else 2 pp (dflt); days at the range's delivered per day, same mix.",

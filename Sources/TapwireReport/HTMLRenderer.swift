@@ -49,7 +49,7 @@ public struct HTMLReportRenderer: Sendable {
         html += "<h2>Daily trend</h2>\n" + dailyChart(overall.daily)
         let rows = categories + [overall]
         for (heading, columns) in [("Engagement", ReportColumns.engagement), ("Rich vs text-only (pooled)", ReportColumns.uplift),
-                                   ("Rich vs text-only adjusted for campaign × app version × platform", ReportColumns.adjusted),
+                                   ("Rich vs text-only adjusted for \(EngagementReportBuilder.strataDimensions)", ReportColumns.adjusted),
                                    ("How long until the difference is known", ReportColumns.detection),
                                    ("Sample sizes, media failures, actions", ReportColumns.detail)] {
             html += "<h3>\(HTML.escape(heading))</h3>\n" + table(columns, rows)
@@ -78,7 +78,7 @@ public struct HTMLReportRenderer: Sendable {
         let u = overall.uplift
         var verdict: String
         if u.adjusted.sufficient {
-            verdict = "Rich vs text-only, all categories, adjusted for category × campaign × app version × platform: \(Fmt.points(u.adjusted.difference.map { $0 * 100 })) \(Fmt.interval(u.adjusted.ci95, signed: true)), p \(Fmt.pValue(u.adjusted.pValue))"
+            verdict = "Rich vs text-only, all categories, adjusted for category × \(EngagementReportBuilder.strataDimensions): \(Fmt.points(u.adjusted.difference.map { $0 * 100 })) \(Fmt.interval(u.adjusted.ci95, signed: true)), p \(Fmt.pValue(u.adjusted.pValue))"
             if let anytime = u.adjusted.anytime.ci95 {
                 verdict += "; anytime-valid \(Fmt.interval(anytime, signed: true)), "
                     + (u.adjusted.anytime.decidedOn.map { "decided on \($0) (UTC)" } ?? "not decided yet")

@@ -182,7 +182,8 @@ public struct PostgresReportReader {
 
     static func histogramRow(_ row: QueryResult.Row) -> ReportHistogramRow? {
         HistogramMetric(rawValue: int(row["metric"])).map {
-            ReportHistogramRow(group: row["group_value"] ?? "", category: row["category"] ?? "", metric: $0, bin: int(row["bin"]),
+            ReportHistogramRow(group: row.hasColumn("group_value") ? row["group_value"] ?? "" : "", category: row["category"] ?? "",
+                               metric: $0, bin: int(row["bin"]),
                                count: int(row["count"]))
         }
     }

@@ -42,7 +42,7 @@ enum ReportColumns {
         Column(header: "p", width: 6, right: true) { Fmt.pValue($0.uplift.pValue) },
     ]
 
-    /// The difference adjusted for campaign × app version × platform, beside the pooled one.
+    /// The difference adjusted for the strata (`EngagementReportBuilder.strataDimensions`), beside the pooled one.
     static let adjusted: [Column] = [
         Column(header: "Category", width: 15, right: false) { Fmt.fit($0.displayName, 15) },
         Column(header: "Pooled", width: 10, right: true) { $0.uplift.sufficient ? Fmt.points($0.uplift.differencePoints) : Fmt.dash },
@@ -113,7 +113,7 @@ public struct TableReportRenderer: Sendable {
         out.append("Rich vs text-only (engagement rate)")
         table(&out, ReportColumns.uplift, rows)
         out.append("")
-        out.append("Rich vs text-only adjusted for campaign × app version × platform (Mantel–Haenszel)")
+        out.append("Rich vs text-only adjusted for \(EngagementReportBuilder.strataDimensions) (Mantel–Haenszel)")
         table(&out, ReportColumns.adjusted, rows)
         for line in Fmt.rowNotes(rows) { out.append(contentsOf: wrap(line, 100)) }
         out.append("")
@@ -182,7 +182,7 @@ public struct MarkdownReportRenderer: Sendable {
         let rows = categories + [overall]
         for (title, columns) in [("Engagement by category", ReportColumns.engagement),
                                  ("Rich vs text-only (pooled)", ReportColumns.uplift),
-                                 ("Rich vs text-only adjusted for campaign × app version × platform", ReportColumns.adjusted),
+                                 ("Rich vs text-only adjusted for \(EngagementReportBuilder.strataDimensions)", ReportColumns.adjusted),
                                  ("How long until the difference is known", ReportColumns.detection),
                                  ("Sample sizes, media failures, actions", ReportColumns.detail)] {
             out.append("\(level) \(title)")

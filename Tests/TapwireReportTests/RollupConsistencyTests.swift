@@ -76,8 +76,11 @@ struct RollupConsistencyTests {
         for event in posted { if let id = event["eventId"]?.stringValue, firstById[id] == nil { firstById[id] = event } }
         let unique = Array(firstById.values)
         func grain1(_ column: String) throws -> Int {
-            Int(try connection.query("SELECT coalesce(sum(\(column)), 0) FROM rollup_counts WHERE app_id = $1::bigint AND grain = 1",
-                                     [String(app.appId)]).scalar ?? "0") ?? -1
+            let daily = Int(try connection.query("SELECT coalesce(sum(\(column)), 0) FROM rollup_totals WHERE app_id = $1::bigint AND grain = 2",
+                                                 [String(app.appId)]).scalar ?? "0") ?? -1
+            let quarters = Int(try connection.query("SELECT coalesce(sum(\(column)), 0) FROM rollup_totals WHERE app_id = $1::bigint AND grain = 0",
+                                                    [String(app.appId)]).scalar ?? "0") ?? -2
+            return daily == quarters ? daily : -3
         }
         let responses = unique.filter { $0["type"]?.stringValue == "response" }
         #expect(try grain1("delivered") == unique.filter { $0["type"]?.stringValue == "delivered" }.count)
@@ -97,7 +100,8 @@ struct RollupConsistencyTests {
         let oracle = try RollupSnapshot.rows(appId: app.appId, on: connection)
         #expect(oracle.count == incremental.count)
         #expect(oracle == incremental, "rollups differ from the SQL recomputation from events")
-        try connection.query("UPDATE rollup_counts SET delivered = delivered + 1 WHERE app_id = $1::bigint", [String(app.appId)])
+        try connection.query("UPDATE rollup_totals SET delivered = delivered + 1 WHERE app_id = $1::bigint", [String(app.appId)])
+        try connection.query("UPDATE rollup_strata SET rich_delivered = rich_delivered + 1 WHERE app_id = $1::bigint", [String(app.appId)])
         try RollupStore().rebuild(appId: app.appId, from: range.from, to: range.to, on: connection)
         #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == oracle, "rollups rebuild differs from the SQL recomputation")
 
@@ -122,9 +126,9 @@ struct RollupConsistencyTests {
         }
     }
 
-    /// The hours a local midnight or a range edge cuts (migration 0100): whole quarter hours come
-    /// from the quarter-hour grain where it is complete (rollup_quarter_coverage), everything else
-    /// (minutes off the quarter hour, quarters before the grain is complete) from events through
+    /// The days a local midnight or a range edge cuts: whole quarter hours come from the
+    /// quarter-hour rows where they are complete (rollup_quarter_coverage), everything else
+    /// (minutes off the quarter hour, quarters before they are complete) from events through
     /// RollupDeltas; every report equals the raw one. A rebuild moves "complete from" back a day
     /// at a time, and a report whose edges are on quarter hours reads no event at all.
     @Test func cutHoursComeFromQuarterHoursWhereCompleteAndFromEventsElsewhere() throws {
@@ -186,8 +190,8 @@ struct RollupConsistencyTests {
         let middle = at(1440 + 6 * 60)
         try connection.query("INSERT INTO rollup_quarter_coverage (app_id, complete_from) VALUES ($1::bigint, $2::timestamptz)",
                              [String(app.appId), middle.description])
-        for table in ["rollup_counts", "rollup_actions", "rollup_histograms"] {
-            try connection.query("DELETE FROM \(table) WHERE app_id = $1::bigint AND grain IN (5, 6) AND hour < $2::timestamptz",
+        for table in ["rollup_totals", "rollup_total_actions", "rollup_total_histograms"] {
+            try connection.query("DELETE FROM \(table) WHERE app_id = $1::bigint AND grain = 0 AND bucket < $2::timestamptz",
                                  [String(app.appId), middle.description])
         }
         _ = try compare("grain 5 complete from the middle")
@@ -200,14 +204,22 @@ struct RollupConsistencyTests {
         #expect(try completeFrom() == "2026-11-02T00:00:00Z")
         let raws = try compare("after the rebuild")
 
-        // 4. Edges on quarter hours read no event: with the app's events gone, the rollup reports
-        // are still the raw reports computed before.
+        // 4. An unfiltered report with edges on quarter hours reads no event: with the app's events
+        // gone, it is still the raw report computed before. A filtered or grouped one reads the
+        // events of its range (the rollups keep no dimension), so it sees them gone.
         try connection.query("DELETE FROM events WHERE app_id = $1::bigint", [String(app.appId)])
+        var unfiltered = 0
         for (c, slow) in zip(onQuarters, raws) {
             var fast = try ReportFixtures.report(collector.database, app: app, from: c.1, to: c.2, timeZone: c.0, filters: c.3, groupBy: c.4)
             fast.source = .rawEvents
-            #expect(fast == slow, "a report on quarter-hour edges read events, \(c.0) from \(c.1) to \(c.2)")
+            if c.3.isEmpty && c.4 == nil {
+                #expect(fast == slow, "a report on quarter-hour edges read events, \(c.0) from \(c.1) to \(c.2)")
+                unfiltered += 1
+            } else {
+                #expect(fast.overall.delivered == 0, "a filtered report did not read the events of its range")
+            }
         }
+        #expect(unfiltered == 1)
     }
 
     @Test func rebuildOfOneAppLeavesOthersAlone() throws {
@@ -225,11 +237,11 @@ struct RollupConsistencyTests {
         defer { connection.close() }
         try RollupStore().fold(on: connection)
         // Damage b's rollups, rebuild a only: b stays damaged, a is right.
-        try connection.query("UPDATE rollup_counts SET delivered = delivered + 1000")
+        try connection.query("UPDATE rollup_totals SET delivered = delivered + 1000")
         try RollupStore().rebuild(appId: a.appId, from: ReportFixtures.start, to: ReportFixtures.start.adding(microseconds: ReportFixtures.day),
                                   on: connection)
         func total(_ app: CreatedApp) throws -> Int {
-            Int(try connection.query("SELECT sum(delivered) FROM rollup_counts WHERE app_id = $1::bigint AND grain = 1",
+            Int(try connection.query("SELECT sum(delivered) FROM rollup_totals WHERE app_id = $1::bigint AND grain = 2",
                                      [String(app.appId)]).scalar ?? "0") ?? -1
         }
         #expect(try total(a) == 20)

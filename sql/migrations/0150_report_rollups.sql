@@ -34,7 +34,7 @@
 -- The quarter hour of its UTC day an instant falls in, 0-95.
 CREATE FUNCTION tapwire_quarter_of_day(t timestamptz) RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN (date_part('epoch', t - tapwire_utc_day(t)) / 900)::integer;
+RETURN floor(date_part('epoch', t - tapwire_utc_day(t)) / 900)::integer;
 
 -- The 96 quarter-hour counts of one day from (quarter of the day, count) pairs, summed per quarter.
 CREATE FUNCTION tapwire_quarter_counts(quarters integer[], counts bigint[]) RETURNS bigint[]
