@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import TapwireStatistics
 
 /// Simulated release comparisons for the regression rule: A/A comparisons (no real change) to
 /// measure its false-alarm rate, and broken releases to measure how long it takes to notice.

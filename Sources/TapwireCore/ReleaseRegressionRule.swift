@@ -1,4 +1,5 @@
 import Foundation
+import TapwireStatistics
 
 /// The release-regression rule as a pure function: hourly rows and each version's manifest in,
 /// a verdict per category × outcome out (docs/regressions.md).

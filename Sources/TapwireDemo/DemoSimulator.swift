@@ -1,5 +1,6 @@
 import Foundation
 import TapwireCore
+import TapwireStatistics
 
 /// What `tapwire demo` simulates. Everything follows from `seed`, so a run is reproducible.
 public struct DemoConfiguration: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import TapwireCore
+import TapwireStatistics
 import TapwireZlib
 
 /// Seed inputs: valid batches and manifests, plus the hostile shapes the README's table lists,

@@ -1,5 +1,6 @@
 import Foundation
 import TapwireCore
+import TapwireStatistics
 import TapwireStore
 
 /// Human formatting shared by the text renderers (table, Markdown, HTML), so every format

@@ -1,5 +1,6 @@
 import Foundation
 import TapwireCore
+import TapwireStatistics
 import TapwireStore
 
 /// One self-contained HTML page: inline CSS, inline SVG charts, no script and no external

@@ -1,4 +1,5 @@
 import TapwireCore
+import TapwireStatistics
 import TapwireStore
 
 /// The report as JSON, in the shape of schemas/engagement-report.v2.json. Keys keep this order;

@@ -1,4 +1,5 @@
 import TapwireCore
+import TapwireStatistics
 import TapwireStore
 
 /// The notifications every rich vs text-only figure is built from, as cells: one side (rich or

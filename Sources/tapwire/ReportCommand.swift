@@ -2,6 +2,7 @@ import Foundation
 import TapwireCommandLine
 import TapwireCore
 import TapwireReport
+import TapwireStatistics
 import TapwireStore
 
 enum ReportCommand {

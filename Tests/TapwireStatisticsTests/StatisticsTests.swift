@@ -1,3 +1,4 @@
+@testable import TapwireStatistics
 import Testing
 @testable import TapwireCore
 
