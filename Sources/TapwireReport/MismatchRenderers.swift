@@ -3,7 +3,7 @@ import TapwireCore
 // The mismatch report's renderers: JSON, CSV, the terminal table and HTML, beside the engagement
 // report's (JSONRenderer.swift, TextRenderers.swift, HTMLRenderer.swift). Device-sent identifiers
 // go through the one escaper of each kind (CSVField.escape, HTML.escape, TextSafety.printable in
-// TapwireCore/Escaping.swift).
+// TapwireCore/Support/Escaping.swift).
 
 extension MismatchReport {
     /// `{"findings": [...]}`, each finding in the documented field order.

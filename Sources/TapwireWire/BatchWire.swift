@@ -1,6 +1,6 @@
 /// The body of `POST /v1/batch` (README.md, "`POST /v1/batch`"), written once: the SDK posts
 /// with it, and the demo, the benchmark and the tests build their batches with it, so none of them
-/// drifts from what the collector reads (`TapwireCore/BatchDecoder.swift`).
+/// drifts from what the collector reads (`TapwireCore/Ingest/BatchDecoder.swift`).
 
 /// An event's `type`.
 public enum WireEventType: String, Sendable, CaseIterable, Hashable {
