@@ -4,36 +4,6 @@
 /// often the report is opened, and the first day it excluded zero (docs/regressions.md,
 /// "Rich vs text-only, day after day").
 
-/// One day's additions to the strata of the adjusted difference (campaign × app version ×
-/// platform, and category for "All categories"): group 1 rich, group 2 text-only.
-public struct DailyStrata: Sendable, Equatable {
-    /// The report's label of the day (YYYY-MM-DD in its time zone).
-    public var day: String
-    /// The day's counts per stratum, by the caller's number for it: the same number every day,
-    /// and the order of the numbers is the order the sums are taken in.
-    public var strata: [Int: StratumCounts]
-
-    public init(day: String, strata: [Int: StratumCounts]) {
-        self.day = day
-        self.strata = strata
-    }
-}
-
-/// The adjusted difference as of the end of one day, over every day up to it.
-public struct AnytimeUpliftDay: Sendable, Equatable {
-    public var day: String
-    /// Nil when no stratum had both sides yet.
-    public var estimate: AnytimeValidDifference?
-    /// Why the day's figures are withheld (below the minimum sample), nil when shown.
-    public var withheld: String?
-
-    /// Shown, and the anytime-valid interval excludes 0.
-    public var excludesZero: Bool {
-        guard withheld == nil, let ci = estimate?.anytimeValid else { return false }
-        return ci.lower > 0 || ci.upper < 0
-    }
-}
-
 public struct AnytimeUplift: Sendable, Equatable {
     /// In the order given, cumulative.
     public var days: [AnytimeUpliftDay]

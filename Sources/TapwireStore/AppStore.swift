@@ -1,41 +1,5 @@
 import TapwireCore
 
-/// An app, as listed by `tapwire apps list`.
-public struct AppRecord: Sendable, Equatable {
-    public var appId: Int64
-    public var name: String
-    public var createdAt: Timestamp
-    public var activeWriteKeys: Int
-    public var activeReadKeys: Int
-}
-
-/// A new app with its two keys, shown once.
-public struct CreatedApp: Sendable {
-    public var appId: Int64
-    public var name: String
-    public var writeKey: APIKey
-    public var readKey: APIKey
-}
-
-/// What a key resolves to.
-public struct KeyIdentity: Sendable, Equatable, Hashable {
-    public var appId: Int64
-    public var appName: String
-    public var kind: APIKey.Kind
-    public var keyId: String
-}
-
-public struct AppStoreError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        case invalidName = "invalid_app_name"
-        case duplicateName = "app_exists"
-        case unknownApp = "unknown_app"
-    }
-    public var code: Code
-    public var message: String
-    public var description: String { message }
-}
-
 /// Apps and their keys. Keys are stored as SHA-256 of the secret and compared in constant time.
 public struct AppStore: Sendable {
     /// How long a rotated-out key keeps working unless told otherwise: long enough for an app

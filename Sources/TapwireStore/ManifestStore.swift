@@ -1,12 +1,5 @@
 import TapwireCore
 
-public struct StoredManifest: Sendable, Equatable {
-    public var manifestId: Int64
-    public var contentHash: String
-    /// False when the same content was already stored for this app version.
-    public var created: Bool
-}
-
 /// Category manifests per app and app version, deduplicated by content hash.
 public struct ManifestStore: Sendable {
     public init() {}

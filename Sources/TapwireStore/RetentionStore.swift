@@ -1,40 +1,5 @@
 import TapwireCore
 
-/// A partition of events that retention drops (or, in a dry run, would drop).
-public struct RetainedPartition: Sendable, Equatable {
-    public var name: String
-    public var rangeStart: Timestamp
-    public var rangeEnd: Timestamp
-    /// The planner's estimate; nil when the partition was never analyzed.
-    public var estimatedRows: Int64?
-}
-
-/// What one retention run did, or would do with `dryRun`.
-public struct RetentionOutcome: Sendable, Equatable {
-    public var dryRun: Bool
-    /// False when another run held the lock: this one did nothing.
-    public var ran: Bool
-    public var now: Timestamp
-    public var partitionCutoff: Timestamp
-    public var idCutoff: Timestamp
-    /// Partitions dropped (dry run: due), including ones an interrupted run had left.
-    public var partitions: [RetainedPartition]
-    /// Names of partitions an earlier, interrupted run had started dropping and this one finished.
-    public var resumed: [String]
-    /// Dedup ids deleted (dry run: that would be).
-    public var eventIdsDeleted: Int64
-}
-
-public struct RetentionError: Error, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        case unexpectedPartition = "retention_unexpected_partition"
-        case stuck = "retention_stuck"
-    }
-    public var code: Code
-    public var message: String
-    public var description: String { message }
-}
-
 /// Drops old partitions of events and trims old dedup ids; never touches the rollups. Safe to
 /// run from cron: one run at a time (advisory lock), every step idempotent, an interrupted run
 /// finished by the next. Partitions are detached CONCURRENTLY, so collectors keep writing. No

@@ -1,59 +1,3 @@
-/// A batch after decoding: the valid events, and a reason for each one that was not.
-public struct DecodedBatch: Sendable, Equatable {
-    public var sentAt: Timestamp?
-    public var receivedAt: Timestamp
-    public var context: DeviceContext
-    public var events: [Event]
-    /// For each entry of `events`, its index in the posted array.
-    public var indices: [Int]
-    public var rejections: [EventRejection]
-    /// How many events had their corrected time clamped.
-    public var clampedCount: Int
-}
-
-/// Why one event of a batch was not stored; the rest of the batch is unaffected.
-public struct EventRejection: Error, Sendable, Equatable, Hashable {
-    public enum Code: String, Sendable, CaseIterable {
-        case notAnObject = "not_an_object"
-        case missingField = "missing_field"
-        case invalidField = "invalid_field"
-        case unknownType = "unknown_type"
-        case nulCharacter = "nul_character"
-        case tooLong = "too_long"
-        case tooLarge = "event_too_large"
-        case duplicateKey = "duplicate_key"
-        case tooOld = "timestamp_too_old"
-    }
-    public var index: Int
-    public var eventId: String?
-    public var code: Code
-    public var reason: String
-
-    public init(index: Int, eventId: String?, code: Code, reason: String) {
-        self.index = index
-        self.eventId = eventId
-        self.code = code
-        self.reason = reason
-    }
-}
-
-/// A problem with the batch as a whole, so nothing of it is stored.
-public struct BatchError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        case malformedJSON = "malformed_json"
-        case invalidUTF8 = "invalid_utf8"
-        case tooDeep = "json_too_deep"
-        case invalidBatch = "invalid_batch"
-        case tooManyEvents = "too_many_events"
-    }
-    public var code: Code
-    public var message: String
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-    public var description: String { "\(code.rawValue): \(message)" }
-}
 
 /// Turns the JSON of `POST /v1/batch` into validated events. Pure: no I/O, no clock (the
 /// receive time is an argument), so every rule here is unit-tested directly.
@@ -296,22 +240,5 @@ struct FieldReader {
             out.append(s)
         }
         return out
-    }
-}
-
-public enum FieldRules {
-    /// What is wrong with a string field, or nil: NUL characters cannot be stored, lengths are bounded.
-    public static func problem(with s: String, maxBytes: Int) -> String? {
-        if s.utf8.contains(0) { return "contains a NUL character (U+0000), which cannot be stored" }
-        if s.utf8.count > maxBytes { return "is \(s.utf8.count) bytes; at most \(maxBytes) are allowed" }
-        return nil
-    }
-
-    /// Client-supplied text echoed in an error, cut short and without control characters.
-    /// Anything shaped like an API key loses its secret first.
-    public static func truncatedForEcho(_ s: String, max: Int = 64) -> String {
-        let s = APIKey.redactingSecrets(in: s)
-        let cleaned = String(s.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(max).map(Character.init))
-        return s.unicodeScalars.count > max ? cleaned + "…" : cleaned
     }
 }

@@ -1,3 +1,14 @@
+// Category mismatch detection: the notifications iOS silently showed without buttons because the
+// payload named a category the app never registered (docs/domain.md, "Registration and the silent
+// drop"), plus the smaller manifest inconsistencies around it. Pure rules over usage tallies and
+// manifests; the store supplies both.
+//
+// This file holds the shared types. The rules are split by family: MismatchEventRules.swift (what
+// one usage line means: unknown, miscased or misspelt categories, missing manifests, unregistered
+// actions, impossible dismisses; IdentifierDistance.swift measures the spelling), and
+// MismatchWindowRules.swift (what needs the whole window: dead categories, platform caveats).
+// MismatchDetector.swift turns them into findings.
+
 /// The detection rules. Checking `sent` events (and any event without an app version): they come
 /// from the push backend, which does not know the device's app version, so they are checked
 /// against the union of every version's manifest: a category is flagged only when no version
