@@ -81,7 +81,7 @@ let package = Package(
         .target(name: "TapwireStatisticsOracle", path: "Tests/StatisticsOracle", swiftSettings: strict),
         .testTarget(name: "TapwireWireTests", dependencies: ["TapwireWire"], swiftSettings: strict),
         .testTarget(name: "TapwireZlibTests", dependencies: ["TapwireZlib"], swiftSettings: strict),
-        .testTarget(name: "TapwireStatisticsTests", dependencies: ["TapwireStatistics", "TapwireCore", "TapwireStatisticsOracle"], swiftSettings: strict),
+        .testTarget(name: "TapwireStatisticsTests", dependencies: ["TapwireStatistics", "TapwireStatisticsOracle"], swiftSettings: strict),
         .testTarget(name: "TapwireCoreTests", dependencies: ["TapwireCore", "TapwireStatistics", "TapwireStatisticsOracle"], swiftSettings: strict),
         .testTarget(name: "TapwireStoreTests", dependencies: ["TapwireStore", "TapwireStatistics", "TapwireTestSupport", "TapwireRollupOracle"], swiftSettings: strict),
         .testTarget(name: "TapwireServerTests", dependencies: ["TapwireServer", "TapwireStatistics", "TapwireLoopbackClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),

@@ -1,7 +1,6 @@
 import Foundation
 @testable import TapwireStatistics
 import Testing
-@testable import TapwireCore
 import TapwireStatisticsOracle
 
 /// Days of rich vs text-only strata: two campaigns × two platforms, rich sent mostly in the
@@ -15,9 +14,9 @@ private func days(_ count: Int, lift: Double, perDay: Int, seed: UInt64) -> [Dai
         var day: [Int: StratumCounts] = [:]
         for s in strata {
             let n = perDay / strata.count
-            let n1 = RegressionSimulation.binomial(n, s.richShare, &rng), n2 = n - n1
-            day[s.key] = StratumCounts(x1: RegressionSimulation.binomial(n1, s.textRate + lift, &rng), n1: n1,
-                                       x2: RegressionSimulation.binomial(n2, s.textRate, &rng), n2: n2)
+            let n1 = Sampling.binomial(n, s.richShare, &rng), n2 = n - n1
+            day[s.key] = StratumCounts(x1: Sampling.binomial(n1, s.textRate + lift, &rng), n1: n1,
+                                       x2: Sampling.binomial(n2, s.textRate, &rng), n2: n2)
         }
         return DailyStrata(day: String(format: "2026-01-%02d", d + 1), strata: day)
     }

@@ -1,7 +1,6 @@
 import Foundation
 @testable import TapwireStatistics
 import Testing
-@testable import TapwireCore
 import TapwireStatisticsOracle
 
 @Suite("Howard et al. normal mixture confidence sequence")

@@ -1,6 +1,5 @@
 @testable import TapwireStatistics
 import Testing
-@testable import TapwireCore
 
 /// Published reference values, rounded to 4 decimals as the papers print them.
 private func close(_ a: Double?, _ b: Double, _ tolerance: Double = 0.00005) -> Bool {

@@ -1,7 +1,6 @@
 import Foundation
 @testable import TapwireStatistics
 import Testing
-@testable import TapwireCore
 import TapwireStatisticsOracle
 
 /// Agresti A (2013), Categorical Data Analysis, 3rd ed., Wiley: the eight-centre clinical trial

@@ -85,8 +85,8 @@ public enum RegressionSimulation {
     public static func aaComparison(seed: UInt64, scenario: AAScenario = AAScenario()) -> Comparison {
         var rng = SeededGenerator(seed: seed)
         let hour = RollupDeltas.microsecondsPerHour
-        let ceiling = uniform(0.4...0.85, &rng), midpoint = uniform(18...110, &rng), spread = uniform(6...30, &rng)
-        let volume = exp(uniform(log(scenario.deliveriesPerDay.lowerBound)...log(scenario.deliveriesPerDay.upperBound), &rng))
+        let ceiling = Sampling.uniform(0.4...0.85, &rng), midpoint = Sampling.uniform(18...110, &rng), spread = Sampling.uniform(6...30, &rng)
+        let volume = exp(Sampling.uniform(log(scenario.deliveriesPerDay.lowerBound)...log(scenario.deliveriesPerDay.upperBound), &rng))
         // The rate of each response (they exclude one another: one response per notification).
         let outcomes: [(RegressionOutcomeKey, Double)] = [(.opens, 0.11), (.action("reply"), 0.04), (.action("like"), 0.015),
                                                           (.dismissals, 0.14)]
@@ -98,8 +98,8 @@ public enum RegressionSimulation {
             let instant = releaseInstant + Int64(h) * hour
             let hourOfDay = Int((instant / hour) % 24)
             if h == 0 || hourOfDay == 0 {
-                dayFactor = exp(scenario.dayToDay * normal(&rng))
-                platformDayFactors = scenario.platforms.map { _ in exp(scenario.platformDay * normal(&rng)) }
+                dayFactor = exp(scenario.dayToDay * Sampling.normal(&rng))
+                platformDayFactors = scenario.platforms.map { _ in exp(scenario.platformDay * Sampling.normal(&rng)) }
             }
             let share = ceiling / (1 + exp(-(Double(h) - midpoint) / spread))
             let volumeShape = 1 + 0.6 * sin(2 * Double.pi * Double(hourOfDay - 9) / 24)
@@ -114,7 +114,7 @@ public enum RegressionSimulation {
                                                  ("1.0", (1 - share) * (1 - straggling) * platform.baselineShare),
                                                  ("0.9", (1 - share) * straggling * platform.baselineShare)]
                 for (version, weight) in sides {
-                    let delivered = poisson(perHour * weight, &rng)
+                    let delivered = Sampling.poisson(perHour * weight, &rng)
                     guard delivered > 0 else { continue }
                     rows.append(row(category: "message", version: version, platform: platform.name, hour: instant,
                                     delivered: delivered, rates: rates, &rng))
@@ -232,13 +232,13 @@ public enum RegressionSimulation {
             let hour = RollupDeltas.microsecondsPerHour
             while hours < days * 24 {
                 let h = hours
-                if h % 24 == 0 { dayFactor = exp(scenario.dayToDay * normal(&rng)) }
+                if h % 24 == 0 { dayFactor = exp(scenario.dayToDay * Sampling.normal(&rng)) }
                 let instant = releaseInstant + Int64(h) * hour
                 let hourOfDay = Int((instant / hour) % 24)
                 let volumeShape = 1 + 0.6 * sin(2 * Double.pi * Double(hourOfDay - 9) / 24)
                 for platform in evenPlatforms {
                     for (version, accept) in [("2.1", scenario.candidateRate), ("2.0", scenario.baselineRate)] {
-                        let delivered = poisson(scenario.deliveriesPerDayPerVersion / 24 * volumeShape * platform.baselineShare, &rng)
+                        let delivered = Sampling.poisson(scenario.deliveriesPerDayPerVersion / 24 * volumeShape * platform.baselineShare, &rng)
                         guard delivered > 0 else { continue }
                         let f = dayFactor
                         let rates: [(RegressionOutcomeKey, Double)] = [(.opens, 0.15 * f), (.action("accept"), accept * f),
@@ -342,7 +342,7 @@ public enum RegressionSimulation {
         // Multinomial by successive binomials: each response excludes the others.
         var remaining = delivered, mass = 1.0
         for (outcome, rate) in rates {
-            let x = remaining > 0 ? binomial(remaining, min(1, rate / mass), &rng) : 0
+            let x = remaining > 0 ? Sampling.binomial(remaining, min(1, rate / mass), &rng) : 0
             remaining -= x
             mass = max(1e-12, mass - rate)
             switch outcome {
@@ -350,55 +350,10 @@ public enum RegressionSimulation {
             case .dismissals: row.dismissals = x
             case .action(let identifier):
                 row.actions[identifier] = x
-                if identifier == "reply" { row.textReplies = binomial(x, 0.97, &rng) }
+                if identifier == "reply" { row.textReplies = Sampling.binomial(x, 0.97, &rng) }
             }
         }
         return row
-    }
-
-    static func uniform(_ range: ClosedRange<Double>, _ rng: inout SeededGenerator) -> Double {
-        range.lowerBound + (range.upperBound - range.lowerBound) * unit(&rng)
-    }
-
-    /// (0, 1), never 0.
-    static func unit(_ rng: inout SeededGenerator) -> Double { (Double(rng.next() >> 11) + 0.5) * 0x1p-53 }
-
-    /// Box–Muller.
-    static func normal(_ rng: inout SeededGenerator) -> Double {
-        (-2 * log(unit(&rng))).squareRoot() * cos(2 * Double.pi * unit(&rng))
-    }
-
-    /// Knuth's product of uniforms below 30; a rounded normal above (close enough for counts that large).
-    static func poisson(_ mean: Double, _ rng: inout SeededGenerator) -> Int {
-        guard mean > 0 else { return 0 }
-        if mean >= 30 { return max(0, Int((mean + mean.squareRoot() * normal(&rng)).rounded())) }
-        let limit = exp(-mean)
-        var k = 0, product = unit(&rng)
-        while product > limit {
-            k += 1
-            product *= unit(&rng)
-        }
-        return k
-    }
-
-    /// Geometric waiting times while the expected count is small (exact); a rounded normal beyond.
-    static func binomial(_ n: Int, _ p: Double, _ rng: inout SeededGenerator) -> Int {
-        guard n > 0, p > 0 else { return 0 }
-        if p >= 1 { return n }
-        if p > 0.5 { return n - binomial(n, 1 - p, &rng) }
-        let mean = Double(n) * p
-        if mean < 25 {
-            // Count the successes by the gaps between them.
-            let logQ = log1p(-p)
-            var x = 0, position = 0
-            while true {
-                position += Int(log(unit(&rng)) / logQ) + 1
-                if position > n { return x }
-                x += 1
-            }
-        }
-        let sd = (mean * (1 - p)).squareRoot()
-        return min(n, max(0, Int((mean + sd * normal(&rng)).rounded())))
     }
 
     /// `body(0..<count)` on every core, in order.
