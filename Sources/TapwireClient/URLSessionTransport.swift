@@ -90,7 +90,7 @@ private final class UploadTask: Sendable {
 
 /// Refuses every authentication challenge (the key is already in the Authorization header;
 /// there is no other credential to offer) and remembers the 401 that raised it, by task.
-final class ChallengeRecorder: NSObject, URLSessionTaskDelegate, Sendable {
+private final class ChallengeRecorder: NSObject, URLSessionTaskDelegate, Sendable {
     private let refused = Locked<[Int: TransportResponse]>([:])
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,

@@ -2,8 +2,8 @@
 // /metrics counts, and what every renderer (JSON, CSV, table, HTML, the webhook's message) shows.
 // A family keeps its own facts as the evidence; the kind, severity and subject are common.
 //
-// The families today: category mismatches (Mismatch.swift, MismatchDetector.swift) and release
-// regressions (ReleaseRegression.swift, ReleaseRegressionRule.swift). A third adds a case to
+// The families today: category mismatches (Mismatches/) and release
+// regressions (Regressions/). A third adds a case to
 // `FindingKind` and to `FindingEvidence`, an initialiser here, and its rows to FindingsReport
 // (docs/architecture.md, "Findings").
 

@@ -175,7 +175,7 @@ public struct BatchDecoder: Sendable {
     }
 }
 
-struct FieldProblem: Error {
+private struct FieldProblem: Error {
     var code: EventRejection.Code
     var reason: String
     init(_ code: EventRejection.Code, _ reason: String) {
@@ -185,7 +185,7 @@ struct FieldProblem: Error {
 }
 
 /// Typed access to an event's fields, producing a precise reason for each wrong one.
-struct FieldReader {
+private struct FieldReader {
     let object: JSONObject
     let limits: IngestLimits
 

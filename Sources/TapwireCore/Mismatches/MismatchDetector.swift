@@ -3,11 +3,12 @@
 // drop"), plus the smaller manifest inconsistencies around it. Pure rules over usage tallies and
 // manifests; the store supplies both.
 //
-// This file holds the shared types. The rules are split by family: MismatchEventRules.swift (what
-// one usage line means: unknown, miscased or misspelt categories, missing manifests, unregistered
-// actions, impossible dismisses; IdentifierDistance.swift measures the spelling), and
-// MismatchWindowRules.swift (what needs the whole window: dead categories, platform caveats).
-// MismatchDetector.swift turns them into findings.
+// The shared types have a file each beside this one (MismatchFinding, CategoryUsage, ManifestIndex,
+// ...). The rules are split by family: MismatchDetector+EventRules.swift (what one usage line
+// means: unknown, miscased or misspelt categories, missing manifests, unregistered actions,
+// impossible dismisses; IdentifierDistance.swift measures the spelling), and
+// MismatchDetector+WindowRules.swift (what needs the whole window: dead categories, platform
+// caveats). This file turns them into findings.
 
 /// The detection rules. Checking `sent` events (and any event without an app version): they come
 /// from the push backend, which does not know the device's app version, so they are checked
