@@ -121,7 +121,9 @@ public final class EventWriter {
                 try connection.copyIn(EmbeddedSQL.copyStagedIds, data: ids)
                 let claimed = try connection.query(EmbeddedSQL.claimEventIds).affectedRows
                 if claimed < plan.order.count {
-                    let before = Set(try connection.query(EmbeddedSQL.stagedDuplicates).rows.compactMap { $0[0].flatMap { Int($0) } })
+                    let before = Set(try connection.query(EmbeddedSQL.stagedDuplicates).namedRows.map { (row) throws(DatabaseError) in
+                        try row.decode("seq", as: Int.self)
+                    })
                     rows = GroupRows(batches, plan: plan, rows: plan.order.filter { !before.contains($0) })
                 }
             }

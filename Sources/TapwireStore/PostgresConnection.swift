@@ -106,7 +106,7 @@ public final class PostgresConnection {
             let result: OpaquePointer? = withOptionalCStringArray(parameters) { values in
                 PQexecParams(connection, sql.text, Int32(parameters.count), nil, values, nil, nil, 0)
             }
-            return try consume(result, connection: connection)
+            return try consume(result, connection: connection).naming(sql)
         } catch {
             throw error.naming(sql)
         }
@@ -217,7 +217,7 @@ public final class PostgresConnection {
             var outcome: Result<QueryResult, DatabaseError>?
             while let result = PQgetResult(connection) {
                 let this: Result<QueryResult, DatabaseError>
-                do throws(DatabaseError) { this = .success(try consume(result, connection: connection)) } catch { this = .failure(error) }
+                do throws(DatabaseError) { this = .success(try consume(result, connection: connection).naming(sql)) } catch { this = .failure(error) }
                 if case .failure = outcome {} else { outcome = this }
             }
             guard let outcome else { throw DatabaseError(.unexpectedResult, "no result") }
