@@ -35,17 +35,20 @@ let package = Package(
         .target(name: "TapwireWire", swiftSettings: strict + fuzzed),
         // The one zlib wrapper (every zlib call): compression, bounded one-shot and streaming inflate, CRC-32.
         .target(name: "TapwireZlib", dependencies: ["CZlib"], swiftSettings: strict + fuzzed),
-        .target(name: "TapwireCore", dependencies: ["TapwireWire"], swiftSettings: strict + fuzzed),
+        // The statistics: interval estimates, stratified and anytime-valid differences, histograms'
+        // percentiles, and the seeded generator simulations draw from. Foundation only.
+        .target(name: "TapwireStatistics", swiftSettings: strict + fuzzed),
+        .target(name: "TapwireCore", dependencies: ["TapwireWire", "TapwireStatistics"], swiftSettings: strict + fuzzed),
         .target(name: "TapwireStore", dependencies: ["TapwireCore", "CLibPQ"],
                 swiftSettings: strict, plugins: ["EmbedSQL"]),
         .target(name: "TapwireServer", dependencies: ["TapwireCore", "TapwireStore", "TapwireReport", "CMicroHTTPD", "TapwireZlib"],
                 swiftSettings: strict + fuzzed),
-        .target(name: "TapwireReport", dependencies: ["TapwireCore", "TapwireStore"], swiftSettings: strict),
+        .target(name: "TapwireReport", dependencies: ["TapwireCore", "TapwireStatistics", "TapwireStore"], swiftSettings: strict),
         // The SDK apps embed: Foundation, the wire format and zlib only, never a server module.
         .target(name: "TapwireClient", dependencies: ["TapwireWire", "TapwireZlib"], swiftSettings: strict),
         .executableTarget(name: "tapwire-client-harness", dependencies: ["TapwireClient"], path: "Sources/TapwireClientHarness", swiftSettings: strict),
         // The body decoder's fuzz target: a seeded mutator, or libFuzzer with --sanitize=fuzzer (make fuzz).
-        .target(name: "TapwireFuzz", dependencies: ["TapwireCore", "TapwireServer", "TapwireZlib"], swiftSettings: strict + fuzzed),
+        .target(name: "TapwireFuzz", dependencies: ["TapwireCore", "TapwireStatistics", "TapwireServer", "TapwireZlib"], swiftSettings: strict + fuzzed),
         .executableTarget(name: "tapwire-fuzz", dependencies: ["TapwireFuzz"], path: "Sources/TapwireFuzzer",
                           swiftSettings: strict + fuzzDriver, linkerSettings: fuzzLink),
         // The one plain HTTP/1.1 client of the tools (bench, soak, demo, tests): exact bytes over loopback TCP.
@@ -60,27 +63,29 @@ let package = Package(
         // Argument reading, subcommand dispatch and the database location, for tapwire and tapwire-bench.
         .target(name: "TapwireCommandLine", dependencies: ["TapwireCore", "TapwireStore"], swiftSettings: strict),
         // tapwire demo: simulated devices and their batches, reproducible from a seed (tooling, not the report).
-        .target(name: "TapwireDemo", dependencies: ["TapwireCore"], swiftSettings: strict),
+        .target(name: "TapwireDemo", dependencies: ["TapwireCore", "TapwireStatistics"], swiftSettings: strict),
         .executableTarget(name: "tapwire",
                           dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireCommandLine",
                                          "TapwireLoopbackClient", "TapwireDemo"],
                           swiftSettings: strict),
         // make bench: ingestion (against a `tapwire serve` child process), report and mismatch benchmarks.
         .executableTarget(name: "tapwire-bench",
-                          dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireCommandLine", "TapwireLoopbackClient"],
+                          dependencies: ["TapwireCore", "TapwireStatistics", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireCommandLine",
+                                         "TapwireLoopbackClient"],
                           path: "Sources/TapwireBench", swiftSettings: strict, plugins: ["EmbedSQL"]),
 
         // Shared helpers for tests: a private PostgreSQL per suite, requests over the loopback client, the soak's faults (SoakSQL).
-        .target(name: "TapwireTestSupport", dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireLoopbackClient", "TapwireZlib", "TapwireRollupOracle"],
+        .target(name: "TapwireTestSupport", dependencies: ["TapwireCore", "TapwireStatistics", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireLoopbackClient", "TapwireZlib", "TapwireRollupOracle"],
                 path: "Tests/TapwireTestSupport", swiftSettings: strict, plugins: ["EmbedSQL"]),
         // The independent recomputations of the statistics (Tests/Statistics/*.py), run from the tests.
         .target(name: "TapwireStatisticsOracle", path: "Tests/StatisticsOracle", swiftSettings: strict),
         .testTarget(name: "TapwireWireTests", dependencies: ["TapwireWire"], swiftSettings: strict),
         .testTarget(name: "TapwireZlibTests", dependencies: ["TapwireZlib"], swiftSettings: strict),
-        .testTarget(name: "TapwireCoreTests", dependencies: ["TapwireCore", "TapwireStatisticsOracle"], swiftSettings: strict),
-        .testTarget(name: "TapwireStoreTests", dependencies: ["TapwireStore", "TapwireTestSupport", "TapwireRollupOracle"], swiftSettings: strict),
-        .testTarget(name: "TapwireServerTests", dependencies: ["TapwireServer", "TapwireLoopbackClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),
-        .testTarget(name: "TapwireReportTests", dependencies: ["TapwireReport", "TapwireTestSupport", "TapwireRollupOracle", "TapwireStatisticsOracle"], swiftSettings: strict),
+        .testTarget(name: "TapwireStatisticsTests", dependencies: ["TapwireStatistics", "TapwireStatisticsOracle"], swiftSettings: strict),
+        .testTarget(name: "TapwireCoreTests", dependencies: ["TapwireCore", "TapwireStatistics", "TapwireStatisticsOracle"], swiftSettings: strict),
+        .testTarget(name: "TapwireStoreTests", dependencies: ["TapwireStore", "TapwireStatistics", "TapwireTestSupport", "TapwireRollupOracle"], swiftSettings: strict),
+        .testTarget(name: "TapwireServerTests", dependencies: ["TapwireServer", "TapwireStatistics", "TapwireLoopbackClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),
+        .testTarget(name: "TapwireReportTests", dependencies: ["TapwireReport", "TapwireStatistics", "TapwireTestSupport", "TapwireRollupOracle", "TapwireStatisticsOracle"], swiftSettings: strict),
         .testTarget(name: "TapwireDemoTests", dependencies: ["TapwireDemo", "TapwireReport", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireSoakCoreTests", dependencies: ["TapwireSoakCore"], swiftSettings: strict),
         .testTarget(name: "TapwireLoopbackClientTests", dependencies: ["TapwireLoopbackClient", "TapwireStore", "TapwireTestSupport"], swiftSettings: strict),

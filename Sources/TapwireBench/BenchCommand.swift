@@ -4,6 +4,7 @@ import TapwireCommandLine
 import TapwireCore
 import TapwireLoopbackClient
 import TapwireServer
+import TapwireStatistics
 import TapwireStore
 import TapwireZlib
 

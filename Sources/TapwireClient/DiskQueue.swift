@@ -8,51 +8,6 @@ import Musl
 import Darwin
 #endif
 
-/// When an appended record reaches the disk.
-public enum QueueDurability: String, Sendable {
-    /// fsync after every append (and every head update): a recorded event survives a process
-    /// kill, a crash, jetsam and power loss. The default; notification events are few per day.
-    case fsyncEveryRecord
-    /// write(2) only: survives a process kill or crash (the kernel has the bytes), not power loss.
-    case osBuffered
-}
-
-/// An event read back from the queue, ready to be posted.
-public struct QueuedRecord: Sendable, Equatable {
-    /// Position in this process's queue; acknowledgements refer to it.
-    public var sequence: UInt64
-    public var eventId: TelemetryEventID
-    public var recordedAtMicros: Int64
-    /// The event's JSON object, exactly as it will appear in the batch.
-    public var json: [UInt8]
-}
-
-/// What opening the queue found and repaired.
-public struct QueueRecovery: Sendable, Equatable {
-    /// Bytes of an incomplete last record (a write torn by a kill) that were cut off.
-    public var tornTailBytes = 0
-    /// Damaged regions in the middle of a segment that were skipped (each is at least one record).
-    public var corruptRegions = 0
-    /// The head file was missing or damaged, so reading restarted at the oldest segment (at worst
-    /// this re-sends events, which the collector deduplicates).
-    public var headReset = false
-}
-
-public struct QueueError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        case io = "queue_io"
-        case locked = "queue_locked"
-        case recordTooLarge = "record_too_large"
-    }
-    public var code: Code
-    public var message: String
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-    public var description: String { "\(code.rawValue): \(message)" }
-}
-
 /// The persistent, append-only event queue.
 ///
 /// Layout of the directory: `seg-<16 digits>.twq` segment files, appended to in order; `head`,

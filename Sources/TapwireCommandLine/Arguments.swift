@@ -1,9 +1,3 @@
-/// A command-line error: printed as "<program>: <message>" (e.g. "tapwire: …") with exit code 2.
-package struct CLIError: Error, CustomStringConvertible {
-    package var message: String
-    package init(_ message: String) { self.message = message }
-    package var description: String { message }
-}
 
 /// Minimal argument reading in the spirit of swift-argument-parser (which cannot be fetched
 /// here): `--name value`, `--name=value`, flags, positionals; unknown options are errors.
@@ -74,4 +68,3 @@ package struct Arguments {
         return value
     }
 }
-

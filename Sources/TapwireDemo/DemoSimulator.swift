@@ -1,60 +1,6 @@
 import Foundation
 import TapwireCore
-
-/// What `tapwire demo` simulates. Everything follows from `seed`, so a run is reproducible.
-public struct DemoConfiguration: Sendable, Equatable {
-    public var seed: UInt64 = 42
-    public var devices = 2_000
-    public var notifications = 150_000
-    public var days = 14
-    /// The end of the simulated period (exclusive); events spread over the `days` before it.
-    public var end: Timestamp
-    /// The true engagement difference, rich minus text-only, in percentage points, added to
-    /// every category's base rate when media was shown.
-    public var upliftPoints: Double = 6
-    /// The share of media downloads that fail (the notification shows as text-only).
-    public var mediaFailureRate = 0.08
-    /// The share of batches posted twice, as a client retrying after a lost response would.
-    public var retryFraction = 0.01
-    public var eventsPerBatch = 400
-
-    public init(end: Timestamp) { self.end = end }
-}
-
-/// One simulated category: its registration, base engagement rate and media mix.
-struct DemoCategory {
-    var identifier: String
-    var title: String
-    var actions: [(id: String, textInput: Bool, destructive: Bool)]
-    var customDismiss: Bool
-    var baseRate: Double
-    var mediaShare: Double
-    var weight: Double
-    var campaign: (name: String, variants: [String])?
-    /// Posted by the backend as `sent` only, never `delivered` (the fallback base).
-    var sentOnly = false
-}
-
-/// A batch ready to post: the device context and events; `sentAt` is filled at post time so
-/// clock-skew correction sees a real send.
-public struct DemoBatch: Sendable {
-    public var context: WireContext
-    public var events: [WireEvent]
-
-    public func body(sentAt: Timestamp) -> [UInt8] {
-        WireBatch.encode(sentAt: sentAt, context: context, events: events)
-    }
-}
-
-public struct DemoPlan: Sendable {
-    /// Bodies for `POST /v1/categories`, one per app version.
-    public var manifests: [[UInt8]]
-    /// In posting order; retried batches appear twice.
-    public var batches: [DemoBatch]
-    public var uniqueEvents: Int
-    public var from: Timestamp
-    public var to: Timestamp
-}
+import TapwireStatistics
 
 /// Builds the demo population's telemetry: devices on several app versions and platforms,
 /// categories with actions, text replies and dismissals, and a rich/text-only mix whose true

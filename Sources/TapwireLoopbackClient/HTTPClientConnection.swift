@@ -4,49 +4,6 @@ import TapwireCore
 import Glibc
 #endif
 
-/// A response as the client read it off the socket.
-public struct HTTPClientResponse: Sendable {
-    public var status: Int
-    /// Lowercased names.
-    public var headers: [String: String]
-    public var body: [UInt8]
-
-    public init(status: Int, headers: [String: String], body: [UInt8]) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-
-    public var text: String { String(decoding: body, as: UTF8.self) }
-    public var json: JSONValue? { try? JSONParser().parse(body) }
-    /// `error.code` of an error body.
-    public var errorCode: String? { json?["error"]?["code"]?.stringValue }
-}
-
-/// What went wrong talking to the collector; `code` says which step, for callers that word it
-/// their own way (`tapwire demo`).
-public struct HTTPClientError: Error, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        /// The host is not an IPv4 address (or `localhost`).
-        case badAddress = "bad_address"
-        case socketFailed = "socket_failed"
-        /// Nothing listens there (or it did not accept in time).
-        case connectFailed = "connect_failed"
-        case sendFailed = "send_failed"
-        /// The server closed the connection (or the read timed out) before a whole response.
-        case closed
-        case malformedResponse = "malformed_response"
-    }
-
-    public var code: Code
-    public var message: String
-    public init(_ code: Code, message: String) {
-        self.code = code
-        self.message = message
-    }
-    public var description: String { message }
-}
-
 /// The bytes of a request head.
 public func httpRequestHead(_ method: String, _ path: String, headers: [String: String], contentLength: Int?,
                             host: String = "127.0.0.1") -> [UInt8] {

@@ -1,4 +1,5 @@
 import TapwireCore
+import TapwireStatistics
 import TapwireStore
 
 /// What the engagement rate is a share of: delivered notifications, or, when an app posts no

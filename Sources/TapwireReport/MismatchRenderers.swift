@@ -1,9 +1,9 @@
 import TapwireCore
 
 // The mismatch report's renderers: JSON, CSV, the terminal table and HTML, beside the engagement
-// report's (JSONRenderer.swift, TextRenderers.swift, HTMLRenderer.swift). Device-sent identifiers
+// report's (JSONReportRenderer.swift, CSVReportRenderer.swift, TableReportRenderer.swift, HTMLReportRenderer.swift). Device-sent identifiers
 // go through the one escaper of each kind (CSVField.escape, HTML.escape, TextSafety.printable in
-// TapwireCore/Escaping.swift).
+// TapwireCore/Support/CSVField.swift, HTML.swift and TextSafety.swift).
 
 extension MismatchReport {
     /// `{"findings": [...]}`, each finding in the documented field order.

@@ -1,4 +1,5 @@
 import TapwireCore
+import TapwireStatistics
 import TapwireStore
 
 /// Reads what a report needs from PostgreSQL (sql/queries/report_*.sql), in one snapshot: from the

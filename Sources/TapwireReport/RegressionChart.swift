@@ -3,7 +3,7 @@ import TapwireCore
 /// The chart beside a release-regression finding: the candidate's and the baseline's daily rate
 /// of the flagged outcome, over the hours both delivered in (what the rule compared), as two
 /// lines, with the day it was detected marked. Inline SVG, drawn with the engagement report's
-/// pieces (HTMLRenderer.swift), so it needs no script and no external asset.
+/// pieces (HTMLReportRenderer.swift), so it needs no script and no external asset.
 struct RegressionChart {
     var finding: RegressionFinding
     var days: [RegressionDay]

@@ -1,4 +1,5 @@
 import TapwireCore
+import TapwireStatistics
 
 /// The counters of one category and side (rich or text-only) over part of a range.
 public struct ReportTotalsRow: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import TapwireCore
+import TapwireStatistics
 
 /// Which rows answer which part of a report's range (docs/reports.md, "What each report reads").
 /// Pure: the instants come from the database (the zone's midnights), the decisions are made here.

@@ -1,4 +1,5 @@
 import TapwireCore
+import TapwireStatistics
 
 /// Optional filters, one per dimension; a dimension without one matches everything. A missing
 /// campaign or variant matches "".

@@ -1,4 +1,5 @@
 import TapwireCore
+import TapwireStatistics
 import TapwireStore
 
 /// Why a report could not be made. Codes are stable; the HTTP layer maps them to statuses.

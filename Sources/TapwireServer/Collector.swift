@@ -158,7 +158,7 @@ public final class Collector: HTTPHandler {
 }
 
 /// The HTTP server is made in `start` (it needs `self` as its handler); this holds it.
-final class HTTPServerBox: Sendable {
+private final class HTTPServerBox: Sendable {
     private let value = Mutex<HTTPServer?>(nil)
     var server: HTTPServer? {
         get { value.withLock { $0 } }

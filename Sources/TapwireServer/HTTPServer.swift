@@ -12,7 +12,7 @@ import Glibc
 // closure in main.swift would be main-actor isolated and trap when MHD calls it from its own
 // thread). What a request does next is decided by `RequestLifecycle` (RequestLifecycle.swift);
 // the callbacks feed it events and perform its actions. Bodies are read by `BodyReader`
-// (RequestBody.swift), slow uploads answered by `UploadWatchdog`.
+// (BodyReader.swift), slow uploads answered by `UploadWatchdog`.
 
 public final class HTTPServer: Sendable {
     let handler: any HTTPHandler
@@ -94,7 +94,7 @@ public final class HTTPServer: Sendable {
 /// as callable from any thread when MHD_ALLOW_SUSPEND_RESUME is set, and it is made only while
 /// the request is suspended, before the completion callback can run (MHD does not complete
 /// suspended connections; the server is never stopped with one).
-struct ConnectionRef: @unchecked Sendable {
+private struct ConnectionRef: @unchecked Sendable {
     let pointer: OpaquePointer
 }
 

@@ -31,8 +31,3 @@ public struct HTTPServerOptions: Sendable, Equatable {
 
     public init() {}
 }
-
-public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
-}

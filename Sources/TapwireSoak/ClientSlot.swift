@@ -6,13 +6,6 @@ import TapwireStore
 import Glibc
 #endif
 
-/// How every client runs tapwire-client-harness: the program, the collector and the app's key.
-struct HarnessCommand: Sendable {
-    let executable: String
-    let endpoint: String
-    let writeKey: String
-}
-
 /// One client: a queue directory and an id log, recorded into by successive harness processes
 /// (each records a round of events and flushes as it goes), paced to its share of the rate.
 final class ClientSlot: Sendable {

@@ -1,41 +1,5 @@
 import TapwireCore
 
-/// An app, as listed by `tapwire apps list`.
-public struct AppRecord: Sendable, Equatable {
-    public var appId: Int64
-    public var name: String
-    public var createdAt: Timestamp
-    public var activeWriteKeys: Int
-    public var activeReadKeys: Int
-}
-
-/// A new app with its two keys, shown once.
-public struct CreatedApp: Sendable {
-    public var appId: Int64
-    public var name: String
-    public var writeKey: APIKey
-    public var readKey: APIKey
-}
-
-/// What a key resolves to.
-public struct KeyIdentity: Sendable, Equatable, Hashable {
-    public var appId: Int64
-    public var appName: String
-    public var kind: APIKey.Kind
-    public var keyId: String
-}
-
-public struct AppStoreError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        case invalidName = "invalid_app_name"
-        case duplicateName = "app_exists"
-        case unknownApp = "unknown_app"
-    }
-    public var code: Code
-    public var message: String
-    public var description: String { message }
-}
-
 /// Apps and their keys. Keys are stored as SHA-256 of the secret and compared in constant time.
 public struct AppStore: Sendable {
     /// How long a rotated-out key keeps working unless told otherwise: long enough for an app
@@ -61,8 +25,7 @@ public struct AppStore: Sendable {
         let readKey = APIKey.generate(kind: .read)
         do {
             return try connection.transaction { () throws(DatabaseError) -> CreatedApp in
-                let row = try connection.query(EmbeddedSQL.appCreate, [name])
-                guard let appId = row.scalar.flatMap({ Int64($0) }) else { throw DatabaseError(.unexpectedResult, "no app_id returned") }
+                let appId = try connection.query(EmbeddedSQL.appCreate, [name]).value(Int64.self)
                 try insert(writeKey, appId: appId, expiresInSeconds: nil, on: connection)
                 try insert(readKey, appId: appId, expiresInSeconds: nil, on: connection)
                 return CreatedApp(appId: appId, name: name, writeKey: writeKey, readKey: readKey)
@@ -81,20 +44,14 @@ public struct AppStore: Sendable {
     }
 
     public func app(named name: String, on connection: PostgresConnection) throws -> AppRecord {
-        let result = try connection.query(EmbeddedSQL.appByName, [name])
-        guard let row = result.rows.first, let id = row[0].flatMap({ Int64($0) }) else {
+        guard let app = try connection.query(EmbeddedSQL.appByName, [name]).decodeFirst(AppRecord.self) else {
             throw AppStoreError(code: .unknownApp, message: "no app named \(name); `tapwire apps list` shows the apps, `tapwire apps create \(name)` makes one")
         }
-        return AppRecord(appId: id, name: row[1] ?? name, createdAt: PostgresValue.timestamp(microseconds: row[2]) ?? Timestamp(microseconds: 0),
-                         activeWriteKeys: 0, activeReadKeys: 0)
+        return app
     }
 
     public func listApps(on connection: PostgresConnection) throws(DatabaseError) -> [AppRecord] {
-        try connection.query(EmbeddedSQL.appsList).rows.compactMap { row in
-            guard let id = row[0].flatMap({ Int64($0) }), let name = row[1] else { return nil }
-            return AppRecord(appId: id, name: name, createdAt: PostgresValue.timestamp(microseconds: row[2]) ?? Timestamp(microseconds: 0),
-                             activeWriteKeys: row[3].flatMap { Int($0) } ?? 0, activeReadKeys: row[4].flatMap { Int($0) } ?? 0)
-        }
+        try connection.query(EmbeddedSQL.appsList).decode(AppRecord.self)
     }
 
     /// Makes a new key of `kind`; the app's previous keys of that kind keep working for
@@ -113,14 +70,29 @@ public struct AppStore: Sendable {
     /// The app a key belongs to, or nil for an unknown, wrong or expired key. The secret's hash
     /// is compared in constant time.
     public func resolve(_ key: APIKey, on connection: PostgresConnection) throws(DatabaseError) -> KeyIdentity? {
-        let result = try connection.query(EmbeddedSQL.keyLookup, [key.keyId])
-        guard let row = result.rows.first,
-              let appId = row[0].flatMap({ Int64($0) }), let appName = row[1],
-              let kind = row[2].flatMap({ APIKey.Kind(rawValue: $0) }),
-              let stored = row[3].flatMap({ PostgresValue.bytes(fromHex: $0) })
-        else { return nil }
-        let matches = constantTimeEquals(stored, key.secretHash)
-        guard matches, kind == key.kind, row[4] == "t" else { return nil }
-        return KeyIdentity(appId: appId, appName: appName, kind: kind, keyId: key.keyId)
+        guard let stored = try connection.query(EmbeddedSQL.keyLookup, [key.keyId]).decodeFirst(StoredKey.self) else { return nil }
+        let matches = constantTimeEquals(stored.secretHash, key.secretHash)
+        guard matches, stored.kind == key.kind, stored.active else { return nil }
+        return KeyIdentity(appId: stored.appId, appName: stored.appName, kind: stored.kind, keyId: key.keyId)
+    }
+
+    /// A row of sql/queries/key_lookup.sql: the key's app, kind, secret hash and whether it is in force.
+    private struct StoredKey: PostgresRowDecodable {
+        var appId: Int64
+        var appName: String
+        var kind: APIKey.Kind
+        var secretHash: [UInt8]
+        var active: Bool
+
+        init(row: QueryResult.Row) throws(DatabaseError) {
+            appId = try row.decode("app_id")
+            appName = try row.decode("name")
+            kind = try row.decode("kind")
+            guard let hash = PostgresValue.bytes(fromHex: try row.decode("secret_hash")) else {
+                throw DatabaseError(.unexpectedResult, "column secret_hash is not hex", query: EmbeddedSQL.keyLookup.name)
+            }
+            secretHash = hash
+            active = try row.decode("active")
+        }
     }
 }

@@ -3,15 +3,6 @@ import Foundation
 import Synchronization
 import TapwireCore
 
-/// Why work submitted to a `DatabaseExecutor` failed: the work's own typed error, or no
-/// connection to run it on (the queue full or stopped, the server unreachable).
-public enum ExecutorError<Failure: Error>: Error {
-    case failed(Failure)
-    case unavailable(DatabaseError)
-}
-
-extension ExecutorError: Sendable where Failure: Sendable {}
-
 /// A few threads, each owning one connection for its whole life, that run queued database work
 /// (key lookups, manifests, reports) off the HTTP threads. A connection is never shared: work
 /// receives the connection of the thread it runs on, for the duration of the call.

@@ -1,27 +1,6 @@
 import Synchronization
 import TapwireCore
 
-/// How one request's events fared in a group commit.
-public struct BatchOutcome: Sendable, Equatable {
-    public var stored: Int
-    public var duplicates: Int
-    public init(stored: Int, duplicates: Int) {
-        self.stored = stored
-        self.duplicates = duplicates
-    }
-}
-
-/// The UTC days that have an events partition, shared by every writer of a process so each
-/// day's partition is created once; a day not in the set costs one idempotent function call.
-public final class PartitionDays: Sendable {
-    private let known = Mutex<Set<Int64>>([])
-    public init() {}
-
-    func missing(_ days: Set<Int64>) -> [Int64] { known.withLock { set in days.subtracting(set).sorted() } }
-    func insert(_ days: [Int64]) { known.withLock { $0.formUnion(days) } }
-    public func forget() { known.withLock { $0.removeAll() } }
-}
-
 /// Writes groups of batches in one transaction: the dedup claim, a binary COPY of the new rows
 /// into events, and a COPY of the finest rollup rows they add, computed here by `RollupDeltas`
 /// and appended to rollup_delta_batches as one row of arrays per app, which `RollupFolder` folds
@@ -142,7 +121,9 @@ public final class EventWriter {
                 try connection.copyIn(EmbeddedSQL.copyStagedIds, data: ids)
                 let claimed = try connection.query(EmbeddedSQL.claimEventIds).affectedRows
                 if claimed < plan.order.count {
-                    let before = Set(try connection.query(EmbeddedSQL.stagedDuplicates).rows.compactMap { $0[0].flatMap { Int($0) } })
+                    let before = Set(try connection.query(EmbeddedSQL.stagedDuplicates).namedRows.map { (row) throws(DatabaseError) in
+                        try row.decode("seq", as: Int.self)
+                    })
                     rows = GroupRows(batches, plan: plan, rows: plan.order.filter { !before.contains($0) })
                 }
             }

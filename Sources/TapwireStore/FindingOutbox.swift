@@ -25,11 +25,19 @@ public struct FindingOutbox: Sendable {
     }
 
     /// A message waiting in the outbox, leased to this collector.
-    public struct LeasedMessage: Sendable, Equatable {
+    public struct LeasedMessage: Sendable, Equatable, PostgresRowDecodable {
         public var key: FindingKey
         public var payload: String
         /// Including this one.
         public var attempts: Int
+
+        /// A row of sql/queries/finding_alert_lease.sql.
+        public init(row: QueryResult.Row) throws(DatabaseError) {
+            key = FindingKey(appId: try row.decode("app_id"), appVersion: try row.decode("app_version"), kind: try row.decode("kind"),
+                             category: try row.decode("category"), detail: try row.decode("detail"))
+            payload = try row.decode("payload")
+            attempts = try row.decode("attempts")
+        }
     }
 
     /// Queues the messages whose keys no one queued before (all of one app); returns the keys
@@ -43,24 +51,16 @@ public struct FindingOutbox: Sendable {
             PostgresValue.textArray(mine.map(\.key.category)), PostgresValue.textArray(mine.map(\.key.detail)),
             PostgresValue.textArray(mine.map(\.severity.rawValue)), PostgresValue.textArray(mine.map(\.payload)),
             PostgresValue.textArray(mine.map { $0.firstSeen?.description ?? "" }),
-        ]).rows
-        return rows.compactMap { row in
-            guard row.count == 4, let version = row[0], let kind = row[1].flatMap(FindingKind.init(rawValue:)), let category = row[2],
-                  let detail = row[3] else { return nil }
-            return FindingKey(appId: appId, appVersion: version, kind: kind, category: category, detail: detail)
+        ])
+        return try rows.namedRows.map { (row) throws(DatabaseError) in
+            FindingKey(appId: appId, appVersion: try row.decode("app_version"), kind: try row.decode("kind"),
+                       category: try row.decode("category"), detail: try row.decode("detail"))
         }
     }
 
     /// Leases up to `limit` due messages to `owner` for `leaseSeconds`.
     public func lease(owner: String, leaseSeconds: Double, limit: Int, on connection: PostgresConnection) throws(DatabaseError) -> [LeasedMessage] {
-        try connection.query(EmbeddedSQL.findingAlertLease, [owner, String(leaseSeconds), String(limit)]).rows.compactMap { row in
-            guard row.count == 7, let appId = row[0].flatMap({ Int64($0) }), let version = row[1],
-                  let kind = row[2].flatMap(FindingKind.init(rawValue:)), let category = row[3], let detail = row[4], let payload = row[5],
-                  let attempts = row[6].flatMap({ Int($0) })
-            else { return nil }
-            return LeasedMessage(key: FindingKey(appId: appId, appVersion: version, kind: kind, category: category, detail: detail),
-                                 payload: payload, attempts: attempts)
-        }
+        try connection.query(EmbeddedSQL.findingAlertLease, [owner, String(leaseSeconds), String(limit)]).decode(LeasedMessage.self)
     }
 
     /// Records what `WebhookRetryPolicy` decided for a leased message. False when the lease was
@@ -84,8 +84,9 @@ public struct FindingOutbox: Sendable {
     /// The outbox by state ("pending", "sent", "failed").
     public func counts(on connection: PostgresConnection) throws(DatabaseError) -> [String: Int64] {
         var out: [String: Int64] = [:]
-        for row in try connection.query(EmbeddedSQL.findingAlertCounts).rows {
-            if let state = row[0], let n = row[1].flatMap({ Int64($0) }) { out[state] = n }
+        for row in try connection.query(EmbeddedSQL.findingAlertCounts).namedRows {
+            let (state, count) = try row.decode((String, Int64).self)
+            out[state] = count
         }
         return out
     }

@@ -3,25 +3,6 @@ import Foundation
 import Synchronization
 import TapwireCore
 
-/// Why a request's events were not stored. Every case means "not stored": the client keeps them.
-public enum CommitFailure: Error, Sendable, Equatable {
-    /// The database is unreachable; retry after the given seconds.
-    case unavailable(retryAfterSeconds: Int)
-    /// The write queue is full (the database is falling behind); retry after the given seconds.
-    case overloaded(retryAfterSeconds: Int)
-    /// The database refused this request's rows for a reason retrying will not fix.
-    case rejected(code: String, sqlState: String?)
-}
-
-/// What one transaction did, for metrics.
-public struct CommitStats: Sendable {
-    public var requests: Int
-    public var events: Int
-    public var stored: Int
-    public var duplicates: Int
-    public var seconds: Double
-}
-
 /// Group commit: requests from many connections are queued, and each writer thread takes
 /// everything queued (up to a cap) into one COPY and one transaction. A request is answered
 /// only after COMMIT returns, so 200 means durable. The decisions live in `GroupCommitQueue`;

@@ -1,12 +1,5 @@
 import TapwireCore
 
-public struct StoredManifest: Sendable, Equatable {
-    public var manifestId: Int64
-    public var contentHash: String
-    /// False when the same content was already stored for this app version.
-    public var created: Bool
-}
-
 /// Category manifests per app and app version, deduplicated by content hash.
 public struct ManifestStore: Sendable {
     public init() {}
@@ -16,10 +9,9 @@ public struct ManifestStore: Sendable {
         return try connection.transaction { () throws(DatabaseError) -> StoredManifest in
             let result = try connection.query(EmbeddedSQL.manifestUpsert,
                                               [String(appId), manifest.appVersion, hash, manifest.canonicalJSON.serialized()])
-            guard let row = result.rows.first, let id = row[0].flatMap({ Int64($0) }) else {
-                throw DatabaseError(.unexpectedResult, "manifest upsert returned no row")
-            }
-            let created = row[1] == "t"
+            guard let row = result.namedRows.first else { throw DatabaseError(.unexpectedResult, "manifest upsert returned no row") }
+            let id: Int64 = try row.decode("manifest_id")
+            let created: Bool = try row.decode("created")
             if created {
                 for category in manifest.categories {
                     try connection.query(EmbeddedSQL.manifestCategoryInsert, [
@@ -41,11 +33,10 @@ public struct ManifestStore: Sendable {
     /// The manifest in force for each app version of an app (the one posted last).
     public func currentManifests(appId: Int64, on connection: PostgresConnection) throws(DatabaseError) -> [String: Manifest] {
         var out: [String: Manifest] = [:]
-        for row in try connection.query(EmbeddedSQL.manifestsCurrent, [String(appId)]).rows {
-            guard let version = row[0], let body = row[1],
-                  let json = try? JSONParser().parse(body),
-                  let manifest = try? ManifestDecoder().decode(json)
-            else { continue }
+        for row in try connection.query(EmbeddedSQL.manifestsCurrent, [String(appId)]).namedRows {
+            let version: String = try row.decode("app_version"), body: String = try row.decode("body")
+            // A manifest this build cannot read (stored by a newer one) is left out, not an error.
+            guard let json = try? JSONParser().parse(body), let manifest = try? ManifestDecoder().decode(json) else { continue }
             out[version] = manifest
         }
         return out

@@ -36,8 +36,8 @@ public struct Migrator: Sendable {
             do {
                 outcome = try connection.transaction { () throws(DatabaseError) -> Outcome in
                     try connection.query(EmbeddedSQL.migrationsLock)
-                    if let recorded = try connection.query(EmbeddedSQL.migrationsChecksum, [String(migration.version)]).rows.first {
-                        return recorded.first == checksum ? .alreadyApplied : .edited
+                    if let recorded = try connection.query(EmbeddedSQL.migrationsChecksum, [String(migration.version)]).namedRows.first {
+                        return try recorded.decode("checksum", as: String.self) == checksum ? .alreadyApplied : .edited
                     }
                     try connection.executeScript(migration.script)
                     try connection.query(EmbeddedSQL.migrationsRecord, [String(migration.version), migration.name, checksum])
@@ -65,6 +65,6 @@ public struct Migrator: Sendable {
 
     /// The highest applied version, or 0 on an empty database.
     public func currentVersion(_ connection: PostgresConnection) throws(DatabaseError) -> Int {
-        Int(try connection.query(EmbeddedSQL.migrationsCurrentVersion).scalar ?? "0") ?? 0
+        try connection.query(EmbeddedSQL.migrationsCurrentVersion).value(Int.self)
     }
 }

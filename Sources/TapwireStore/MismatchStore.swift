@@ -13,27 +13,30 @@ public struct MismatchStore: Sendable {
     public func usage(appId: Int64, since: Timestamp, until: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> [CategoryUsage] {
         let w = MismatchWindow(since: since, until: until)
         try RollupStore().foldBeforeReading(on: connection) // pending deltas first: count every acknowledged event
-        let result = try connection.query(EmbeddedSQL.mismatchUsageWindow, [
+        return try Self.parseUsage(try connection.query(EmbeddedSQL.mismatchUsageWindow, [
             String(appId), w.hourStart.description, w.fullDaysStart.description, w.fullDaysEnd.description, w.until.description,
-        ])
-        return try Self.parseUsage(result.rows)
+        ]))
     }
 
-    /// Rows of (version, platform, type, category, action, registered, count, first µs, last µs).
-    package static func parseUsage(_ rows: [[String?]]) throws(DatabaseError) -> [CategoryUsage] {
+    /// Rows of (version, platform, type, category, action, registered, count, first µs, last µs),
+    /// in that order (the raw-events baseline of the benchmark names its columns differently).
+    package static func parseUsage(_ result: QueryResult) throws(DatabaseError) -> [CategoryUsage] {
         var out: [CategoryUsage] = []
-        out.reserveCapacity(rows.count)
-        for row in rows {
-            guard row.count == 9, let version = row[0], let platform = row[1], let type = row[2].flatMap(EventType.init(rawValue:)),
-                  let category = row[3], let action = row[4], let flag = row[5].flatMap({ Int16($0) }),
-                  let count = row[6].flatMap({ Int64($0) }), let first = row[7].flatMap({ Int64($0) }), let last = row[8].flatMap({ Int64($0) })
-            else { throw DatabaseError(.unexpectedResult, "mismatch usage row has an unexpected shape") }
+        out.reserveCapacity(result.rows.count)
+        for row in result.namedRows {
+            let (version, platform, type, category, action, flag, count, first, last) =
+                try row.decode((String, String, EventType, String, String, Int16, Int64, Timestamp, Timestamp).self)
             out.append(CategoryUsage(appVersion: version, platform: platform, type: type, category: category,
                                      action: action.isEmpty ? nil : action,
                                      registration: RegistrationReport(rawValue: flag) ?? .notReported, count: count,
-                                     firstSeen: Timestamp(microseconds: first), lastSeen: Timestamp(microseconds: last)))
+                                     firstSeen: first, lastSeen: last))
         }
         return out
+    }
+
+    /// `parseUsage` over rows as text (the benchmark's raw scan).
+    package static func parseUsage(_ rows: [[String?]]) throws(DatabaseError) -> [CategoryUsage] {
+        try parseUsage(QueryResult(columns: [], rows: rows, affectedRows: 0))
     }
 
     /// The findings of one app over [since, until), merged across app versions.
@@ -67,9 +70,8 @@ public struct MismatchStore: Sendable {
     /// Apps with any usage since `since`.
     public func activeApps(since: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> [(appId: Int64, name: String)] {
         try RollupStore().foldBeforeReading(on: connection)
-        return try connection.query(EmbeddedSQL.mismatchActiveApps, [since.description]).rows.compactMap { row in
-            guard let id = row[0].flatMap({ Int64($0) }), let name = row[1] else { return nil }
-            return (id, name)
+        return try connection.query(EmbeddedSQL.mismatchActiveApps, [since.description]).namedRows.map { (row) throws(DatabaseError) in
+            (try row.decode("app_id"), try row.decode("name"))
         }
     }
 }

@@ -8,50 +8,6 @@ import TapwireCore
 // Every PQ* call is here; each result is checked, each PGresult is cleared by `defer`, and no
 // pointer leaves its `withUnsafe…` scope.
 
-/// The rows of a query result in text format: what libpq returns without binary decoding.
-public struct QueryResult: Sendable {
-    public var columns: [String]
-    public var rows: [[String?]]
-    /// The row count of an INSERT/UPDATE/DELETE (PQcmdTuples), 0 otherwise.
-    public var affectedRows: Int
-
-    public init(columns: [String], rows: [[String?]], affectedRows: Int) {
-        self.columns = columns
-        self.rows = rows
-        self.affectedRows = affectedRows
-    }
-
-    public func column(_ name: String) -> Int? { columns.firstIndex(of: name) }
-
-    /// The rows, each read by column name (the names libpq gave, PQfname): a reader no longer
-    /// depends on the order of the SELECT list.
-    public var namedRows: [Row] {
-        rows.map { Row(values: $0, columns: columns) }
-    }
-
-    /// One row of a result, read by column name.
-    public struct Row: Sendable {
-        public let values: [String?]
-        /// The result's column names, shared by its rows. Found by a scan, not a hash: a result
-        /// has a dozen columns whose names fit in a small string, so comparing them is cheaper
-        /// than hashing the name on every read (a report reads ~150k values this way).
-        let columns: [String]
-
-        /// The value of column `name` as text, nil for SQL NULL. A name the query does not return
-        /// is a mistake in the code, like an index past the end.
-        public subscript(_ name: String) -> String? {
-            guard let position = columns.firstIndex(of: name) else { preconditionFailure("the result has no column \(name)") }
-            return values[position]
-        }
-
-        /// Whether the result has column `name` (queries that share a reader but not every column).
-        public func hasColumn(_ name: String) -> Bool { columns.contains(name) }
-    }
-
-    /// The single value of a one-row, one-column result.
-    public var scalar: String? { rows.first?.first ?? nil }
-}
-
 /// One libpq connection. It is owned by exactly one object and used from one thread at a time
 /// (deliberately not Sendable); `close()` may be called any number of times.
 public final class PostgresConnection {
@@ -150,7 +106,7 @@ public final class PostgresConnection {
             let result: OpaquePointer? = withOptionalCStringArray(parameters) { values in
                 PQexecParams(connection, sql.text, Int32(parameters.count), nil, values, nil, nil, 0)
             }
-            return try consume(result, connection: connection)
+            return try consume(result, connection: connection).naming(sql)
         } catch {
             throw error.naming(sql)
         }
@@ -261,7 +217,7 @@ public final class PostgresConnection {
             var outcome: Result<QueryResult, DatabaseError>?
             while let result = PQgetResult(connection) {
                 let this: Result<QueryResult, DatabaseError>
-                do throws(DatabaseError) { this = .success(try consume(result, connection: connection)) } catch { this = .failure(error) }
+                do throws(DatabaseError) { this = .success(try consume(result, connection: connection).naming(sql)) } catch { this = .failure(error) }
                 if case .failure = outcome {} else { outcome = this }
             }
             guard let outcome else { throw DatabaseError(.unexpectedResult, "no result") }

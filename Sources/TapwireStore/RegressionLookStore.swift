@@ -48,9 +48,7 @@ public struct RegressionLookStore: Sendable {
         if let stored = try stored(appId: appId, looksEnd: looksEnd, currentManifestsOnly: false, on: connection) { return stored }
         // Read before the check: a manifest posted in between makes the stored state older than
         // what the check saw, so readers recompute rather than serve a look the manifest changed.
-        guard let manifests = try connection.query(EmbeddedSQL.regressionLookManifests, [String(appId)]).scalar else {
-            throw DatabaseError(.unexpectedResult, "the manifests' state of an app came back NULL")
-        }
+        let manifests = try connection.query(EmbeddedSQL.regressionLookManifests, [String(appId)]).value(String.self)
         var check = try RegressionStore(configuration: configuration).check(appId: appId, asOf: Timestamp(microseconds: looksEnd),
                                                                             on: connection)
         let takenAt = Timestamp.now
@@ -79,11 +77,9 @@ public struct RegressionLookStore: Sendable {
     private func stored(appId: Int64, looksEnd: Int64, currentManifestsOnly: Bool,
                         on connection: PostgresConnection) throws(DatabaseError) -> RegressionCheck? {
         let rows = try connection.query(EmbeddedSQL.regressionLookRead, [String(appId), RegressionStore.text(looksEnd),
-                                                                         configuration.lookFingerprint, currentManifestsOnly ? "true" : "false"]).rows
-        guard let row = rows.first else { return nil }
-        guard row.count == 2, let takenAt = row[0].flatMap({ Int64($0) }), let body = row[1] else {
-            throw DatabaseError(.unexpectedResult, "a stored regression look row has an unexpected shape")
-        }
+                                                                         configuration.lookFingerprint, currentManifestsOnly ? "true" : "false"])
+        guard let row = rows.namedRows.first else { return nil }
+        let (takenAt, body) = try row.decode((Int64, String).self)
         guard var check = try? Self.decoder.decode(RegressionCheck.self, from: Data(body.utf8)) else { return nil }
         check.look = .stored(takenAt: takenAt)
         return check

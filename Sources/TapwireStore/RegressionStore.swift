@@ -30,10 +30,8 @@ public struct RegressionStore: Sendable {
         // standby cancels it with a recovery conflict).
         return try connection.readOnlySnapshot { () throws(DatabaseError) -> RegressionCheck in
             var firstDays: [String: Int64] = [:]
-            for row in try connection.query(EmbeddedSQL.regressionVersions, [String(appId), Self.text(lookback), Self.text(looksEnd)]).rows {
-                guard row.count == 2, let version = row[0], let first = row[1].flatMap({ Int64($0) }) else {
-                    throw DatabaseError(.unexpectedResult, "a regression version row has an unexpected shape")
-                }
+            for row in try connection.query(EmbeddedSQL.regressionVersions, [String(appId), Self.text(lookback), Self.text(looksEnd)]).namedRows {
+                let (version, first) = try row.decode((String, Int64).self)
                 firstDays[version] = first
             }
             let newestFirst = firstDays.keys.sorted(by: ReleaseRegressionRule.newer)

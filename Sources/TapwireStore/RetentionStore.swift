@@ -1,40 +1,5 @@
 import TapwireCore
 
-/// A partition of events that retention drops (or, in a dry run, would drop).
-public struct RetainedPartition: Sendable, Equatable {
-    public var name: String
-    public var rangeStart: Timestamp
-    public var rangeEnd: Timestamp
-    /// The planner's estimate; nil when the partition was never analyzed.
-    public var estimatedRows: Int64?
-}
-
-/// What one retention run did, or would do with `dryRun`.
-public struct RetentionOutcome: Sendable, Equatable {
-    public var dryRun: Bool
-    /// False when another run held the lock: this one did nothing.
-    public var ran: Bool
-    public var now: Timestamp
-    public var partitionCutoff: Timestamp
-    public var idCutoff: Timestamp
-    /// Partitions dropped (dry run: due), including ones an interrupted run had left.
-    public var partitions: [RetainedPartition]
-    /// Names of partitions an earlier, interrupted run had started dropping and this one finished.
-    public var resumed: [String]
-    /// Dedup ids deleted (dry run: that would be).
-    public var eventIdsDeleted: Int64
-}
-
-public struct RetentionError: Error, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        case unexpectedPartition = "retention_unexpected_partition"
-        case stuck = "retention_stuck"
-    }
-    public var code: Code
-    public var message: String
-    public var description: String { message }
-}
-
 /// Drops old partitions of events and trims old dedup ids; never touches the rollups. Safe to
 /// run from cron: one run at a time (advisory lock), every step idempotent, an interrupted run
 /// finished by the next. Partitions are detached CONCURRENTLY, so collectors keep writing. No
@@ -53,16 +18,14 @@ public struct RetentionStore: Sendable {
 
     public func run(_ policy: RetentionPolicy, dryRun: Bool, on connection: PostgresConnection,
                     logger: Logger? = nil) throws -> RetentionOutcome {
-        guard let now = PostgresValue.timestamp(microseconds: try connection.query(EmbeddedSQL.retentionNow).scalar) else {
-            throw DatabaseError(.unexpectedResult, "now() returned no timestamp")
-        }
+        let now = try connection.query(EmbeddedSQL.retentionNow).value(Timestamp.self)
         var outcome = RetentionOutcome(dryRun: dryRun, ran: true, now: now, partitionCutoff: policy.partitionCutoff(now: now),
                                        idCutoff: policy.idCutoff(now: now), partitions: [], resumed: [], eventIdsDeleted: 0)
         let due = try duePartitions(before: outcome.partitionCutoff, on: connection)
         if dryRun {
             outcome.partitions = due
-            outcome.resumed = try connection.query(EmbeddedSQL.retentionUnfinished).rows.compactMap { $0[0] }
-            outcome.eventIdsDeleted = Int64(try connection.query(EmbeddedSQL.retentionCountIds, [outcome.idCutoff.description]).scalar ?? "0") ?? 0
+            outcome.resumed = try unfinished(on: connection)
+            outcome.eventIdsDeleted = try connection.query(EmbeddedSQL.retentionCountIds, [outcome.idCutoff.description]).value(Int64.self)
             return outcome
         }
         guard let lock = try TransactionLock.tryAcquire(EmbeddedSQL.retentionLock, beside: connection) else {
@@ -71,13 +34,13 @@ public struct RetentionStore: Sendable {
         }
         defer { lock.release() }
 
-        let plannedBefore = Set(try connection.query(EmbeddedSQL.retentionUnfinished).rows.compactMap { $0[0] })
+        let plannedBefore = Set(try unfinished(on: connection))
         for partition in try duePartitions(before: outcome.partitionCutoff, on: connection) {
             try connection.query(EmbeddedSQL.retentionPlanPartition, [partition.name, partition.rangeStart.description,
                                                                      partition.rangeEnd.description, partition.estimatedRows.map(String.init)])
         }
         let dueNames = Set(due.map(\.name))
-        for name in try connection.query(EmbeddedSQL.retentionUnfinished).rows.compactMap({ $0[0] }) {
+        for name in try unfinished(on: connection) {
             guard Self.isEventPartitionName(name) else {
                 throw RetentionError(code: .unexpectedPartition, message: "refusing to drop \(name): not a daily partition of events")
             }
@@ -98,21 +61,27 @@ public struct RetentionStore: Sendable {
     }
 
     func duePartitions(before cutoff: Timestamp, on connection: PostgresConnection) throws -> [RetainedPartition] {
-        try connection.query(EmbeddedSQL.retentionDuePartitions, [cutoff.description]).rows.compactMap { row in
-            guard let name = row[0], Self.isEventPartitionName(name),
-                  let start = PostgresValue.timestamp(microseconds: row[1]), let end = PostgresValue.timestamp(microseconds: row[2]) else { return nil }
-            return RetainedPartition(name: name, rangeStart: start, rangeEnd: end, estimatedRows: row[3].flatMap { Int64($0) })
-        }
+        // Only the collector's own partitions: a partition named otherwise is never dropped.
+        try connection.query(EmbeddedSQL.retentionDuePartitions, [cutoff.description]).decode(RetainedPartition.self)
+            .filter { Self.isEventPartitionName($0.name) }
+    }
+
+    /// The partitions a run planned to drop and has not recorded as dropped.
+    func unfinished(on connection: PostgresConnection) throws(DatabaseError) -> [String] {
+        try connection.query(EmbeddedSQL.retentionUnfinished).namedRows.map { (row) throws(DatabaseError) in try row.decode("partition_name") }
     }
 
     /// Walks one partition through PartitionDrop's steps until it is recorded as dropped.
     func drop(_ name: String, on connection: PostgresConnection, logger: Logger?) throws {
         for _ in 0..<8 {
-            let row = try connection.query(EmbeddedSQL.retentionPartitionState, [name]).rows.first ?? []
-            guard row.count == 6, let detach = row[3], let finalize = row[4], let dropSQL = row[5] else {
+            guard let row = try connection.query(EmbeddedSQL.retentionPartitionState, [name]).namedRows.first else {
                 throw DatabaseError(.unexpectedResult, "no state for partition \(name)", query: EmbeddedSQL.retentionPartitionState.name)
             }
-            let state: PartitionDrop.State = row[0] != "t" ? .gone : row[1] != "t" ? .detached : row[2] == "t" ? .detachPending : .attached
+            let present: Bool = try row.decode("present"), attached: Bool = try row.decode("attached")
+            let detachPending: Bool = try row.decode("detach_pending")
+            let detach: String = try row.decode("detach_sql"), finalize: String = try row.decode("finalize_sql")
+            let dropSQL: String = try row.decode("drop_sql")
+            let state: PartitionDrop.State = !present ? .gone : !attached ? .detached : detachPending ? .detachPending : .attached
             let step = PartitionDrop.next(state)
             // Statements retention_partition_state.sql built for this partition, named by their
             // step. Waiting behind a long lock queue would stall collectors queued behind a step:

@@ -23,7 +23,6 @@ public struct StandbyStatus: Sendable, Equatable {
     }
 
     public static func read(on connection: PostgresConnection) throws(DatabaseError) -> StandbyStatus {
-        let value = try connection.query(EmbeddedSQL.standbyReplayLag).scalar
-        return StandbyStatus(replayLagSeconds: value.flatMap(Double.init))
+        StandbyStatus(replayLagSeconds: try connection.query(EmbeddedSQL.standbyReplayLag).value(Double?.self))
     }
 }

@@ -16,7 +16,7 @@ public final class TransactionLock {
         let connection = try neighbour.connectAgain(applicationName: "tapwire-lock")
         do {
             try connection.begin()
-            guard try connection.query(attempt).scalar == "t" else {
+            guard try connection.query(attempt).value(Bool.self) else {
                 connection.close()
                 return nil
             }

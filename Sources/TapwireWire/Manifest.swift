@@ -1,37 +1,3 @@
-/// An action the app registered in a category (UNNotificationAction / UNTextInputNotificationAction).
-public struct ManifestAction: Sendable, Equatable, Hashable {
-    public var identifier: String
-    /// Optional human label: identifiers are often opaque (Pushwoosh button ids are "0", "1").
-    public var title: String?
-    /// Apple's option names: foreground, destructive, authenticationRequired.
-    public var options: [String]
-    /// A `UNTextInputNotificationAction`.
-    public var textInput: Bool
-
-    public init(identifier: String, title: String? = nil, options: [String] = [], textInput: Bool = false) {
-        self.identifier = identifier
-        self.title = title
-        self.options = options
-        self.textInput = textInput
-    }
-}
-
-/// A registered UNNotificationCategory.
-public struct ManifestCategory: Sendable, Equatable, Hashable {
-    public var identifier: String
-    public var title: String?
-    /// Apple's option names: customDismissAction, allowInCarPlay, hiddenPreviewsShowTitle, …
-    public var options: [String]
-    /// In registration order (iOS shows them in this order).
-    public var actions: [ManifestAction]
-
-    public init(identifier: String, title: String? = nil, options: [String] = [], actions: [ManifestAction] = []) {
-        self.identifier = identifier
-        self.title = title
-        self.options = options
-        self.actions = actions
-    }
-}
 
 /// The full set of categories an app version registers with setNotificationCategories(_:), as the
 /// SDK posts it to `/v1/categories` and the collector stores it.

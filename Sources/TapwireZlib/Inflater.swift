@@ -1,15 +1,5 @@
 import CZlib
 
-/// Why a compressed body could not be decoded.
-public enum InflateError: Error, Sendable, Equatable {
-    /// Decompressed output passed the cap (a zip bomb, or simply too much data).
-    case tooLarge(limit: Int)
-    /// Not valid gzip/deflate data.
-    case corrupt(String)
-    /// The stream ended before its end marker.
-    case truncated
-}
-
 /// Streaming gzip/deflate decoding with a hard cap on output, fed as a body arrives (the
 /// collector's decompression-bomb guard, and `Zlib.decompress`). The cap is checked as bytes come
 /// out of zlib; the gzip ISIZE trailer is never consulted. This file owns the z_stream and every

@@ -3,16 +3,6 @@ import TapwireCommandLine
 import TapwireCore
 import TapwireServer
 
-/// One configurable value: its flag, its environment variable, its default and how it applies.
-/// The list below is the single source for `tapwire serve --help` and the README table.
-struct Setting: Sendable {
-    var flag: String
-    var environment: String
-    var defaultText: String
-    var help: String
-    var apply: @Sendable (inout CollectorConfiguration, String) throws(CLIError) -> Void
-}
-
 enum Settings {
     static func number(_ text: String, _ setting: String) throws(CLIError) -> Int {
         guard let value = Int(text), value >= 0 else { throw CLIError("\(setting) must be a whole number ≥ 0, got \(text)") }

@@ -18,7 +18,7 @@ struct DocumentationTests {
     /// Paths in backticks that look like files of the tree (`TapwireStore/EventWriter.swift`,
     /// `sql/queries/copy_events.sql`, `Sources/TapwireRollupOracle`), with any "(function)" after them dropped.
     static func namedPaths(in text: String) throws -> [String] {
-        let pattern = try NSRegularExpression(pattern: "`((?:Sources/|Tests/|sql/|scripts/|dashboards/|docs/|schemas/|Plugins/|deploy/)?[A-Za-z][A-Za-z0-9_-]*/[A-Za-z0-9_./-]*[A-Za-z0-9_])`")
+        let pattern = try NSRegularExpression(pattern: "`((?:Sources/|Tests/|sql/|scripts/|dashboards/|docs/|schemas/|Plugins/|deploy/)?[A-Za-z][A-Za-z0-9_-]*/[A-Za-z0-9_./+-]*[A-Za-z0-9_])`")
         let ns = text as NSString
         return pattern.matches(in: text, range: NSRange(location: 0, length: ns.length)).map { ns.substring(with: $0.range(at: 1)) }
     }

@@ -57,6 +57,58 @@ struct SourceRulesTests {
         #expect(checked >= 5, "found only \(checked) SQL literals")
     }
 
+    /// The files that still hold several types: the report's, which the report redesign (issues 33
+    /// and 34, items 1 and 2) rewrites and splits. Remove a file from here once it is split.
+    static let filesAwaitingTheReportRedesign: Set<String> = [
+        "Sources/TapwireStore/ReportStore.swift", "Sources/TapwireStore/ReportEdgeEvents.swift", "Sources/TapwireStore/RollupStore.swift",
+        "Sources/TapwireStore/CopyEncoder.swift", "Sources/TapwireReport/ReportService.swift", "Sources/TapwireReport/EngagementReport.swift",
+        "Sources/TapwireReport/UpliftCells.swift",
+    ]
+
+    /// The types declared at the top level of a Swift file (struct, enum, class, actor, protocol),
+    /// except those private to it: `(name, line)`.
+    static func topLevelTypes(in text: String) throws -> [(name: String, line: Int)] {
+        let declaration = try NSRegularExpression(pattern: #"^(?:@\w+(?:\([^)]*\))?\s+)*((?:(?:public|package|internal|open|private|fileprivate|final|indirect)\s+)*)(?:struct|enum|class|actor|protocol)\s+([A-Za-z_][A-Za-z0-9_]*)"#)
+        var out: [(String, Int)] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let ns = String(line) as NSString
+            guard let match = declaration.firstMatch(in: String(line), range: NSRange(location: 0, length: ns.length)) else { continue }
+            let modifiers = ns.substring(with: match.range(at: 1))
+            if modifiers.contains("private") { continue }
+            out.append((ns.substring(with: match.range(at: 2)), index + 1))
+        }
+        return out
+    }
+
+    /// A type is found by its name: every type declared at the top level of a file under Sources/
+    /// (other than one private to its file) is in the file named after it (`StagedBatch` in
+    /// `StagedBatch.swift`). Extensions may live in files of their own (`MismatchDetector+EventRules.swift`).
+    @Test func everyTypeIsInTheFileNamedAfterIt() throws {
+        var misplaced: [String] = []
+        var checked = 0
+        for source in try Self.sources() where !Self.filesAwaitingTheReportRedesign.contains(source.path) {
+            let file = ((source.path as NSString).lastPathComponent as NSString).deletingPathExtension
+            for type in try Self.topLevelTypes(in: source.text) {
+                checked += 1
+                if type.name != file { misplaced.append("\(source.path):\(type.line) \(type.name)") }
+            }
+        }
+        #expect(checked > 300, "found only \(checked) types")
+        #expect(misplaced.isEmpty, "types outside the file named after them: \(misplaced)")
+    }
+
+    @Test func theTypeCheckSeesPublicInternalAndAttributedTypesButNotPrivateOnes() throws {
+        let text = """
+        public struct A {}
+        @usableFromInline final class B: Sendable {}
+        enum C { struct Nested {} }
+        private struct D {}
+        fileprivate enum E {}
+        extension F {}
+        """
+        #expect(try Self.topLevelTypes(in: text).map(\.name) == ["A", "B", "C"])
+    }
+
     /// `query("…")` and `SQL("…", name:)` with a literal: a statement written in Swift instead of `sql/`.
     @Test func theProductWritesNoSQLInline() throws {
         let product = try Self.sources().filter { source in

@@ -9,7 +9,7 @@ import Glibc
 
 /// The SDK core against the real collector (in process, on loopback) and a real PostgreSQL.
 /// (URLSession on Linux never completes a 401 carrying WWW-Authenticate under default challenge
-/// handling; URLSessionTransport refuses challenges and reports the 401, see Transport.swift.)
+/// handling; URLSessionTransport refuses challenges and reports the 401, see URLSessionTransport.swift.)
 @Suite(.serialized)
 struct CollectorEndToEndTests {
     static func client(_ dir: URL, port: Int, key: String, appVersion: String = "3.2.1") throws -> TapwireClient {

@@ -151,7 +151,7 @@ import Testing
 }
 
 @Suite struct WireRoundTripTests {
-    /// The one encoder (`TapwireWire/BatchWire.swift`) and the decoder agree on every field, so the
+    /// The one encoder (`TapwireWire/WireBatch.swift`) and the decoder agree on every field, so the
     /// SDK, the demo and the benchmark cannot write what the collector reads differently.
     @Test func whatTheWireEncoderWritesTheDecoderReadsBack() throws {
         let sentAt = Timestamp(iso8601: "2026-12-01T11:59:30Z")!

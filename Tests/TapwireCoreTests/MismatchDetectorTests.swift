@@ -1,3 +1,4 @@
+import TapwireStatistics
 import Testing
 @testable import TapwireCore
 

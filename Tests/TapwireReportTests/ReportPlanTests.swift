@@ -1,5 +1,6 @@
 import Testing
 import TapwireCore
+import TapwireStatistics
 @testable import TapwireReport
 import TapwireStore
 import TapwireTestSupport
@@ -84,11 +85,11 @@ import TapwireTestSupport
     /// exactly once, and so do each local day's pieces of the line.
     @Test func piecesCoverTheRangeExactlyOnce() {
         var rng = SeededGenerator(seed: 77)
-        let quarter = ReportPlan.quarter, day = ReportPlan.day
+        let quarter: Int64 = ReportPlan.quarter, day: Int64 = ReportPlan.day
         let base = Self.us("2026-11-01T00:00:00Z")
         for _ in 0..<300 {
             let from = base + Int64.random(in: 0..<(3 * day), using: &rng)
-            let to = from + Int64.random(in: 1..<(4 * day), using: &rng)
+            let to: Int64 = from + Int64.random(in: 1..<(4 * day), using: &rng)
             let offset = Int64.random(in: -48...56, using: &rng) * quarter
             var localDays: [(day: String, start: Int64)] = []
             var midnight = RollupDeltas.floor(from - offset, day) + offset
@@ -98,15 +99,18 @@ import TapwireTestSupport
             }
             let coverage: Int64? = Bool.random(using: &rng) ? nil : base + Int64.random(in: 0..<(6 * 24 * 4), using: &rng) * quarter
             let plan = ReportPlan(from: from, to: to, localDays: localDays, coverage: coverage)
-            var pieces = plan.wholeDays.map { ($0, $0 + day) } + plan.quarters.map { ($0, $0 + quarter) } + plan.eventRanges.map { ($0.lo, $0.hi) }
+            var pieces: [(Int64, Int64)] = plan.wholeDays.map { ($0, $0 + day) }
+            pieces += plan.quarters.map { ($0, $0 + quarter) }
+            pieces += plan.eventRanges.map { ($0.lo, $0.hi) }
             pieces.sort { $0.0 < $1.0 }
             #expect(pieces.first?.0 == from && pieces.last?.1 == to)
             #expect(zip(pieces, pieces.dropFirst()).allSatisfy { $0.1 == $1.0 }, "totals pieces of [\(from), \(to))")
             #expect(plan.quarters.allSatisfy { $0 >= (coverage ?? .min) })
             for (i, local) in localDays.enumerated() {
-                let lo = max(from, local.start), hi = min(to, i + 1 < localDays.count ? localDays[i + 1].start : to)
-                var line = plan.trendRuns.filter { $0.day == local.day }.map { ($0.lo, $0.hi) }
-                    + plan.trendEventRanges.filter { $0.day == local.day }.map { ($0.lo, $0.hi) }
+                let lo: Int64 = max(from, local.start)
+                let hi: Int64 = min(to, i + 1 < localDays.count ? localDays[i + 1].start : to)
+                var line: [(Int64, Int64)] = plan.trendRuns.filter { $0.day == local.day }.map { ($0.lo, $0.hi) }
+                line += plan.trendEventRanges.filter { $0.day == local.day }.map { ($0.lo, $0.hi) }
                 line.sort { $0.0 < $1.0 }
                 #expect(line.first?.0 == lo && line.last?.1 == hi && zip(line, line.dropFirst()).allSatisfy { $0.1 == $1.0 })
                 #expect(plan.trendRuns.allSatisfy { RollupDeltas.floor($0.lo, day) == RollupDeltas.floor($0.hi - 1, day) })

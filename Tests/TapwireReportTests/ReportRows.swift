@@ -1,4 +1,5 @@
 import TapwireCore
+import TapwireStatistics
 @testable import TapwireReport
 
 /// Report data for the builder's tests, written as the rows of one table keyed by every

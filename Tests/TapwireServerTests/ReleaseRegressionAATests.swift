@@ -1,4 +1,5 @@
 import Foundation
+import TapwireStatistics
 import Testing
 import TapwireCore
 import TapwireReport

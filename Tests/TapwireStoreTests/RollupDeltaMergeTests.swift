@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TapwireStatistics
 import Testing
 import TapwireCore
 @testable import TapwireStore

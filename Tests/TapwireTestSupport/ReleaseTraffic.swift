@@ -1,5 +1,6 @@
 import Foundation
 import TapwireCore
+import TapwireStatistics
 
 /// Notification traffic of app versions over hours, as the SDK would post it: for the
 /// release-regression tests. Counts are drawn from a seeded generator, so a scenario is the same

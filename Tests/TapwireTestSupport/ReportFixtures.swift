@@ -1,6 +1,7 @@
 import Foundation
 import TapwireCore
 import TapwireReport
+import TapwireStatistics
 import TapwireStore
 
 /// Shared helpers for the report and demo tests: posting through the real HTTP API and reading reports.

@@ -1,0 +1,244 @@
+
+/// Turns the JSON of `POST /v1/batch` into validated events. Pure: no I/O, no clock (the
+/// receive time is an argument), so every rule here is unit-tested directly.
+public struct BatchDecoder: Sendable {
+    public var limits: IngestLimits
+
+    public init(limits: IngestLimits = IngestLimits()) { self.limits = limits }
+
+    public func decode(_ body: [UInt8], receivedAt: Timestamp) throws(BatchError) -> DecodedBatch {
+        let root: JSONValue
+        do {
+            root = try JSONParser().parse(body)
+        } catch {
+            switch error.kind {
+            case .invalidUTF8: throw BatchError(.invalidUTF8, "the body is not valid UTF-8 (\(error))")
+            case .tooDeep: throw BatchError(.tooDeep, "the JSON is nested too deeply (\(error))")
+            case .malformed: throw BatchError(.malformedJSON, "the body is not valid JSON (\(error))")
+            }
+        }
+        return try decode(root, receivedAt: receivedAt)
+    }
+
+    public func decode(_ root: JSONValue, receivedAt: Timestamp) throws(BatchError) -> DecodedBatch {
+        guard let object = root.objectValue else {
+            throw BatchError(.invalidBatch, "the body must be a JSON object with an \"events\" array")
+        }
+        if let key = object.duplicateKey {
+            throw BatchError(.invalidBatch, "the key \"\(FieldRules.truncatedForEcho(key))\" appears twice at the top level")
+        }
+        guard let eventsValue = object["events"] else {
+            throw BatchError(.invalidBatch, "the body has no \"events\" array")
+        }
+        guard let elements = eventsValue.arrayValue else {
+            throw BatchError(.invalidBatch, "\"events\" must be an array, got \(eventsValue.typeName)")
+        }
+        guard elements.count <= limits.maxEventsPerBatch else {
+            throw BatchError(.tooManyEvents, "a batch holds at most \(limits.maxEventsPerBatch) events, this one has \(elements.count); split it")
+        }
+        var sentAt: Timestamp?
+        if let value = object["sentAt"], !value.isNull {
+            guard let text = value.stringValue, let parsed = Timestamp(iso8601: text) else {
+                throw BatchError(.invalidBatch, "\"sentAt\" must be an ISO 8601 timestamp such as 2026-12-01T10:00:05.120Z")
+            }
+            sentAt = parsed
+        }
+        let context = try decodeContext(object["context"])
+        let skew = ClockSkew(sentAt: sentAt, receivedAt: receivedAt, maxFutureMicroseconds: limits.maxFutureMicroseconds)
+
+        var batch = DecodedBatch(sentAt: sentAt, receivedAt: receivedAt, context: context, events: [], indices: [],
+                                 rejections: [], clampedCount: 0)
+        batch.events.reserveCapacity(elements.count)
+        batch.indices.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            switch decodeEvent(element, index: index, skew: skew) {
+            case .success(let event):
+                if event.timeClamped { batch.clampedCount += 1 }
+                batch.events.append(event)
+                batch.indices.append(index)
+            case .failure(let rejection):
+                batch.rejections.append(rejection)
+            }
+        }
+        return batch
+    }
+
+    func decodeContext(_ value: JSONValue?) throws(BatchError) -> DeviceContext {
+        guard let value, !value.isNull else { return DeviceContext() }
+        guard let object = value.objectValue else {
+            throw BatchError(.invalidBatch, "\"context\" must be an object, got \(value.typeName)")
+        }
+        if let key = object.duplicateKey {
+            throw BatchError(.invalidBatch, "the key \"\(FieldRules.truncatedForEcho(key))\" appears twice in \"context\"")
+        }
+        func field(_ name: String, max: Int) throws(BatchError) -> String? {
+            guard let v = object[name], !v.isNull else { return nil }
+            guard let s = v.stringValue else {
+                throw BatchError(.invalidBatch, "context.\(name) must be a string, got \(v.typeName)")
+            }
+            if let problem = FieldRules.problem(with: s, maxBytes: max) {
+                throw BatchError(.invalidBatch, "context.\(name) \(problem)")
+            }
+            return s
+        }
+        return DeviceContext(appVersion: try field("appVersion", max: limits.maxVersionBytes) ?? "",
+                             build: try field("build", max: limits.maxVersionBytes),
+                             platform: try field("platform", max: limits.maxPlatformBytes) ?? "",
+                             osVersion: try field("osVersion", max: limits.maxVersionBytes),
+                             sdk: try field("sdk", max: limits.maxTagBytes),
+                             deviceId: try field("deviceId", max: limits.maxTagBytes))
+    }
+
+    func decodeEvent(_ value: JSONValue, index: Int, skew: ClockSkew) -> Result<Event, EventRejection> {
+        guard let object = value.objectValue else {
+            return .failure(EventRejection(index: index, eventId: nil, code: .notAnObject,
+                                           reason: "an event must be a JSON object, got \(value.typeName)"))
+        }
+        let rawId = object["eventId"]?.stringValue
+        func reject(_ code: EventRejection.Code, _ reason: String) -> Result<Event, EventRejection> {
+            .failure(EventRejection(index: index, eventId: rawId.map { FieldRules.truncatedForEcho($0) }, code: code, reason: reason))
+        }
+        if object.byteCount > limits.maxEventBytes {
+            return reject(.tooLarge, "the event is \(object.byteCount) bytes; at most \(limits.maxEventBytes) are allowed")
+        }
+        if let key = object.duplicateKey {
+            return reject(.duplicateKey, "the key \"\(FieldRules.truncatedForEcho(key))\" appears twice")
+        }
+
+        let reader = FieldReader(object: object, limits: limits)
+        do throws(FieldProblem) {
+            guard let idText = try reader.string("eventId", max: 36, required: true) else { throw reader.missing("eventId") }
+            guard let eventId = EventID(idText) else {
+                throw FieldProblem(.invalidField, "eventId must be a UUID such as 01938a2e-7b1c-7d3e-9f00-123456789abc")
+            }
+            guard let typeText = try reader.string("type", max: 16, required: true) else { throw reader.missing("type") }
+            guard let type = EventType(rawValue: typeText) else {
+                throw FieldProblem(.unknownType, "type must be delivered, response or sent, got \"\(FieldRules.truncatedForEcho(typeText))\"")
+            }
+            guard let deviceTime = try reader.timestamp("timestamp") else { throw reader.missing("timestamp") }
+            let (eventTime, clamped) = skew.correct(deviceTime)
+            if skew.receivedAt.microseconds &- eventTime.microseconds > limits.maxEventAgeMicroseconds {
+                throw FieldProblem(.tooOld, "timestamp is more than \(limits.maxEventAgeMicroseconds / 86_400_000_000) days in the past after clock-skew correction")
+            }
+            let notificationId = try reader.string("notificationId", max: limits.maxIdentifierBytes)
+            let category = try reader.string("category", max: limits.maxIdentifierBytes) ?? ""
+            let action = try reader.string("actionIdentifier", max: limits.maxIdentifierBytes)
+            var textLength: Int32?
+            if let length = try reader.integer("userTextLength") {
+                guard length >= 0, length <= limits.maxUserTextLength else {
+                    throw FieldProblem(.invalidField, "userTextLength must be an integer from 0 to \(limits.maxUserTextLength)")
+                }
+                textLength = Int32(length)
+            }
+            switch type {
+            case .response:
+                guard let action, !action.isEmpty else {
+                    throw FieldProblem(.missingField, "actionIdentifier is required on a response")
+                }
+            case .delivered, .sent:
+                if action != nil { throw FieldProblem(.invalidField, "actionIdentifier is only valid on a response") }
+                if textLength != nil { throw FieldProblem(.invalidField, "userTextLength is only valid on a response") }
+            }
+            var media: MediaKinds = []
+            if let list = try reader.stringArray("mediaTypes", maxCount: limits.maxMediaTypesPerEvent, maxBytes: limits.maxMediaTypeBytes) {
+                for name in list {
+                    guard let kind = MediaKinds(name: name) else {
+                        throw FieldProblem(.invalidField, "mediaTypes may hold image, audio, video and other, got \"\(FieldRules.truncatedForEcho(name))\"")
+                    }
+                    media.insert(kind)
+                }
+            }
+            let hasMediaField = try reader.bool("hasMedia")
+            if hasMediaField == false, !media.isEmpty {
+                throw FieldProblem(.invalidField, "hasMedia is false but mediaTypes lists attachments")
+            }
+            let deliveredAt = try reader.timestamp("deliveredAt").map { skew.correct($0).time }
+            // A sentAt in year 9999 with a deliveredAt in year 0 corrects to before any date
+            // PostgreSQL stores: the COPY would fail the whole group, so reject the event here.
+            if let deliveredAt, case let (age, overflow) = skew.receivedAt.microseconds.subtractingReportingOverflow(deliveredAt.microseconds),
+               overflow || age > limits.maxEventAgeMicroseconds {
+                throw FieldProblem(.invalidField, "deliveredAt is more than \(limits.maxEventAgeMicroseconds / 86_400_000_000) days in the past after clock-skew correction")
+            }
+            let event = Event(eventId: eventId, type: type, deviceTime: deviceTime, eventTime: eventTime,
+                              timeClamped: clamped, notificationId: notificationId, category: category,
+                              actionIdentifier: action, userTextLength: textLength,
+                              hasMedia: hasMediaField ?? !media.isEmpty, mediaTypes: media,
+                              mediaRequested: try reader.bool("mediaRequested"),
+                              categoryRegistered: try reader.bool("categoryRegistered"),
+                              campaign: try reader.string("campaign", max: limits.maxIdentifierBytes),
+                              variant: try reader.string("variant", max: limits.maxIdentifierBytes),
+                              deliveredAt: deliveredAt)
+            return .success(event)
+        } catch {
+            return reject(error.code, error.reason)
+        }
+    }
+}
+
+private struct FieldProblem: Error {
+    var code: EventRejection.Code
+    var reason: String
+    init(_ code: EventRejection.Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+}
+
+/// Typed access to an event's fields, producing a precise reason for each wrong one.
+private struct FieldReader {
+    let object: JSONObject
+    let limits: IngestLimits
+
+    func missing(_ name: String) -> FieldProblem { FieldProblem(.missingField, "\(name) is required") }
+
+    func value(_ name: String) -> JSONValue? {
+        guard let v = object[name], !v.isNull else { return nil }
+        return v
+    }
+
+    func string(_ name: String, max: Int, required: Bool = false) throws(FieldProblem) -> String? {
+        guard let v = value(name) else { return nil }
+        guard let s = v.stringValue else { throw FieldProblem(.invalidField, "\(name) must be a string, got \(v.typeName)") }
+        if s.utf8.contains(0) {
+            throw FieldProblem(.nulCharacter, "\(name) contains a NUL character (U+0000), which cannot be stored")
+        }
+        if s.utf8.count > max { throw FieldProblem(.tooLong, "\(name) is \(s.utf8.count) bytes; at most \(max) are allowed") }
+        return s
+    }
+
+    func bool(_ name: String) throws(FieldProblem) -> Bool? {
+        guard let v = value(name) else { return nil }
+        guard let b = v.boolValue else { throw FieldProblem(.invalidField, "\(name) must be true or false, got \(v.typeName)") }
+        return b
+    }
+
+    func integer(_ name: String) throws(FieldProblem) -> Int64? {
+        guard let v = value(name) else { return nil }
+        guard let n = v.numberValue else { throw FieldProblem(.invalidField, "\(name) must be an integer, got \(v.typeName)") }
+        if let i = n.integer { return i }
+        if n.double.isFinite, n.double == n.double.rounded(), abs(n.double) < 9e15 { return Int64(n.double) }
+        throw FieldProblem(.invalidField, "\(name) must be an integer")
+    }
+
+    func timestamp(_ name: String) throws(FieldProblem) -> Timestamp? {
+        guard let v = value(name) else { return nil }
+        guard let s = v.stringValue, let t = Timestamp(iso8601: s) else {
+            throw FieldProblem(.invalidField, "\(name) must be an ISO 8601 timestamp such as 2026-12-01T10:00:05.120Z")
+        }
+        return t
+    }
+
+    func stringArray(_ name: String, maxCount: Int, maxBytes: Int) throws(FieldProblem) -> [String]? {
+        guard let v = value(name) else { return nil }
+        guard let array = v.arrayValue else { throw FieldProblem(.invalidField, "\(name) must be an array of strings") }
+        guard array.count <= maxCount else { throw FieldProblem(.tooLong, "\(name) holds at most \(maxCount) entries") }
+        var out: [String] = []
+        for element in array {
+            guard let s = element.stringValue, s.utf8.count <= maxBytes else {
+                throw FieldProblem(.invalidField, "\(name) must be an array of short strings")
+            }
+            out.append(s)
+        }
+        return out
+    }
+}

@@ -1,0 +1,35 @@
+/// The manifests an app has posted, as detection needs them.
+public struct ManifestIndex: Sendable {
+    public let byVersion: [String: Manifest]
+    /// Every version's categories merged (actions and options united): what a `sent` event or any
+    /// event without an app version is checked against, since its device's version is unknown.
+    public let union: [String: ManifestCategory]
+
+    public init(_ manifests: [String: Manifest]) {
+        byVersion = manifests
+        var union: [String: ManifestCategory] = [:]
+        for version in manifests.keys.sorted() {
+            for category in manifests[version]!.categories {
+                if var merged = union[category.identifier] {
+                    for option in category.options where !merged.options.contains(option) { merged.options.append(option) }
+                    for action in category.actions where !merged.actions.contains(where: { $0.identifier == action.identifier }) {
+                        merged.actions.append(action)
+                    }
+                    union[category.identifier] = merged
+                } else {
+                    union[category.identifier] = category
+                }
+            }
+        }
+        self.union = union
+    }
+
+    /// The categories an event of this version is checked against, or nil when the version never
+    /// posted a manifest (or it is the unknown version '' and no version ever posted one).
+    func reference(for version: String) -> [String: ManifestCategory]? {
+        if let manifest = byVersion[version] {
+            return Dictionary(manifest.categories.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
+        }
+        return version.isEmpty && !union.isEmpty ? union : nil
+    }
+}

@@ -1,0 +1,9 @@
+import Foundation
+
+extension Timestamp {
+    /// The wall clock now.
+    public static var now: Timestamp { Timestamp(seconds: Date().timeIntervalSince1970) }
+}
+
+/// A monotonic clock reading in nanoseconds, for latencies and timeouts (never for event times).
+public func monotonicNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }

@@ -1,0 +1,13 @@
+import Foundation
+import TapwireCore
+
+/// A batch ready to post: the device context and events; `sentAt` is filled at post time so
+/// clock-skew correction sees a real send.
+public struct DemoBatch: Sendable {
+    public var context: WireContext
+    public var events: [WireEvent]
+
+    public func body(sentAt: Timestamp) -> [UInt8] {
+        WireBatch.encode(sentAt: sentAt, context: context, events: events)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import TapwireCore
+
+/// One CSV row per category (and one for all categories, and per group with --by), quoted and
+/// formula-guarded by `CSVField.escape`. Rates are fractions; difference columns (`_pp`) are percentage points.
+public struct CSVReportRenderer: Sendable {
+    public init() {}
+
+    public static let header = [
+        "group_dimension", "group_value", "category", "delivered", "sent", "base", "opens", "actions_total", "engaged",
+        "engagement_rate", "engagement_ci_low", "engagement_ci_high", "text_replies", "reply_p50_length", "reply_p90_length",
+        "dismiss_measurable", "dismissals", "dismiss_rate", "rich_delivered", "rich_engaged", "rich_rate", "rich_ci_low",
+        "rich_ci_high", "text_delivered", "text_engaged", "text_rate", "text_ci_low", "text_ci_high", "uplift_sufficient",
+        "difference_pp", "difference_ci_low_pp", "difference_ci_high_pp", "relative_lift", "p_value", "media_requested",
+        "media_not_shown", "media_failure_rate", "ttr_p50_seconds", "ttr_p90_seconds", "actions",
+        "adjusted_sufficient", "adjusted_difference_pp", "adjusted_ci_low_pp", "adjusted_ci_high_pp", "adjusted_p_value",
+        "adjusted_strata", "excluded_delivered", "confounded", "minimum_detectable_difference_pp", "target_difference_pp",
+        "days_to_detect", "engagement_not_meaningful", "rich_not_meaningful", "text_not_meaningful",
+        "uplift_not_meaningful_delivered", "uplift_engaged_without_deliveries", "excluded_categories",
+        "adjusted_anytime_ci_low_pp", "adjusted_anytime_ci_high_pp", "adjusted_decided_on",
+    ]
+
+    public func render(_ report: EngagementReport) -> String {
+        var lines = [Self.header.joined(separator: ",")]
+        for row in report.categories + [report.overall] { lines.append(line("", "", row)) }
+        for group in report.groups {
+            for row in group.categories + [group.overall] { lines.append(line(group.dimension.rawValue, group.value, row)) }
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    func line(_ dimension: String, _ value: String, _ c: CategoryEngagement) -> String {
+        func n(_ v: Double?) -> String { v.map { String(Rounding.round($0, digits: 6)) } ?? "" }
+        func i(_ v: Int?) -> String { v.map(String.init) ?? "" }
+        let fields: [String] = [
+            dimension, value, c.category ?? "*", String(c.delivered), String(c.sent), c.base.rawValue, String(c.opens),
+            String(c.engaged - c.opens), String(c.engaged), n(c.engagementRate), n(c.engagementCI95?.lower), n(c.engagementCI95?.upper),
+            String(c.textReplies.count), i(c.textReplies.p50Length), i(c.textReplies.p90Length),
+            c.dismiss.measurable ? "true" : "false", i(c.dismiss.count), n(c.dismiss.rate),
+            String(c.uplift.rich.delivered), String(c.uplift.rich.engaged), n(c.uplift.rich.rate), n(c.uplift.rich.ci95?.lower),
+            n(c.uplift.rich.ci95?.upper), String(c.uplift.textOnly.delivered), String(c.uplift.textOnly.engaged),
+            n(c.uplift.textOnly.rate), n(c.uplift.textOnly.ci95?.lower), n(c.uplift.textOnly.ci95?.upper),
+            c.uplift.sufficient ? "true" : "false", n(c.uplift.differencePoints), n(c.uplift.differenceCIPoints?.lower),
+            n(c.uplift.differenceCIPoints?.upper), n(c.uplift.relativeLift), c.uplift.pValue.map { String($0) } ?? "",
+            String(c.media.requested), String(c.media.notShown), n(c.media.rate),
+            n(c.timeToResponse.p50Seconds), n(c.timeToResponse.p90Seconds),
+            c.actions.map { "\($0.identifier)=\($0.count)" }.joined(separator: ";"),
+            c.uplift.adjusted.sufficient ? "true" : "false", n(c.uplift.adjusted.difference.map { $0 * 100 }),
+            n(c.uplift.adjusted.ci95.map { $0.lower * 100 }), n(c.uplift.adjusted.ci95.map { $0.upper * 100 }),
+            c.uplift.adjusted.pValue.map { String($0) } ?? "", String(c.uplift.adjusted.strata),
+            String(c.uplift.adjusted.excludedDelivered), c.uplift.confounded ? "true" : "false",
+            n(c.uplift.detection.minimumDetectableDifference.map { $0 * 100 }), n(c.uplift.detection.target * 100),
+            c.uplift.detection.daysToDetect.map { String(Rounding.round($0, digits: 1)) } ?? "",
+            // rich_not_meaningful and text_not_meaningful stay for existing readers; a side is the sum
+            // of its used cells, so they are always empty (the next two columns say what was left out).
+            c.engagementNotMeaningful ?? "", "", "",
+            String(c.uplift.notMeaningfulDelivered), String(c.uplift.engagedWithoutDeliveries),
+            c.excludedCategories.map { "\($0.category)=\($0.reason.rawValue)" }.joined(separator: ";"),
+            n(c.uplift.adjusted.anytime.ci95.map { $0.lower * 100 }), n(c.uplift.adjusted.anytime.ci95.map { $0.upper * 100 }),
+            c.uplift.adjusted.anytime.decidedOn ?? "",
+        ]
+        return fields.map(CSVField.escape).joined(separator: ",")
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// GitHub-flavoured Markdown: the same three tables as the terminal.
+public struct MarkdownReportRenderer: Sendable {
+    public init() {}
+
+    public func render(_ report: EngagementReport) -> String {
+        var out: [String] = []
+        out.append("# Engagement report: \(escape(report.app))")
+        out.append("")
+        out.append(Fmt.range(report) + (Fmt.filters(report).map { ". Filters: " + escape($0) } ?? ""))
+        out.append("")
+        section(&out, report.categories, report.overall, level: "##")
+        for group in report.groups {
+            out.append("## \(group.dimension.rawValue) = \(escape(group.value.isEmpty ? "(none)" : group.value))")
+            out.append("")
+            section(&out, group.categories, group.overall, level: "###")
+        }
+        out.append("## Notes")
+        out.append("")
+        for note in Fmt.notes + [Fmt.sampleNote(report), Fmt.resolutionNote()] { out.append("- " + escape(note)) }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    func section(_ out: inout [String], _ categories: [CategoryEngagement], _ overall: CategoryEngagement, level: String) {
+        let rows = categories + [overall]
+        for (title, columns) in [("Engagement by category", ReportColumns.engagement),
+                                 ("Rich vs text-only (pooled)", ReportColumns.uplift),
+                                 ("Rich vs text-only adjusted for \(EngagementReportBuilder.strataDimensions)", ReportColumns.adjusted),
+                                 ("How long until the difference is known", ReportColumns.detection),
+                                 ("Sample sizes, media failures, actions", ReportColumns.detail)] {
+            out.append("\(level) \(title)")
+            out.append("")
+            out.append("| " + columns.map(\.header).joined(separator: " | ") + " |")
+            out.append("|" + columns.map { $0.right ? " ---: |" : " --- |" }.joined())
+            for (i, row) in rows.enumerated() {
+                let cells = columns.map { escape($0.cell(row)) }
+                let bold = i == rows.count - 1 && rows.count > 1
+                out.append("| " + cells.map { bold && !$0.isEmpty ? "**\($0)**" : $0 }.joined(separator: " | ") + " |")
+            }
+            out.append("")
+            if title.hasPrefix("Rich vs text-only adjusted") {
+                for line in Fmt.rowNotes(rows) { out.append("- " + escape(line)) }
+                if !Fmt.rowNotes(rows).isEmpty { out.append("") }
+            }
+        }
+    }
+
+    /// Escapes what Markdown would interpret in table cells and text.
+    func escape(_ text: String) -> String {
+        var out = ""
+        for c in text {
+            if "|\\*_`[]<>#".contains(c) { out.append("\\") }
+            out.append(c)
+        }
+        return out
+    }
+}

@@ -1,0 +1,11 @@
+import Foundation
+
+/// Why a request's events were not stored. Every case means "not stored": the client keeps them.
+public enum CommitFailure: Error, Sendable, Equatable {
+    /// The database is unreachable; retry after the given seconds.
+    case unavailable(retryAfterSeconds: Int)
+    /// The write queue is full (the database is falling behind); retry after the given seconds.
+    case overloaded(retryAfterSeconds: Int)
+    /// The database refused this request's rows for a reason retrying will not fix.
+    case rejected(code: String, sqlState: String?)
+}

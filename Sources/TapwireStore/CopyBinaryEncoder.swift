@@ -1,0 +1,43 @@
+
+/// Builds PostgreSQL's binary COPY format ("PGCOPY\n\377\r\n\0", then tuples of
+/// length-prefixed fields). Binary means no escaping at all: a tab, a backslash or a `\.` line
+/// in a category travels as its bytes, and the server does no text parsing.
+struct CopyBinaryEncoder: BinaryValueWriter {
+    var bytes: [UInt8]
+
+    init(reservingCapacity capacity: Int = 1 << 16) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+        bytes.append(contentsOf: [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00]) // PGCOPY\n\377\r\n\0
+        append32(0) // flags
+        append32(0) // header extension length
+    }
+
+    mutating func didAppendValue(isNull: Bool) {}
+
+    mutating func finish() -> [UInt8] {
+        append16(0xFFFF) // trailer: field count -1
+        return bytes
+    }
+
+    mutating func beginRow(fields: Int) { append16(UInt16(fields)) }
+
+    /// A one-dimensional array field (array_send's layout: ndim, has-nulls flag, element type,
+    /// then length and lower bound 1, then the elements).
+    mutating func array(_ column: BinaryArray) {
+        if column.count == 0 {
+            append32(12)
+            append32(0) // ndim 0: the empty array
+            append32(0)
+            append32(column.elementType.rawValue)
+            return
+        }
+        append32(UInt32(20 + column.bytes.count))
+        append32(1)
+        append32(column.hasNull ? 1 : 0)
+        append32(column.elementType.rawValue)
+        append32(UInt32(column.count))
+        append32(1)
+        bytes.append(contentsOf: column.bytes)
+    }
+}

@@ -1,0 +1,64 @@
+
+package enum EventCopyRows {
+    /// Encodes rows in the column order of `sql/queries/copy_events.sql` (straight into events).
+    /// `order`: the rows to encode (their seq: position across the batches), in that order
+    /// (nil: every row, in order).
+    package static func encode(_ batches: [StagedBatch], order: [Int]? = nil) -> [UInt8] {
+        var locations: [(batch: Int, index: Int)] = []
+        locations.reserveCapacity(batches.reduce(0) { $0 + $1.events.count })
+        for (b, batch) in batches.enumerated() {
+            for i in batch.events.indices { locations.append((b, i)) }
+        }
+        let seqs = order ?? Array(locations.indices)
+        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + seqs.count * 260)
+        for seq in seqs {
+            let (b, i) = locations[seq]
+            let batch = batches[b]
+            let event = batch.events[i]
+            let context = batch.context
+            encoder.beginRow(fields: 24)
+            encoder.int64(batch.appId)
+            encoder.timestamp(event.eventTime)
+            encoder.uuid(event.eventId)
+            encoder.text(event.type.rawValue)
+            encoder.timestamp(event.deviceTime)
+            encoder.timestamp(batch.receivedAt)
+            encoder.bool(event.timeClamped)
+            encoder.optionalText(event.notificationId)
+            encoder.text(event.category)
+            encoder.optionalText(event.actionIdentifier)
+            encoder.optionalInt32(event.userTextLength)
+            encoder.bool(event.hasMedia)
+            encoder.int16(event.mediaTypes.rawValue)
+            encoder.optionalBool(event.mediaRequested)
+            encoder.optionalBool(event.categoryRegistered)
+            encoder.optionalText(event.campaign)
+            encoder.optionalText(event.variant)
+            encoder.optionalTimestamp(event.deliveredAt)
+            encoder.text(context.appVersion)
+            encoder.optionalText(context.build)
+            encoder.text(context.platform)
+            encoder.optionalText(context.osVersion)
+            encoder.optionalText(context.sdk)
+            encoder.optionalText(context.deviceId)
+        }
+        return encoder.finish()
+    }
+}
+
+extension EventCopyRows {
+    /// The ids of the plan's rows, in its (key) order: `(app_id, event_id, received_at)` for
+    /// sql/queries/copy_event_ids.sql, with `seq` first for sql/queries/copy_staged_ids.sql.
+    static func encodeIds(_ batches: [StagedBatch], plan: EventWriter.StagingPlan, withSeq: Bool) -> [UInt8] {
+        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + plan.order.count * 52)
+        for seq in plan.order {
+            let (b, i) = plan.locations[seq]
+            encoder.beginRow(fields: withSeq ? 4 : 3)
+            if withSeq { encoder.int32(Int32(seq)) }
+            encoder.int64(batches[b].appId)
+            encoder.uuid(batches[b].events[i].eventId)
+            encoder.timestamp(batches[b].receivedAt)
+        }
+        return encoder.finish()
+    }
+}

@@ -1,0 +1,9 @@
+import TapwireCore
+
+/// What a key resolves to.
+public struct KeyIdentity: Sendable, Equatable, Hashable {
+    public var appId: Int64
+    public var appName: String
+    public var kind: APIKey.Kind
+    public var keyId: String
+}
