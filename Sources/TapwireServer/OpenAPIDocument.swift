@@ -31,6 +31,13 @@ public enum OpenAPIDocument {
         }.joined(separator: ",\n")
     }
 
+    /// A filter parameter per report dimension (`ReportDimension`, their one declaration).
+    static let dimensionParameters = ReportDimension.allCases.map { dimension in
+        var parameter: [(String, JSONValue)] = [("name", .string(dimension.flag)), ("in", "query"), ("schema", .object([("type", "string")]))]
+        if let description = dimension.apiDescription { parameter.append(("description", .string(description))) }
+        return JSONValue.object(parameter).serialized(pretty: false)
+    }.joined(separator: ",\n      ")
+
     static let reportParameters = #"""
     [
       {"name": "app", "in": "query", "schema": {"type": "string"}, "description": "Must be the key's own app (403 otherwise)."},
@@ -39,11 +46,8 @@ public enum OpenAPIDocument {
       {"name": "from", "in": "query", "schema": {"type": "string"}, "description": "ISO 8601 start of the range."},
       {"name": "to", "in": "query", "schema": {"type": "string"}, "description": "ISO 8601 end of the range."},
       {"name": "tz", "in": "query", "schema": {"type": "string"}, "description": "IANA time zone of the day buckets, such as Europe/Bucharest."},
-      {"name": "version", "in": "query", "schema": {"type": "string"}, "description": "Only this app version."},
-      {"name": "platform", "in": "query", "schema": {"type": "string"}},
-      {"name": "campaign", "in": "query", "schema": {"type": "string"}},
-      {"name": "variant", "in": "query", "schema": {"type": "string"}},
-      {"name": "by", "in": "query", "schema": {"type": "string", "enum": ["version", "platform", "campaign", "variant"]}},
+      \#(dimensionParameters),
+      {"name": "by", "in": "query", "schema": {"type": "string", "enum": [\#(ReportDimension.allCases.map { "\"\($0.flag)\"" }.joined(separator: ", "))]}},
       {"name": "min-sample", "in": "query", "schema": {"type": "integer", "minimum": 0}, "description": "Delivered notifications per side below which the rich vs text-only comparison says insufficient data."},
       {"name": "target-difference", "in": "query", "schema": {"type": "number", "minimum": -100, "maximum": 100, "not": {"enum": [0]}}, "description": "The rich vs text-only difference, in percentage points, whose days to detect the report gives (default: the adjusted difference observed, or 2 when it is not significant)."}
     ]

@@ -14,9 +14,9 @@ enum ReportCommand {
       --since 7d|12h     the last N days (today included) or hours, instead of --from
                          (default: the last 30 days)
       --tz ZONE          IANA time zone of the days (default UTC), e.g. Europe/Bucharest
-      --version V --platform P --campaign C --variant V
-                         filters ('' matches events without a campaign or variant)
-      --by DIM           also break the report down by version, platform, campaign or variant
+    \(ReportDimension.allCases.map { "  --\($0.flag) VALUE".padding(toLength: 25, withPad: " ", startingAt: 0) + $0.help }.joined(separator: "\n"))
+                         filters read the events of the range: exact, slower than an unfiltered report
+      --by DIM           also break the report down by \(ReportDimension.allCases.map(\.flag).joined(separator: ", "))
       --min-sample N     delivered per side below which rich vs text-only is "insufficient data"
                          (default \(MinimumSample.default.perSide))
       --target-difference PP

@@ -57,14 +57,6 @@ struct SourceRulesTests {
         #expect(checked >= 5, "found only \(checked) SQL literals")
     }
 
-    /// The files that still hold several types: the report's, which the report redesign (issues 33
-    /// and 34, items 1 and 2) rewrites and splits. Remove a file from here once it is split.
-    static let filesAwaitingTheReportRedesign: Set<String> = [
-        "Sources/TapwireStore/ReportStore.swift", "Sources/TapwireStore/ReportEdgeEvents.swift", "Sources/TapwireStore/RollupStore.swift",
-        "Sources/TapwireStore/CopyEncoder.swift", "Sources/TapwireReport/ReportService.swift", "Sources/TapwireReport/EngagementReport.swift",
-        "Sources/TapwireReport/UpliftCells.swift",
-    ]
-
     /// The types declared at the top level of a Swift file (struct, enum, class, actor, protocol),
     /// except those private to it: `(name, line)`.
     static func topLevelTypes(in text: String) throws -> [(name: String, line: Int)] {
@@ -86,7 +78,7 @@ struct SourceRulesTests {
     @Test func everyTypeIsInTheFileNamedAfterIt() throws {
         var misplaced: [String] = []
         var checked = 0
-        for source in try Self.sources() where !Self.filesAwaitingTheReportRedesign.contains(source.path) {
+        for source in try Self.sources() {
             let file = ((source.path as NSString).lastPathComponent as NSString).deletingPathExtension
             for type in try Self.topLevelTypes(in: source.text) {
                 checked += 1

@@ -1,8 +1,8 @@
 /// A dimension events are described by, which a report can filter on (`--platform iOS`) and
 /// group by (`--by platform`). This is the one declaration of each: its names on the command
 /// line, in query strings, in JSON and CSV, and its value for an event. The SQL side is
-/// `tapwire_dimension_value` (sql/migrations/0150_report_rollups.sql), which a test holds to
-/// this list; adding a dimension is a case here, a case there, and a column the events carry
+/// `tapwire_dimension_value` and `tapwire_event_matches` (sql/migrations/0150_report_rollups.sql),
+/// which a test holds to this list; adding a dimension is a case here, a case there, and a column the events carry
 /// (docs/architecture.md, "Adding a report dimension").
 public enum ReportDimension: String, Sendable, CaseIterable, Hashable, Comparable {
     case appVersion
@@ -57,6 +57,15 @@ public enum ReportDimension: String, Sendable, CaseIterable, Hashable, Comparabl
         }
     }
 
+    /// The filter parameter's description in docs/openapi.json, where it has one.
+    public var apiDescription: String? {
+        switch self {
+        case .appVersion: return "Only this app version."
+        case .platform, .campaign, .variant: return nil
+        case .os: return "Only this major OS version (18 for iOS 18.x)."
+        }
+    }
+
     /// Accepts the JSON name and the command-line spellings, in any case.
     public init?(flag: String) {
         let lowered = flag.lowercased()
@@ -73,33 +82,5 @@ public enum ReportDimension: String, Sendable, CaseIterable, Hashable, Comparabl
     public static func osMajor(_ osVersion: String?) -> String {
         guard let osVersion else { return "" }
         return String(osVersion.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-    }
-}
-
-/// The value of every dimension for one event: what filters test and `--by` groups on. A missing
-/// campaign or variant is "", as in the rollups.
-public struct DimensionValues: Sendable, Hashable {
-    public var appVersion: String
-    public var platform: String
-    public var campaign: String
-    public var variant: String
-    public var os: String
-
-    public init(appVersion: String = "", platform: String = "", campaign: String = "", variant: String = "", os: String = "") {
-        self.appVersion = appVersion
-        self.platform = platform
-        self.campaign = campaign
-        self.variant = variant
-        self.os = os
-    }
-
-    public subscript(dimension: ReportDimension) -> String {
-        switch dimension {
-        case .appVersion: return appVersion
-        case .platform: return platform
-        case .campaign: return campaign
-        case .variant: return variant
-        case .os: return os
-        }
     }
 }

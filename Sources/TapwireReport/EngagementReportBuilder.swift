@@ -1,0 +1,236 @@
+import TapwireCore
+import TapwireStatistics
+import TapwireStore
+
+/// Turns the rows of one scope into the report model. Pure, so every rule is unit-testable.
+public struct EngagementReportBuilder: Sendable {
+    public var minimumSample: MinimumSample
+    /// A fraction; nil picks one per category (UpliftDetection).
+    public var targetDifference: Double?
+
+    /// What the adjusted difference is stratified by, as the reasons name it.
+    static let strataDimensions = "campaign × platform × UTC day"
+
+    public init(minimumSample: MinimumSample = .default, targetDifference: Double? = nil) {
+        self.minimumSample = minimumSample
+        self.targetDifference = targetDifference
+    }
+
+    /// `manifests`: the manifest in force per app version (ManifestStore.currentManifests).
+    public func build(app: String, scope: ReportScope, data: ReportData, manifests: [String: Manifest],
+                      generatedAt: Timestamp) -> EngagementReport {
+        // The current volume is the range's: deliveries per day over its length.
+        let rangeDays = Double(scope.to.microseconds - scope.from.microseconds) / 86_400_000_000
+        var groups: [ReportGroup] = []
+        var sections: [String: Section] = [:]
+        for row in data.totals { sections[row.group, default: Section()].totals.append(row) }
+        for row in data.trend { sections[row.group, default: Section()].trend.append(row) }
+        for row in data.dismiss { sections[row.group, default: Section()].dismiss.append(row) }
+        for row in data.actions { sections[row.group, default: Section()].actions.append(row) }
+        for row in data.histograms { sections[row.group, default: Section()].histograms.append(row) }
+        for row in data.uplift where !row.wholeReport { sections[row.group, default: Section()].uplift.append(row) }
+        let wholeUplift = data.uplift.filter(\.wholeReport)
+        // The report as a whole: every group's rows, and the strata's sums over all of them.
+        var everything = Section()
+        for value in sections.keys.sorted() {
+            let part = sections[value]!
+            everything.append(part)
+            guard let dimension = scope.groupBy, !part.totals.isEmpty || !part.actions.isEmpty else { continue }
+            let (groupCategories, groupOverall) = build(part, days: data.days, rangeDays: rangeDays, manifests: manifests)
+            groups.append(ReportGroup(dimension: dimension, value: value, categories: groupCategories, overall: groupOverall))
+        }
+        everything.uplift = wholeUplift
+        let (categories, overall) = build(everything, days: data.days, rangeDays: rangeDays, manifests: manifests)
+        return EngagementReport(app: app, from: scope.from, to: scope.to, timeZone: scope.timeZone, filters: scope.filters,
+                                groupBy: scope.groupBy, source: scope.source, generatedAt: generatedAt,
+                                minimumSample: minimumSample, targetDifference: targetDifference, days: data.days, categories: categories,
+                                overall: overall, groups: groups)
+    }
+
+    /// The rows of one `--by` value (or of the whole report).
+    struct Section {
+        var totals: [ReportTotalsRow] = []
+        var trend: [ReportTrendRow] = []
+        var dismiss: [ReportDismissRow] = []
+        var actions: [ReportActionRow] = []
+        var histograms: [ReportHistogramRow] = []
+        var uplift: [ReportUpliftDayRow] = []
+
+        mutating func append(_ other: Section) {
+            totals += other.totals
+            trend += other.trend
+            dismiss += other.dismiss
+            actions += other.actions
+            histograms += other.histograms
+            uplift += other.uplift
+        }
+    }
+
+    /// Each category's sums per UTC day (whole days from their rows; a cut day's part as one
+    /// stratum, from its totals), in order of the day.
+    static func upliftDays(_ section: Section) -> [String: [(utcDay: Int, sums: UpliftDay)]] {
+        var whole: [String: [Int: UpliftDay]] = [:]
+        for row in section.uplift { whole[row.category, default: [:]][row.utcDay] = row.day }
+        struct CutKey: Hashable { var category: String; var day: Int }
+        var cells: [CutKey: (rich: (delivered: Int, engaged: Int), text: (delivered: Int, engaged: Int))] = [:]
+        for row in section.totals {
+            guard let day = row.cutDay else { continue }
+            let c = row.counts
+            let engaged = Int(RollupDeltas.engaged(opens: c.opens, actions: c.actions))
+            var cell = cells[CutKey(category: row.category, day: day)] ?? ((0, 0), (0, 0))
+            if row.hasMedia {
+                cell.rich = (cell.rich.delivered + Int(c.delivered), cell.rich.engaged + engaged)
+            } else {
+                cell.text = (cell.text.delivered + Int(c.delivered), cell.text.engaged + engaged)
+            }
+            cells[CutKey(category: row.category, day: day)] = cell
+        }
+        for (key, cell) in cells {
+            var day = UpliftDay()
+            day.add(rich: cell.rich, textOnly: cell.text)
+            whole[key.category, default: [:]][key.day] = day
+        }
+        return whole.mapValues { days in days.keys.sorted().map { ($0, days[$0]!) } }
+    }
+
+    static func label(_ utcDay: Int) -> String {
+        String(Timestamp.startOfUTCDay(Int64(utcDay)).iso8601(fractionDigits: 0).prefix(10))
+    }
+
+    func build(_ section: Section, days: [String], rangeDays: Double,
+               manifests: [String: Manifest]) -> ([CategoryEngagement], CategoryEngagement) {
+        let names = Set(section.totals.map(\.category)).union(section.actions.map(\.category))
+        let totalsByCategory = Dictionary(grouping: section.totals, by: \.category)
+        let trendByCategory = Dictionary(grouping: section.trend, by: \.category)
+        let dismissByCategory = Dictionary(grouping: section.dismiss, by: \.category)
+        let actionsByCategory = Dictionary(grouping: section.actions, by: \.category)
+        let histogramsByCategory = Dictionary(grouping: section.histograms, by: \.category)
+        let upliftByCategory = Self.upliftDays(section)
+        func looks(_ category: String) -> [(day: String, sums: UpliftDay)] {
+            (upliftByCategory[category] ?? []).map { (Self.label($0.utcDay), $0.sums) }
+        }
+        var categories: [CategoryEngagement] = names.map { name in
+            engagement(category: name, title: title(of: name, manifests: manifests), totals: totalsByCategory[name] ?? [],
+                       trend: trendByCategory[name] ?? [], actions: actionsByCategory[name] ?? [],
+                       histograms: histogramsByCategory[name] ?? [], uplift: looks(name), days: days, rangeDays: rangeDays,
+                       dismiss: dismissStats(category: name, rows: dismissByCategory[name] ?? [], manifests: manifests))
+        }
+        categories.sort { ($0.baseCount, $1.displayName) > ($1.baseCount, $0.displayName) }
+
+        // The overall's members: the categories whose rates are over the overall's base and meaningful.
+        let base: EngagementBase = categories.contains { $0.delivered > 0 } ? .delivered : .sent
+        var excluded: [OverallExclusion] = []
+        var members: Set<String> = []
+        for c in categories {
+            guard let name = c.category else { continue }
+            let reason: OverallExclusion.Reason?
+            if c.baseCount == 0 {
+                reason = c.sent > 0 ? .sentBase : .noBase
+            } else if c.base != base {
+                reason = .sentBase
+            } else if c.engagementNotMeaningful != nil {
+                reason = .engagementNotMeaningful
+            } else {
+                reason = nil
+            }
+            if let reason {
+                excluded.append(OverallExclusion(category: name, reason: reason, delivered: c.delivered, sent: c.sent, engaged: c.engaged))
+            } else {
+                members.insert(name)
+            }
+        }
+        // Dismissals over the members whose dismiss rate is itself measurable and meaningful.
+        let measured = categories.filter { $0.category.map(members.contains) == true && $0.dismiss.rate != nil }
+        let overallDismiss: DismissStats
+        if measured.isEmpty {
+            overallDismiss = .notMeasurable
+        } else {
+            let count = measured.reduce(0) { $0 + ($1.dismiss.count ?? 0) }
+            let base = measured.reduce(0) { $0 + ($1.dismiss.base ?? 0) }
+            overallDismiss = DismissStats(measurable: true, count: count, rate: ProportionStatistics.share(count, of: base), base: base)
+        }
+        // Rich vs text-only takes the used cells of every category: a category without
+        // deliveries has none, and an odd cell leaves out only itself. Each day adds the
+        // categories in name order, so the sums never depend on hashing.
+        var overallDays: [Int: UpliftDay] = [:]
+        for name in names.sorted() {
+            for (day, sums) in upliftByCategory[name] ?? [] { overallDays[day] = overallDays[day].map { $0 + sums } ?? sums }
+        }
+        var overall = engagement(category: nil, title: nil, totals: section.totals.filter { members.contains($0.category) },
+                                 trend: section.trend.filter { members.contains($0.category) },
+                                 actions: section.actions.filter { members.contains($0.category) },
+                                 histograms: section.histograms.filter { members.contains($0.category) },
+                                 uplift: overallDays.keys.sorted().map { (Self.label($0), overallDays[$0]!) }, days: days,
+                                 rangeDays: rangeDays, dismiss: overallDismiss)
+        overall.excludedCategories = excluded.sorted { $0.category < $1.category }
+        return (categories, overall)
+    }
+
+    func engagement(category: String?, title: String?, totals: [ReportTotalsRow], trend: [ReportTrendRow], actions: [ReportActionRow],
+                    histograms: [ReportHistogramRow], uplift: [(day: String, sums: UpliftDay)], days: [String], rangeDays: Double,
+                    dismiss: DismissStats) -> CategoryEngagement {
+        var c = RollupDeltas.Counts(), notShown: Int64 = 0
+        for row in totals {
+            c.add(row.counts)
+            if !row.hasMedia { notShown += row.counts.mediaRequested }
+        }
+        var daily: [String: (delivered: Int, engaged: Int)] = [:]
+        for row in trend {
+            daily[row.day, default: (0, 0)].delivered += row.delivered
+            daily[row.day, default: (0, 0)].engaged += row.engaged
+        }
+        let delivered = Int(c.delivered), sent = Int(c.sent), opens = Int(c.opens)
+        let engaged = Int(RollupDeltas.engaged(opens: c.opens, actions: c.actions))
+        let base: EngagementBase = delivered == 0 && sent > 0 ? .sent : .delivered
+        let baseCount = base == .delivered ? delivered : sent
+        let notMeaningful = engagementNotMeaningful(engaged: engaged, base: baseCount, baseName: base.rawValue)
+        var perAction: [String: Int] = [:]
+        for row in actions { perAction[row.action, default: 0] += row.count }
+        let actionList = perAction.map { ActionCount(identifier: $0.key, count: $0.value,
+                                                     rate: ProportionStatistics.share($0.value, of: baseCount)) }
+            .sorted { ($0.count, $1.identifier) > ($1.count, $0.identifier) }
+        var replyLengths = BinnedHistogram(), latencies = BinnedHistogram()
+        for row in histograms {
+            switch row.metric {
+            case .replyLength: replyLengths.add(bin: row.bin, count: row.count)
+            case .timeToResponse: latencies.add(bin: row.bin, count: row.count)
+            }
+        }
+        return CategoryEngagement(
+            category: category, title: title, delivered: delivered, sent: sent, opens: opens, actions: actionList,
+            textReplies: TextReplies(count: Int(c.replies),
+                                     p50Length: replyLengths.percentileBin(0.5).map { Int(ReplyLengthBins.value(ofBin: $0)) },
+                                     p90Length: replyLengths.percentileBin(0.9).map { Int(ReplyLengthBins.value(ofBin: $0)) }),
+            dismiss: dismiss, engaged: engaged, base: base,
+            engagementRate: ProportionStatistics.share(engaged, of: baseCount),
+            engagementCI95: notMeaningful == nil ? ProportionStatistics.wilson(successes: engaged, trials: baseCount) : nil,
+            engagementNotMeaningful: notMeaningful,
+            uplift: RichUplift(days: uplift, dimensions: category == nil ? "category × " + Self.strataDimensions : Self.strataDimensions,
+                               minimum: minimumSample, target: targetDifference, rangeDays: rangeDays),
+            media: MediaFailure(requested: Int(c.mediaRequested), notShown: Int(notShown)),
+            timeToResponse: TimeToResponse(samples: latencies.total,
+                                           p50Seconds: latencies.percentileBin(0.5).map(LatencyBins.value(ofBin:)),
+                                           p90Seconds: latencies.percentileBin(0.9).map(LatencyBins.value(ofBin:))),
+            daily: days.map { DailyPoint(date: $0, delivered: daily[$0]?.delivered ?? 0, engaged: daily[$0]?.engaged ?? 0) })
+    }
+
+    /// Measurable for the app versions in scope whose manifest registers the category with
+    /// customDismissAction; count and rate cover exactly those versions.
+    func dismissStats(category: String, rows: [ReportDismissRow], manifests: [String: Manifest]) -> DismissStats {
+        let measurableVersions = Set(rows.map(\.appVersion)).filter {
+            manifests[$0]?.category(category)?.hasCustomDismissAction == true
+        }
+        guard !measurableVersions.isEmpty else { return .notMeasurable }
+        let measured = rows.filter { measurableVersions.contains($0.appVersion) }
+        let count = measured.reduce(0) { $0 + $1.dismissals }
+        let base = measured.reduce(0) { $0 + $1.delivered }
+        return DismissStats(measurable: true, count: count, rate: ProportionStatistics.share(count, of: base), base: base)
+    }
+
+    func title(of category: String, manifests: [String: Manifest]) -> String? {
+        for version in manifests.keys.sorted(by: >) {
+            if let title = manifests[version]?.category(category)?.title { return title }
+        }
+        return nil
+    }
+}
