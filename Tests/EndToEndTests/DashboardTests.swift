@@ -26,6 +26,7 @@ import TapwireTestSupport
             "Text replies and reply length": ["category", "replies", "p50_length", "p90_length"],
             "Dismiss rate where measurable": ["category", "measurability", "delivered_measurable", "dismissals", "dismiss_rate"],
             "Time to response": ["category", "responses", "p50_seconds", "p90_seconds"],
+            "Engagement by OS version": ["os_version", "category", "delivered", "engaged", "engagement_rate"],
         ],
         "tapwire-mismatches": [
             "Unknown and case-mismatched categories by app version": ["app_version", "category", "kind", "registered_as", "notifications",
@@ -135,7 +136,7 @@ import TapwireTestSupport
         var text = base.serialized()
         // A duplicate id, a panel reading raw events, an old schema version.
         text = text.replacingOccurrences(of: "\"id\":2,", with: "\"id\":1,")
-        text = text.replacingOccurrences(of: "FROM rollup_counts\\nWHERE app_id = $app AND grain = 1 AND $__timeFilter(hour) AND ('*' IN ($category) OR category IN ($category))\\nGROUP BY category\\nORDER BY delivered DESC",
+        text = text.replacingOccurrences(of: "FROM rollup_totals\\nWHERE app_id = $app AND grain = 0 AND $__timeFilter(bucket) AND ('*' IN ($category) OR category IN ($category))\\nGROUP BY category\\nORDER BY delivered DESC",
                                           with: "FROM events\\nWHERE app_id = $app GROUP BY category ORDER BY delivered DESC")
         text = text.replacingOccurrences(of: "\"schemaVersion\":39", with: "\"schemaVersion\":16")
         let problems = Self.lint(try JSONParser().parse(text), file: "broken.json")
@@ -260,8 +261,13 @@ import TapwireTestSupport
                 #expect(Set(categories).isSuperset(of: ["message", "social_post", "promo", "news"]), "\(file): categories \(categories)")
             }
             // "All" categories (the custom all value), then two picked by hand.
-            var selections: [[String: GrafanaQuery.Value]] = [["app": .single(seeded.appId), "category": .all(allValue: "'*'", options: values["category"] ?? [])]]
-            if values["category"] != nil { selections.append(["app": .single(seeded.appId), "category": .multi(["message", "promo"])]) }
+            let os: GrafanaQuery.Value = .all(allValue: "'*'", options: values["os"] ?? [])
+            var selections: [[String: GrafanaQuery.Value]] = [["app": .single(seeded.appId), "category": .all(allValue: "'*'", options: values["category"] ?? []),
+                                                               "os": os]]
+            if values["category"] != nil { selections.append(["app": .single(seeded.appId), "category": .multi(["message", "promo"]), "os": os]) }
+            if let osValues = values["os"] {
+                #expect(Set(osValues) == ["18", "11"], "\(file): OS versions \(osValues)")
+            }
             for variables in selections {
                 let results = Self.run(dashboard, on: connection, variables: variables, from: seeded.from, to: seeded.to)
                 #expect(Set(results.keys) == Set(expected.keys))
@@ -291,7 +297,8 @@ import TapwireTestSupport
         let connection = try PostgresConnection(url: seeded.url)
         defer { connection.close() }
         let dashboards = Dictionary(uniqueKeysWithValues: try Self.load().map { ($0.json["uid"]?.stringValue ?? "", $0.json) })
-        let variables: [String: GrafanaQuery.Value] = ["app": .single(seeded.appId), "category": .all(allValue: "'*'", options: [])]
+        let variables: [String: GrafanaQuery.Value] = ["app": .single(seeded.appId), "category": .all(allValue: "'*'", options: []),
+                                                       "os": .all(allValue: "'*'", options: [])]
         // Whole hours: the hourly rollups are exact there, so the panel equals the report.
         let engagement = Self.run(try #require(dashboards["tapwire-engagement"]), on: connection, variables: variables,
                                   from: seeded.from, to: Timestamp(microseconds: seeded.to.microseconds - 1))
@@ -330,6 +337,33 @@ import TapwireTestSupport
         }
         #expect(!sides.rows.contains { $0[0] == "digest" }, "a category without deliveries has no side")
 
+        // Engagement by OS version, from the daily rows: over whole UTC days, each OS's and
+        // category's delivered and engaged are the report's `--by os` (which reads events).
+        let day: Int64 = 86_400_000_000
+        let firstDay = Timestamp(microseconds: RollupDeltas.floor(seeded.from.microseconds, day) + day)
+        let lastDay = Timestamp(microseconds: RollupDeltas.floor(seeded.to.microseconds, day))
+        let engagementBoard = try #require(dashboards["tapwire-engagement"])
+        let osPanels = Self.run(engagementBoard, on: connection, variables: variables, from: firstDay,
+                                to: Timestamp(microseconds: lastDay.microseconds - 1))
+        let byOS = try #require(try osPanels["Engagement by OS version"]?.get())
+        let osReport = try TapwireBinary.run(["report", "--app", "demo", "--from", firstDay.description, "--to", lastDay.description,
+                                              "--by", "os", "--format", "json", "--database-url", seeded.url])
+        try #require(osReport.status == 0, "\(osReport.output)")
+        var reportedByOS: [String: (delivered: Int64, engaged: Int64)] = [:]
+        for group in try JSONParser().parse(osReport.output)["groups"]?.arrayValue ?? [] {
+            for category in group["categories"]?.arrayValue ?? [] {
+                guard let os = group["value"]?.stringValue, let name = category["category"]?.stringValue else { continue }
+                reportedByOS[os + "|" + name] = (category["delivered"]?.numberValue?.integer ?? -1, category["engaged"]?.numberValue?.integer ?? -1)
+            }
+        }
+        #expect(Set(reportedByOS.keys.map { $0.split(separator: "|").first.map(String.init) ?? "" }) == ["18", "11"])
+        for row in byOS.rows {
+            let key = (row[0] ?? "") + "|" + (row[1] ?? "")
+            guard let reported = reportedByOS[key] else { Issue.record("\(key) is not in the report --by os"); continue }
+            #expect(row[2].flatMap { Int64($0) } == reported.delivered && row[3].flatMap { Int64($0) } == reported.engaged, "\(key): \(row)")
+        }
+        #expect(byOS.rows.count == reportedByOS.count)
+
         let mismatches = Self.run(try #require(dashboards["tapwire-mismatches"]), on: connection, variables: variables,
                                   from: seeded.from, to: seeded.to.advanced(byHours: 1))
         let found = try #require(try mismatches["Unknown and case-mismatched categories by app version"]?.get())
@@ -348,7 +382,6 @@ import TapwireTestSupport
         // The release panel, from the release rollups: each category's deliveries over its app
         // versions are the report's (from rollup_counts) over the same whole UTC days, and each
         // rate is responses / delivered.
-        let day: Int64 = 86_400_000_000
         let daysEnd = Timestamp(microseconds: RollupDeltas.floor(seeded.to.microseconds, day) + day)
         let findings = try #require(dashboards["tapwire-mismatches"])
         let release = try #require(try Self.run(findings, on: connection, variables: variables, from: seeded.from, to: daysEnd)[

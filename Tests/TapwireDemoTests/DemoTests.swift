@@ -66,7 +66,7 @@ struct DemoTests {
         #expect(overall.confounded, "pooled \(overall.comparison.difference ?? .nan) vs adjusted \(overall.adjusted.difference ?? .nan)")
         #expect(report.overall.excludedCategories.map(\.category) == ["digest"])
         let html = HTMLReportRenderer().render(report)
-        #expect(html.contains("all categories, adjusted for category × campaign × app version × platform: +"))
+        #expect(html.contains("all categories, adjusted for category × campaign × platform × UTC day: +"))
         #expect(html.contains("<span class=\"badge\">confounded</span>"))
         // The sent-only category falls back to the sent base; message is partly measurable
         // for dismissals (3.1.0 lacks customDismissAction).

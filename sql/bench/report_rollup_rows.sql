@@ -1,3 +1,5 @@
--- Rollup rows of one app, all grains.
-SELECT (SELECT count(*) FROM rollup_counts WHERE app_id = $1::bigint) + (SELECT count(*) FROM rollup_actions WHERE app_id = $1::bigint)
-     + (SELECT count(*) FROM rollup_histograms WHERE app_id = $1::bigint)
+-- Report rollup rows of one app, every table.
+SELECT (SELECT count(*) FROM rollup_totals WHERE app_id = $1::bigint) + (SELECT count(*) FROM rollup_total_actions WHERE app_id = $1::bigint)
+     + (SELECT count(*) FROM rollup_total_histograms WHERE app_id = $1::bigint) + (SELECT count(*) FROM rollup_trend WHERE app_id = $1::bigint)
+     + (SELECT count(*) FROM rollup_dismiss_base WHERE app_id = $1::bigint) + (SELECT count(*) FROM rollup_strata WHERE app_id = $1::bigint)
+     + (SELECT count(*) FROM rollup_uplift_days WHERE app_id = $1::bigint) + (SELECT count(*) FROM rollup_marginals WHERE app_id = $1::bigint)
