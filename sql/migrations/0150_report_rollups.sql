@@ -572,14 +572,16 @@ ORDER BY 1, 2, 3, 4, 5, 6;
 DROP TABLE rollup_counts, rollup_actions, rollup_histograms;
 DELETE FROM tapwire_table_layout WHERE table_name IN ('rollup_counts', 'rollup_actions', 'rollup_histograms');
 
--- A collector of the previous version folds through this function: it would write the tables
--- just dropped. It fails instead, so that collector's fold and the reports it serves stop with
--- an error (never a wrong number), and its commits' batches stay pending for this version's
--- folds, which read them as their own (rollup_delta_batches holds the finest rows either way).
+-- A collector of the previous version folds through this function, before every report and
+-- check it serves: it would write the tables just dropped. It fails instead, with the SQLSTATE
+-- of a server that cannot take the work now (57P03), which that collector answers with 503 and
+-- Retry-After: its reports and checks are refused, never wrong, while it still stores every
+-- batch it is sent, whose rows stay pending for this version's folds (rollup_delta_batches holds
+-- the finest rows either way). docs/deployment.md, "Upgrading a fleet".
 CREATE OR REPLACE FUNCTION tapwire_fold_rollup_deltas() RETURNS bigint
 LANGUAGE plpgsql AS $fn$
 BEGIN
     RAISE EXCEPTION 'the rollups were rebuilt by migration 0150; this collector predates it and must be upgraded'
-        USING ERRCODE = 'TW150';
+        USING ERRCODE = '57P03';
 END
 $fn$;
