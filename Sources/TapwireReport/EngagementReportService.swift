@@ -25,12 +25,15 @@ public struct EngagementReportService: Sendable {
     public init() {}
 
     public func scope(appId: Int64, request: ReportRequest, on connection: PostgresConnection) throws(ReportFailure) -> ReportScope {
+        try scope(appId: appId, request: request, reading: PostgresReportReader(connection: connection))
+    }
+
+    public func scope(appId: Int64, request: ReportRequest, reading reader: some ReportReading) throws(ReportFailure) -> ReportScope {
         let since = request.since.flatMap(ReportRequest.parseSince)
         let fromDate = request.from.flatMap { ReportRequest.isDate($0) ? $0 : nil }
         let toDate = request.to.flatMap { ReportRequest.isDate($0) ? $0 : nil }
         let sinceDays = since?.days ?? (request.from == nil && since?.hours == nil ? Self.defaultDays : nil)
-        let edges = try PostgresReportReader(connection: connection).dayEdges(timeZone: request.timeZone, fromDate: fromDate,
-                                                                               toDate: toDate, sinceDays: sinceDays)
+        let edges = try reader.dayEdges(timeZone: request.timeZone, fromDate: fromDate, toDate: toDate, sinceDays: sinceDays)
         let to = request.to.map { ReportRequest.isDate($0) ? edges.to : Timestamp(iso8601: $0) } ?? edges.now
         var from: Timestamp?
         if let text = request.from {
@@ -47,26 +50,32 @@ public struct EngagementReportService: Sendable {
 
     public func report(appId: Int64, appName: String, request: ReportRequest, on connection: PostgresConnection,
                        now: Timestamp = .now) throws(ReportFailure) -> EngagementReport {
-        let scope = try scope(appId: appId, request: request, on: connection)
+        try report(appId: appId, appName: appName, request: request, reading: PostgresReportReader(connection: connection), now: now)
+    }
+
+    public func report(appId: Int64, appName: String, request: ReportRequest, reading reader: some ReportReading,
+                       now: Timestamp = .now) throws(ReportFailure) -> EngagementReport {
+        let scope = try scope(appId: appId, request: request, reading: reader)
         return try report(appName: appName, scope: scope, minimumSample: request.minimumSample,
-                          targetDifference: request.targetDifference, on: connection, now: now)
+                          targetDifference: request.targetDifference, reading: reader, now: now)
     }
 
     public func report(appName: String, scope: ReportScope, minimumSample: MinimumSample = .default, targetDifference: Double? = nil,
                        on connection: PostgresConnection, now: Timestamp = .now) throws(ReportFailure) -> EngagementReport {
+        try report(appName: appName, scope: scope, minimumSample: minimumSample, targetDifference: targetDifference,
+                   reading: PostgresReportReader(connection: connection), now: now)
+    }
+
+    public func report(appName: String, scope: ReportScope, minimumSample: MinimumSample = .default, targetDifference: Double? = nil,
+                       reading reader: some ReportReading, now: Timestamp = .now) throws(ReportFailure) -> EngagementReport {
         do throws(ReportError) { try scope.validate() } catch { throw .invalid(error) }
-        let manifests: [String: Manifest]
-        do {
-            manifests = try ManifestStore().currentManifests(appId: scope.appId, on: connection)
-        } catch {
-            throw .database(error)
-        }
+        let manifests = try reader.manifests(appId: scope.appId)
         // The versions whose manifest registers a category with customDismissAction: the only
         // ones whose dismissals are read.
         let measurable = manifests.keys.sorted().flatMap { version in
             manifests[version]!.categories.filter(\.hasCustomDismissAction).map { (category: $0.identifier, appVersion: version) }
         }
-        let data = try PostgresReportReader(connection: connection).read(scope, dismissMeasurable: measurable)
+        let data = try reader.read(scope, dismissMeasurable: measurable)
         return EngagementReportBuilder(minimumSample: minimumSample, targetDifference: targetDifference)
             .build(app: appName, scope: scope, data: data, manifests: manifests, generatedAt: now)
     }

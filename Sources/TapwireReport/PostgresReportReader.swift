@@ -5,7 +5,7 @@ import TapwireStore
 /// Reads what a report needs from PostgreSQL (sql/queries/report_*.sql), in one snapshot: from the
 /// rollups as `ReportPlan` decides for an unfiltered report, from the events of the range for a
 /// filtered or grouped one and for the raw-events oracle (docs/reports.md, "What each report reads").
-public struct PostgresReportReader {
+public struct PostgresReportReader: ReportReading {
     /// Longer ranges are refused: ten years of days is the most one report walks.
     public static let maxRangeDays: Int64 = 3_700
 
@@ -30,6 +30,14 @@ public struct PostgresReportReader {
         }
         return (PostgresValue.timestamp(microseconds: row["from_start"]), PostgresValue.timestamp(microseconds: row["to_end"]),
                 PostgresValue.timestamp(microseconds: row["since_start"]), now)
+    }
+
+    public func manifests(appId: Int64) throws(ReportFailure) -> [String: Manifest] {
+        do {
+            return try ManifestStore().currentManifests(appId: appId, on: connection)
+        } catch {
+            throw .database(error)
+        }
     }
 
     /// A database error the caller caused (a zone PostgreSQL does not know, a date out of range)
