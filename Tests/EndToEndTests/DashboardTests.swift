@@ -266,7 +266,8 @@ import TapwireTestSupport
                                                                "os": os]]
             if values["category"] != nil { selections.append(["app": .single(seeded.appId), "category": .multi(["message", "promo"]), "os": os]) }
             if let osValues = values["os"] {
-                #expect(Set(osValues) == ["18", "11"], "\(file): OS versions \(osValues)")
+                // The demo's devices send 18.1 and 11.1; the hand-made batch of the seed sends none.
+                #expect(Set(osValues) == ["18", "11", ""], "\(file): OS versions \(osValues)")
             }
             for variables in selections {
                 let results = Self.run(dashboard, on: connection, variables: variables, from: seeded.from, to: seeded.to)
