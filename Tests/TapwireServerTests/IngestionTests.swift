@@ -261,7 +261,7 @@ import TapwireZlib
         var folded = "0"
         while folded == "0", Date() < deadline {
             Thread.sleep(forTimeInterval: 0.1)
-            folded = try server.database.query("SELECT count(*) FROM rollup_counts WHERE app_id = $1::bigint", [String(app.appId)]).scalar ?? "0"
+            folded = try server.database.query("SELECT count(*) FROM rollup_totals WHERE app_id = $1::bigint", [String(app.appId)]).scalar ?? "0"
         }
         #expect(folded != "0", "the commit's deltas were folded")
         Thread.sleep(forTimeInterval: 1) // several more folds, each followed by a failing call
