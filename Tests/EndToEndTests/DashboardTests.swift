@@ -381,7 +381,7 @@ import TapwireTestSupport
         #expect(shown.rows.reduce(0) { $0 + (Int($1[2] ?? "0") ?? 0) } == 10)
 
         // The release panel, from the release rollups: each category's deliveries over its app
-        // versions are the report's (from rollup_counts) over the same whole UTC days, and each
+        // versions are the report's (from rollup_totals) over the same whole UTC days, and each
         // rate is responses / delivered.
         let daysEnd = Timestamp(microseconds: RollupDeltas.floor(seeded.to.microseconds, day) + day)
         let findings = try #require(dashboards["tapwire-mismatches"])

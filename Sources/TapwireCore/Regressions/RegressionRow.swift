@@ -1,7 +1,7 @@
 
-/// One UTC hour of one category on one app version and platform: what the rollups keep at their
-/// finest grain (rollup_counts and rollup_actions, grain 0), summed over the dimensions the
-/// caller does not stratify by. Rows with the same keys are added, so counts and actions may
+/// One UTC hour of one category on one app version and platform: what the release rollups keep
+/// (rollup_release_counts and rollup_release_actions, an element per hour), summed over the
+/// dimensions the caller does not stratify by. Rows with the same keys are added, so counts and actions may
 /// come in separate rows.
 public struct RegressionRow: Sendable, Equatable {
     public var category: String

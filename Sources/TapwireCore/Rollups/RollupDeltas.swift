@@ -67,7 +67,7 @@ public struct RollupDeltas: Sendable, Equatable {
     /// opens and actions apart and every figure adds them here.
     public static func engaged<N: BinaryInteger>(opens: N, actions: N) -> N { opens + actions }
 
-    /// The counters of one rollup_counts row (see migration 0010 for what each counts).
+    /// The counters of a finest row and of rollup_totals (migration 0010 says what each counts).
     public struct Counts: Hashable, Sendable {
         public var delivered: Int64 = 0
         public var sent: Int64 = 0
