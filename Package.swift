@@ -65,9 +65,12 @@ let package = Package(
                           dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireCommandLine",
                                          "TapwireLoopbackClient", "TapwireDemo"],
                           swiftSettings: strict),
+        // The benchmarks' workloads: each shape's parameters and the one seeded generator of their events.
+        .target(name: "TapwireBenchCore", dependencies: ["TapwireCore"], swiftSettings: strict),
         // make bench: ingestion (against a `tapwire serve` child process), report and mismatch benchmarks.
         .executableTarget(name: "tapwire-bench",
-                          dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireCommandLine", "TapwireLoopbackClient"],
+                          dependencies: ["TapwireCore", "TapwireBenchCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireCommandLine",
+                                         "TapwireLoopbackClient"],
                           path: "Sources/TapwireBench", swiftSettings: strict, plugins: ["EmbedSQL"]),
 
         // Shared helpers for tests: a private PostgreSQL per suite, requests over the loopback client, the soak's faults (SoakSQL).
@@ -83,6 +86,7 @@ let package = Package(
         .testTarget(name: "TapwireReportTests", dependencies: ["TapwireReport", "TapwireTestSupport", "TapwireRollupOracle", "TapwireStatisticsOracle"], swiftSettings: strict),
         .testTarget(name: "TapwireDemoTests", dependencies: ["TapwireDemo", "TapwireReport", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireSoakCoreTests", dependencies: ["TapwireSoakCore"], swiftSettings: strict),
+        .testTarget(name: "TapwireBenchCoreTests", dependencies: ["TapwireBenchCore"], swiftSettings: strict),
         .testTarget(name: "TapwireLoopbackClientTests", dependencies: ["TapwireLoopbackClient", "TapwireStore", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireClientTests", dependencies: ["TapwireClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReliabilityTests", dependencies: ["TapwireFuzz", "TapwireServer", "TapwireLoopbackClient", "TapwireZlib", "TapwireTestSupport"],

@@ -1,1 +1,0 @@
-ANALYZE rollup_counts, rollup_actions, rollup_histograms
