@@ -76,8 +76,8 @@ enum BenchCommand {
 
     /// What `tapwire-bench ingest` was asked for.
     struct Options {
-        var shapes: [WorkloadShape.Name]
-        var seed: UInt64
+        /// --shape and --seed.
+        var workload: WorkloadOptions
         var connections: Int
         var batchSize: Int
         var batchCount: Int
@@ -96,13 +96,7 @@ enum BenchCommand {
         var location: DatabaseLocation
 
         init(_ args: inout Arguments) throws {
-            switch WorkloadShape.Name.list(try args.option("shape") ?? "benchmark") {
-            case .success(let names): shapes = names
-            case .failure(let error): throw CLIError(error.description)
-            }
-            let seedValue = try args.int("seed") ?? 42
-            guard seedValue >= 0 else { throw CLIError("--seed must be 0 or more, got \(seedValue)") }
-            seed = UInt64(seedValue)
+            workload = try WorkloadOptions(&args)
             connections = try args.int("connections") ?? 16
             batchSize = try args.int("batch-size") ?? 500
             batchCount = try args.int("batches") ?? 400
@@ -173,7 +167,7 @@ enum BenchCommand {
         let options = try Options(&args)
         var rigs: [Rig] = []
         defer { rigs.forEach { $0.stop() } }
-        for name in options.shapes {
+        for name in options.workload.shapes {
             let scratch = try ScratchDatabase.create(beside: options.location, suffix: name.rawValue)
             let setup: PostgresConnection
             do { setup = try PostgresConnection(url: scratch.url) } catch { scratch.drop(); throw error }
@@ -185,7 +179,7 @@ enum BenchCommand {
         let statements = rigs.allSatisfy { (try? $0.setup.query(BenchSQL.statementsEnable)) != nil }
             && (try? rigs[0].setup.query(BenchSQL.statementsReset)) != nil
         let probes = DatabaseProbes(cpu: DatabaseCPU(backendPID: rigs[0].setup.backendPID), statements: statements)
-        print("bench: \(options.batchCount) batches × \(options.batchSize) events a round, \(options.rounds) rounds per id kind, \(options.connections) keep-alive connections, shape \(options.shapes.map(\.rawValue).joined(separator: " and ")) (seed \(options.seed))")
+        print("bench: \(options.batchCount) batches × \(options.batchSize) events a round, \(options.rounds) rounds per id kind, \(options.connections) keep-alive connections, shape \(options.workload.shapes.map(\.rawValue).joined(separator: " and ")) (seed \(options.workload.seed))")
         if !probes.statements { print("bench: no pg_stat_statements (start PostgreSQL with shared_preload_libraries=pg_stat_statements, as make bench does): no per-statement times") }
         if probes.cpu == nil { print("bench: the database's processes are not on this machine: no database CPU figures") }
         prepareWALSegments(rigs[0].setup)
@@ -207,7 +201,7 @@ enum BenchCommand {
                 }
             }
             let generators = rigs.map { rig in
-                WorkloadGenerator(shape: rig.shape, seed: options.seed &+ UInt64(k), endingAt: Timestamp.now, ids: kind)
+                WorkloadGenerator(shape: rig.shape, seed: options.workload.seed &+ UInt64(k), endingAt: Timestamp.now, ids: kind)
             }
             let measured = try measure(kind, rigs: rigs, apps: apps, generators: generators, options: options, probes: probes)
             for (r, (figures, posted)) in measured.enumerated() {
@@ -391,10 +385,10 @@ enum BenchCommand {
             ]
             return .object(members)
         }
-        let first = all.filter { $0.shape == options.shapes[0] }
+        let first = all.filter { $0.shape == options.workload.shapes[0] }
         let members: [(String, JSONValue)] = [
             ("eventsPerRound", .int(options.eventsPerRound)), ("rounds", .int(options.rounds)),
-            ("shapes", .array(options.shapes.map { .string($0.rawValue) })),
+            ("shapes", .array(options.workload.shapes.map { .string($0.rawValue) })),
             // The first shape's collector and UUIDv7 figure (what the SDK sends), which `tapwire-soak` paces itself by.
             ("collectorPeakRSSBytes", .int(first.last?.rss ?? 0)),
             ("endToEndEventsPerSecond", .double(first.last?.peakRate ?? 0)),
@@ -446,7 +440,7 @@ enum BenchCommand {
     static func runCurve(_ points: [CurvePoint], rig: Rig, options: Options, cpu: DatabaseCPU?) throws {
         let batchSize = options.batchSize
         let setup = rig.setup
-        var generator = WorkloadGenerator(shape: rig.shape, seed: options.seed &+ 100, endingAt: Timestamp.now, ids: .v7)
+        var generator = WorkloadGenerator(shape: rig.shape, seed: options.workload.seed &+ 100, endingAt: Timestamp.now, ids: .v7)
         print("\ngroup-commit curve (UUIDv7, shape \(rig.shape.name.rawValue), \(options.eventsPerRound) events a point, \(options.connections) connections):")
         print("writers  linger ms  fill events  events/s   p50 / p99 ms      database CPU s per 1M")
         for (n, point) in points.enumerated() {

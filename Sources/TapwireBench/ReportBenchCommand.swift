@@ -42,9 +42,9 @@ enum ReportBenchCommand {
     """
 
     struct Options {
-        var shapes: [WorkloadShape.Name]
+        /// --shape and --seed.
+        var workload: WorkloadOptions
         var events: Int
-        var seed: UInt64
         var runs: Int
         var rawRuns: Int
         var timeZones: [String]
@@ -58,15 +58,9 @@ enum ReportBenchCommand {
         var location: DatabaseLocation
 
         init(_ args: inout Arguments) throws {
-            switch WorkloadShape.Name.list(try args.option("shape") ?? "benchmark") {
-            case .success(let names): shapes = names
-            case .failure(let error): throw CLIError(error.description)
-            }
+            workload = try WorkloadOptions(&args)
             events = try args.int("events") ?? 10_000_000
             guard events > 0, events <= 200_000_000 else { throw CLIError("--events must be from 1 to 200,000,000") }
-            let seedValue = try args.int("seed") ?? 42
-            guard seedValue >= 0 else { throw CLIError("--seed must be 0 or more, got \(seedValue)") }
-            seed = UInt64(seedValue)
             runs = max(1, try args.int("runs") ?? 7)
             rawRuns = max(1, try args.int("raw-runs") ?? 1)
             timeZones = (try args.option("time-zone") ?? "UTC,Asia/Kolkata").split(separator: ",", omittingEmptySubsequences: false).map(String.init)
@@ -148,8 +142,8 @@ enum ReportBenchCommand {
                 if options.keep { say("kept database \(shape.database.name) (app \(shape.appName)): --reuse times it again") } else { shape.database.drop() }
             }
         }
-        for name in options.shapes {
-            let databaseName = "tapwire_bench_report_\(name.rawValue)_\(options.events)_\(options.seed)"
+        for name in options.workload.shapes {
+            let databaseName = "tapwire_bench_report_\(name.rawValue)_\(options.events)_\(options.workload.seed)"
             let database: ScratchDatabase
             if options.reuse {
                 guard let kept = try ScratchDatabase.existing(named: databaseName, beside: options.location) else {
@@ -173,7 +167,7 @@ enum ReportBenchCommand {
                 say("\(name.rawValue): reusing its \(loaded[i].events) events\(options.rebuild ? "" : " and rollups")")
             } else {
                 loaded[i].appId = try AppStore().createApp(named: appName, on: connection).appId
-                try load(loaded[i], seed: options.seed)
+                try load(loaded[i], seed: options.workload.seed)
             }
             try connection.query(BenchSQL.analyzeDatabase)
             if !options.reuse || options.rebuild {
