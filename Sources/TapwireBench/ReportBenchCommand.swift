@@ -95,6 +95,8 @@ enum ReportBenchCommand {
     /// Rows and bytes of each measured table.
     struct Sizes {
         var tables: [(name: String, rows: Int, bytes: Int)]
+        /// Rows per grain, of the tables that have grains.
+        var grains: [String: [(grain: Int, rows: Int)]] = [:]
         var eventRows: Int
         var eventBytes: Int
         var rollupRows: Int { tables.reduce(0) { $0 + $1.rows } }
@@ -256,13 +258,19 @@ enum ReportBenchCommand {
             let name = row[0] ?? "?", rows = Int(row[1] ?? "0") ?? 0, bytes = Int(row[2] ?? "0") ?? 0
             if name == "events" { sizes.eventRows = rows; sizes.eventBytes = bytes } else { sizes.tables.append((name, rows, bytes)) }
         }
+        for row in try shape.connection.query(BenchSQL.reportRollupGrains).rows {
+            guard let name = row[0], let grain = row[1].flatMap({ Int($0) }), let rows = row[2].flatMap({ Int($0) }) else { continue }
+            sizes.grains[name, default: []].append((grain, rows))
+        }
         let perMillion = 1e6 / Double(max(1, sizes.eventRows))
         say(String(format: "%@: per 1M events: %.0f rollup rows, %.1f MiB of rollups against %.1f MiB of events: rollup / event bytes %.2f",
                    shape.label, Double(sizes.rollupRows) * perMillion, mebibytes(sizes.rollupBytes) * perMillion,
                    mebibytes(sizes.eventBytes) * perMillion, Double(sizes.rollupBytes) / Double(max(1, sizes.eventBytes))))
         for table in sizes.tables {
-            say(String(format: "%@:   %@ %d rows, %.1f MiB (per 1M events: %.0f rows, %.1f MiB)", shape.label, table.name, table.rows,
-                       mebibytes(table.bytes), Double(table.rows) * perMillion, mebibytes(table.bytes) * perMillion))
+            let grains = (sizes.grains[table.name] ?? []).map { "grain \($0.grain): \($0.rows)" }.joined(separator: ", ")
+            say(String(format: "%@:   %@ %d rows%@, %.1f MiB (per 1M events: %.0f rows, %.1f MiB)", shape.label, table.name, table.rows,
+                       grains.isEmpty ? "" : " (" + grains + ")", mebibytes(table.bytes), Double(table.rows) * perMillion,
+                       mebibytes(table.bytes) * perMillion))
         }
         say(String(format: "%@:   events %d rows, %.1f MiB", shape.label, sizes.eventRows, mebibytes(sizes.eventBytes)))
         return sizes
