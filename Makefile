@@ -58,7 +58,9 @@ fuzz-build:
 	$(SWIFT) build --product tapwire-fuzz
 	TAPWIRE_LIBFUZZER=1 $(SWIFT) build --product tapwire-fuzz --scratch-path .build/libfuzzer
 
-## make bench: ingestion end to end vs plain COPY (and the report/mismatch benchmarks), by tapwire-bench.
+## make bench: ingestion end to end vs plain COPY, and the report, mismatch and regression benchmarks, by
+## tapwire-bench; ingestion and the report on the benchmark and the real shape (docs/benchmarks.md).
+## REPORT_BENCH_EVENTS (10M) events per shape; the rebuild is stopped after REPORT_BENCH_REBUILD_LIMIT (900) s.
 bench: release
 	TAPWIRE_PG_DURABLE=1 TAPWIRE_PG_SETTINGS="-c shared_preload_libraries=pg_stat_statements" scripts/with-postgres.sh scripts/bench.sh
 

@@ -68,9 +68,11 @@ let package = Package(
                           dependencies: ["TapwireCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireCommandLine",
                                          "TapwireLoopbackClient", "TapwireDemo"],
                           swiftSettings: strict),
+        // The benchmarks' workloads: each shape's parameters and the one seeded generator of their events.
+        .target(name: "TapwireBenchCore", dependencies: ["TapwireCore", "TapwireStatistics"], swiftSettings: strict),
         // make bench: ingestion (against a `tapwire serve` child process), report and mismatch benchmarks.
         .executableTarget(name: "tapwire-bench",
-                          dependencies: ["TapwireCore", "TapwireStatistics", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireCommandLine",
+                          dependencies: ["TapwireCore", "TapwireStatistics", "TapwireBenchCore", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireCommandLine",
                                          "TapwireLoopbackClient"],
                           path: "Sources/TapwireBench", swiftSettings: strict, plugins: ["EmbedSQL"]),
 
@@ -88,6 +90,7 @@ let package = Package(
         .testTarget(name: "TapwireReportTests", dependencies: ["TapwireReport", "TapwireStatistics", "TapwireTestSupport", "TapwireRollupOracle", "TapwireStatisticsOracle"], swiftSettings: strict),
         .testTarget(name: "TapwireDemoTests", dependencies: ["TapwireDemo", "TapwireReport", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireSoakCoreTests", dependencies: ["TapwireSoakCore"], swiftSettings: strict),
+        .testTarget(name: "TapwireBenchCoreTests", dependencies: ["TapwireBenchCore"], swiftSettings: strict),
         .testTarget(name: "TapwireLoopbackClientTests", dependencies: ["TapwireLoopbackClient", "TapwireStore", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireClientTests", dependencies: ["TapwireClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReliabilityTests", dependencies: ["TapwireFuzz", "TapwireServer", "TapwireLoopbackClient", "TapwireZlib", "TapwireTestSupport"],

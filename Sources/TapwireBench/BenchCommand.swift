@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TapwireBenchCore
 import TapwireCommandLine
 import TapwireCore
 import TapwireLoopbackClient
@@ -14,18 +15,24 @@ import TapwireZlib
 /// collector is a separate `tapwire serve` process; this program is the load generator.
 enum BenchCommand {
     static let usage = """
-    tapwire-bench ingest --database-url URL [--connections 16] [--batch-size 500] [--batches 400] [--rounds 3]
+    tapwire-bench ingest --database-url URL [--shape benchmark|real|benchmark,real] [--seed 42]
+                         [--connections 16] [--batch-size 500] [--batches 400] [--rounds 3]
                          [--apps 1] [--half-peak-seconds 10] [--json FILE] [--tapwire PATH]
                          [--curve W:LINGER_MS:FILL,…]
-      Creates a scratch database next to the one URL names, starts `tapwire serve` on it, and for
-      random (v4) and then UUIDv7 ids alternates rounds of: a plain COPY of pre-built rows into a
-      table with a uuid primary key (the baseline), and the same number of events posted as
-      pre-built gzip batches over keep-alive connections (peak). Then it posts at half the peak
-      rate for --half-peak-seconds. Prints one table: COPY rows/s, end-to-end events/s and the
+      For each shape, creates a scratch database next to the one URL names and starts its own
+      `tapwire serve` on it. For random (v4) and then UUIDv7 ids it alternates rounds of: a plain
+      COPY of pre-built rows into a table with a uuid primary key (the baseline), and the same
+      number of events posted as pre-built gzip batches over keep-alive connections (peak), shape
+      after shape within each round. Then it posts at half the peak rate for --half-peak-seconds.
+      Prints one table, a column per shape and id kind: COPY rows/s, end-to-end events/s and the
       ratio (medians of the rounds), p50/p99 at peak and at half peak, database CPU per 1M events
       (the PostgreSQL processes' CPU time from /proc, when the server is on this machine),
       database time per statement per 1M events (when the server preloads pg_stat_statements),
-      and the collector's peak RSS.
+      and each collector's peak RSS; with both shapes, issue 33's ingestion targets.
+      --shape    the workload (docs/benchmarks.md): benchmark (8 categories, 4 campaigns, 3
+                 versions, 2 platforms; the default), real (30 categories, 80 campaigns a day,
+                 40 versions, 5 platforms), or both
+      --seed     the generator's seed (default 42): the same seed posts the same events
       --apps     spread the batches over this many apps, round robin, each with its own write
                  key (default 1)
       --half-peak-seconds
@@ -47,24 +54,12 @@ enum BenchCommand {
         }
     }
 
-    /// How the synthetic events' ids are made.
-    enum IdKind: String, CaseIterable {
-        case random = "random (v4)"
-        case v7 = "UUIDv7"
-
-        func make(_ g: inout SeededGenerator, at time: Timestamp) -> EventID {
-            switch self {
-            case .v7: return .v7(at: time, using: &g)
-            case .random:
-                // RFC 9562 version 4: 122 random bits, version 0100, variant 10.
-                return EventID(high: (g.next() & ~0xF000) | 0x4000, low: (g.next() & ~(0x3 << 62)) | (0x2 << 62))
-            }
-        }
-    }
-
-    /// What one id kind measured.
+    /// What one id kind measured on one shape.
     struct Figures {
-        var kind: IdKind
+        var shape: WorkloadShape.Name
+        var kind: EventIDKind
+        /// The collector's peak RSS (of this shape's collector, over the whole run).
+        var rss = 0
         var copyRate = 0.0
         var peakRate = 0.0
         var peak = Latencies()
@@ -77,10 +72,13 @@ enum BenchCommand {
         var copyStatements: [(String, Double)]?
         var collectorStatements: [(String, Double)]?
         var ratio: Double { copyRate > 0 ? peakRate / copyRate : 0 }
+        var label: String { shape.rawValue + " " + kind.rawValue }
     }
 
     /// What `tapwire-bench ingest` was asked for.
     struct Options {
+        /// --shape and --seed.
+        var workload: WorkloadOptions
         var connections: Int
         var batchSize: Int
         var batchCount: Int
@@ -99,6 +97,7 @@ enum BenchCommand {
         var location: DatabaseLocation
 
         init(_ args: inout Arguments) throws {
+            workload = try WorkloadOptions(&args)
             connections = try args.int("connections") ?? 16
             batchSize = try args.int("batch-size") ?? 500
             batchCount = try args.int("batches") ?? 400
@@ -117,28 +116,6 @@ enum BenchCommand {
         }
 
         var eventsPerRound: Int { batchCount * batchSize }
-    }
-
-    /// The database the benchmark writes to, next to the one the URL names, so it never touches
-    /// real data; dropped at the end.
-    struct ScratchDatabase {
-        var url: String
-        var adminURL: String
-        var name: String
-
-        static func create(beside location: DatabaseLocation) throws -> ScratchDatabase {
-            let name = "tapwire_bench_\(Int(Date().timeIntervalSince1970))"
-            let admin = try location.connect()
-            defer { admin.close() }
-            try admin.runBuiltStatement(EmbeddedSQL.createDatabaseStatement, [name], name: "CREATE DATABASE")
-            return ScratchDatabase(url: replaceDatabase(in: location.url, with: name), adminURL: location.url, name: name)
-        }
-
-        func drop() {
-            guard let admin = try? PostgresConnection(url: adminURL) else { return }
-            _ = try? admin.runBuiltStatement(BenchSQL.dropDatabaseStatement, [name], name: "DROP DATABASE")
-            admin.close()
-        }
     }
 
     /// A `tapwire serve` child process, so its memory and its log are its own.
@@ -172,137 +149,186 @@ enum BenchCommand {
         var statements: Bool
     }
 
+    /// One shape's side of the run: its scratch database, its own collector (so its memory is
+    /// its own), and the generator its batches come from.
+    struct Rig {
+        var shape: WorkloadShape
+        var scratch: ScratchDatabase
+        var setup: PostgresConnection
+        var collector: CollectorProcess?
+
+        func stop() {
+            collector?.stop()
+            setup.close()
+            scratch.drop()
+        }
+    }
+
     static func run(_ args: inout Arguments) throws -> Int32 {
         let options = try Options(&args)
-        let scratch = try ScratchDatabase.create(beside: options.location)
-        defer { scratch.drop() }
-        let setup = try PostgresConnection(url: scratch.url)
-        defer { setup.close() }
-        try Migrator().migrate(setup)
-        try setup.query(BenchSQL.baselineTable)
+        var rigs: [Rig] = []
+        defer { rigs.forEach { $0.stop() } }
+        for name in options.workload.shapes {
+            let scratch = try ScratchDatabase.create(beside: options.location, suffix: name.rawValue)
+            let setup: PostgresConnection
+            do { setup = try PostgresConnection(url: scratch.url) } catch { scratch.drop(); throw error }
+            rigs.append(Rig(shape: .named(name), scratch: scratch, setup: setup))
+            try Migrator().migrate(setup)
+            try setup.query(BenchSQL.baselineTable)
+        }
         // CREATE EXTENSION succeeds without the preload; only a reset proves the counters run.
-        let probes = DatabaseProbes(cpu: DatabaseCPU(backendPID: setup.backendPID),
-                                    statements: (try? setup.query(BenchSQL.statementsEnable)) != nil && (try? setup.query(BenchSQL.statementsReset)) != nil)
-        print("bench: \(options.batchCount) batches × \(options.batchSize) events a round, \(options.rounds) rounds per id kind, \(options.connections) keep-alive connections")
+        let statements = rigs.allSatisfy { (try? $0.setup.query(BenchSQL.statementsEnable)) != nil }
+            && (try? rigs[0].setup.query(BenchSQL.statementsReset)) != nil
+        let probes = DatabaseProbes(cpu: DatabaseCPU(backendPID: rigs[0].setup.backendPID), statements: statements)
+        print("bench: \(options.batchCount) batches × \(options.batchSize) events a round, \(options.rounds) rounds per id kind, \(options.connections) keep-alive connections, shape \(options.workload.shapes.map(\.rawValue).joined(separator: " and ")) (seed \(options.workload.seed))")
         if !probes.statements { print("bench: no pg_stat_statements (start PostgreSQL with shared_preload_libraries=pg_stat_statements, as make bench does): no per-statement times") }
         if probes.cpu == nil { print("bench: the database's processes are not on this machine: no database CPU figures") }
-        prepareWALSegments(setup)
+        prepareWALSegments(rigs[0].setup)
 
-        let collector = try CollectorProcess.start(options.tapwire, url: scratch.url, environment: [:], logName: "tapwire-bench-serve")
-        defer { collector.stop() }
-        var generator = SeededGenerator(seed: 42)
-        var all: [Figures] = []
-        var expected: [Int64: Int] = [:]
-        for kind in IdKind.allCases {
-            let apps = try (1...options.apps).map { n in
-                try AppStore().createApp(named: "bench-" + (kind == .v7 ? "v7" : "v4") + (options.apps > 1 ? "-\(n)" : ""), on: setup)
-            }
-            let (figures, posted) = try measure(kind, apps: apps, options: options, setup: setup, collector: collector, probes: probes,
-                                                generator: &generator)
-            for (app, count) in zip(apps, posted) { expected[app.appId] = count }
-            all.append(figures)
+        for r in rigs.indices {
+            rigs[r].collector = try CollectorProcess.start(options.tapwire, url: rigs[r].scratch.url, environment: [:],
+                                                           logName: "tapwire-bench-serve-" + rigs[r].shape.name.rawValue)
         }
-        let rss = collector.process.peakResidentBytes
+        var all: [Figures] = []
+        // Per shape: app id → events posted to it.
+        var expected: [[Int64: Int]] = rigs.map { _ in [:] }
+        for (k, kind) in EventIDKind.allCases.enumerated() {
+            let apps = try rigs.map { rig in
+                try (1...options.apps).map { n in
+                    let app = try AppStore().createApp(named: "bench-" + (kind == .v7 ? "v7" : "v4") + (options.apps > 1 ? "-\(n)" : ""), on: rig.setup)
+                    // A real app's SDK has posted each version's manifest.
+                    for manifest in rig.shape.manifests { _ = try ManifestStore().store(manifest, appId: app.appId, on: rig.setup) }
+                    return app
+                }
+            }
+            let generators = rigs.map { rig in
+                WorkloadGenerator(shape: rig.shape, seed: options.workload.seed &+ UInt64(k), endingAt: Timestamp.now, ids: kind)
+            }
+            let measured = try measure(kind, rigs: rigs, apps: apps, generators: generators, options: options, probes: probes)
+            for (r, (figures, posted)) in measured.enumerated() {
+                for (app, count) in zip(apps[r], posted) { expected[r][app.appId] = count }
+                all.append(figures)
+            }
+        }
+        for i in all.indices {
+            all[i].rss = rigs.first { $0.shape.name == all[i].shape }?.collector?.process.peakResidentBytes ?? 0
+        }
 
-        var stored: [Int64: Int] = [:]
-        for appId in expected.keys {
-            stored[appId] = Int(try setup.query(BenchSQL.storedEvents, [String(appId)]).scalar ?? "0") ?? 0
+        var stored: [[Int64: Int]] = rigs.map { _ in [:] }
+        for (r, rig) in rigs.enumerated() {
+            for appId in expected[r].keys {
+                stored[r][appId] = Int(try rig.setup.query(BenchSQL.storedEvents, [String(appId)]).scalar ?? "0") ?? 0
+            }
         }
         let complete = stored == expected
-        printTable(all, rss: rss)
+        printTable(all)
+        printTargets(all)
         if !options.curve.isEmpty {
-            try runCurve(options.curve, url: scratch.url, setup: setup, options: options, cpu: probes.cpu, generator: &generator)
+            try runCurve(options.curve, rig: rigs[0], options: options, cpu: probes.cpu)
         }
-        print("stored: \(stored.values.reduce(0, +)) of \(expected.values.reduce(0, +)) posted (every 200 checked against the table)\(complete ? "" : ": MISSING EVENTS")")
+        let storedTotal = stored.flatMap(\.values).reduce(0, +), expectedTotal = expected.flatMap(\.values).reduce(0, +)
+        print("stored: \(storedTotal) of \(expectedTotal) posted (every 200 checked against the table)\(complete ? "" : ": MISSING EVENTS")")
         if let jsonOut = options.jsonOut {
-            try summary(all, rss: rss, options: options).serialized(pretty: true).write(toFile: jsonOut, atomically: true, encoding: .utf8)
+            try summary(all, options: options).serialized(pretty: true).write(toFile: jsonOut, atomically: true, encoding: .utf8)
         }
         return complete ? 0 : 1
     }
 
-    /// Pre-built batches of unique events, as devices send them: events of the last few minutes.
-    /// Batch b is app b mod `apps`'s. The baseline COPYs the same rows (`staged`, under other app
-    /// ids).
-    static func makeRound(_ kind: IdKind, baselineAppIds: [Int64], start: Timestamp, options: Options,
-                          generator: inout SeededGenerator) throws -> (staged: [StagedBatch], bodies: [[UInt8]]) {
+    /// One device's batch of the last five minutes before `start`, as devices send them.
+    static func deviceBatch(_ generator: inout WorkloadGenerator, events: Int, before start: Timestamp) -> GeneratedBatch {
+        generator.batch(events: events, from: start.adding(seconds: -300), to: start)
+    }
+
+    /// Pre-built batches of unique events: batch b is app b mod `apps`'s. The baseline COPYs the
+    /// same rows (`staged`, under other app ids).
+    static func makeRound(_ generator: inout WorkloadGenerator, baselineAppIds: [Int64], start: Timestamp,
+                          options: Options) throws -> (staged: [StagedBatch], bodies: [[UInt8]]) {
         var staged: [StagedBatch] = []
         var bodies: [[UInt8]] = []
         for b in 0..<options.batchCount {
-            let events = (0..<options.batchSize).map { _ in
-                let time = start.adding(seconds: -Double(generator.next() % 300))
-                return syntheticEvent(&generator, id: kind.make(&generator, at: time), at: time)
-            }
-            let context = DeviceContext(appVersion: ["3.2.1", "3.3.0"][b % 2], build: "412", platform: b % 5 == 0 ? "watchOS" : "iOS",
-                                        osVersion: "18.1", sdk: "tapwire-bench/1.0")
-            staged.append(StagedBatch(appId: baselineAppIds[b % baselineAppIds.count], receivedAt: start, context: context, events: events))
-            bodies.append(try Zlib.compress(wireJSON(events, context: context, sentAt: start)))
+            let batch = deviceBatch(&generator, events: options.batchSize, before: start)
+            staged.append(StagedBatch(appId: baselineAppIds[b % baselineAppIds.count], receivedAt: start, context: batch.context, events: batch.events))
+            bodies.append(try Zlib.compress(wireJSON(batch.events, context: batch.context, sentAt: start)))
         }
         return (staged, bodies)
     }
 
-    /// One id kind: alternating baseline and collector rounds, then half the peak rate. Returns
-    /// its figures and how many events it posted to each app.
-    static func measure(_ kind: IdKind, apps: [CreatedApp], options: Options, setup: PostgresConnection, collector: CollectorProcess,
-                        probes: DatabaseProbes, generator: inout SeededGenerator) throws -> (Figures, [Int]) {
-        let auths = apps.map { "Basic " + Data(($0.writeKey.text + ":").utf8).base64EncodedString() }
+    /// One id kind on every shape: alternating baseline and collector rounds, shape after shape
+    /// within a round, then half the peak rate. Returns each shape's figures and how many events
+    /// it posted to each of its apps.
+    static func measure(_ kind: EventIDKind, rigs: [Rig], apps: [[CreatedApp]], generators: [WorkloadGenerator], options: Options,
+                        probes: DatabaseProbes) throws -> [(Figures, [Int])] {
+        var generators = generators
+        let auths = apps.map { $0.map { "Basic " + Data(($0.writeKey.text + ":").utf8).base64EncodedString() } }
         let start = Timestamp.now
-        let rounds = try (0..<options.rounds).map { _ in
-            try makeRound(kind, baselineAppIds: apps.map { $0.appId + 1_000_000 }, start: start, options: options, generator: &generator)
-        }
-        let warm = try (0..<20).map { _ in
-            try Zlib.compress(wireJSON((0..<options.batchSize).map { _ in syntheticEvent(&generator, id: kind.make(&generator, at: start), at: start) },
-                                       context: DeviceContext(appVersion: "0", platform: "iOS"), sentAt: start))
-        }
-        // Warm-up events carry version 0, which the stored-events check leaves out.
-        _ = try post(warm, port: collector.port, auths: auths, connections: options.connections, ratePerSecond: nil)
-
-        // Alternate baseline and collector rounds, so both see the same machine: a shared
-        // machine's noise moves both, and the medians' ratio is what is quoted.
-        var figures = Figures(kind: kind)
-        var copyRates: [Double] = [], peakRates: [Double] = []
-        var copyCPUSeconds = 0.0, collectorCPUSeconds = 0.0
-        var copyTimes: [String: Double] = [:], collectorTimes: [String: Double] = [:]
-        for (r, round) in rounds.enumerated() {
-            if probes.statements { try setup.query(BenchSQL.statementsReset) }
-            var cpuBefore = probes.cpu?.seconds()
-            copyRates.append(try copyBaseline(round.staged, options: options, on: setup))
-            if let before = cpuBefore, let after = probes.cpu?.seconds() { copyCPUSeconds += after - before }
-            if probes.statements { add(try statementTimes(setup), into: &copyTimes); try setup.query(BenchSQL.statementsReset) }
-
-            cpuBefore = probes.cpu?.seconds()
-            let postStart = monotonicNanoseconds()
-            let result = try post(round.bodies, port: collector.port, auths: auths, connections: options.connections, ratePerSecond: nil)
-            peakRates.append(Double(options.eventsPerRound) / (Double(monotonicNanoseconds() - postStart) / 1e9))
-            guard result.failures == 0 else {
-                throw CLIError("\(result.failures) batches failed at peak (first: \(result.firstFailure ?? "?")); see \(collector.log)")
+        var rounds: [[(staged: [StagedBatch], bodies: [[UInt8]])]] = []
+        for r in rigs.indices {
+            rounds.append(try (0..<options.rounds).map { _ in
+                try makeRound(&generators[r], baselineAppIds: apps[r].map { $0.appId + 1_000_000 }, start: start, options: options)
+            })
+            // Warm-up events carry version 0, which the stored-events check leaves out.
+            let warm = try (0..<20).map { _ in
+                var batch = deviceBatch(&generators[r], events: options.batchSize, before: start)
+                batch.context.appVersion = "0"
+                return try Zlib.compress(wireJSON(batch.events, context: batch.context, sentAt: start))
             }
-            // What the collector's background fold does within a second, counted in the round.
-            try RollupStore().fold(on: setup)
-            if let before = cpuBefore, let after = probes.cpu?.seconds() { collectorCPUSeconds += after - before }
-            if probes.statements { add(try statementTimes(setup), into: &collectorTimes) }
-            figures.peak.samples += result.latencies.samples
-            print(String(format: "%@ round %d: COPY %.0f rows/s, collector %.0f events/s (%.0f%%)", kind.rawValue, r + 1, copyRates[r],
-                         peakRates[r], peakRates[r] / copyRates[r] * 100))
+            _ = try post(warm, port: rigs[r].collector!.port, auths: auths[r], connections: options.connections, ratePerSecond: nil)
         }
-        figures.copyRate = median(copyRates)
-        figures.peakRate = median(peakRates)
+
+        // Alternate baseline and collector rounds, and shapes within a round, so all see the same
+        // machine: a shared machine's noise moves them all, and the medians' ratio is what is quoted.
+        var figures = rigs.map { Figures(shape: $0.shape.name, kind: kind) }
+        var copyRates = rigs.map { _ in [Double]() }, peakRates = rigs.map { _ in [Double]() }
+        var copyCPUSeconds = rigs.map { _ in 0.0 }, collectorCPUSeconds = rigs.map { _ in 0.0 }
+        var copyTimes = rigs.map { _ in [String: Double]() }, collectorTimes = rigs.map { _ in [String: Double]() }
+        for round in 0..<options.rounds {
+            for (r, rig) in rigs.enumerated() {
+                let collector = rig.collector!
+                if probes.statements { try rig.setup.query(BenchSQL.statementsReset) }
+                var cpuBefore = probes.cpu?.seconds()
+                copyRates[r].append(try copyBaseline(rounds[r][round].staged, options: options, on: rig.setup))
+                if let before = cpuBefore, let after = probes.cpu?.seconds() { copyCPUSeconds[r] += after - before }
+                if probes.statements { add(try statementTimes(rig.setup), into: &copyTimes[r]); try rig.setup.query(BenchSQL.statementsReset) }
+
+                cpuBefore = probes.cpu?.seconds()
+                let postStart = monotonicNanoseconds()
+                let result = try post(rounds[r][round].bodies, port: collector.port, auths: auths[r], connections: options.connections, ratePerSecond: nil)
+                peakRates[r].append(Double(options.eventsPerRound) / (Double(monotonicNanoseconds() - postStart) / 1e9))
+                guard result.failures == 0 else {
+                    throw CLIError("\(result.failures) batches failed at peak (first: \(result.firstFailure ?? "?")); see \(collector.log)")
+                }
+                // What the collector's background fold does within a second, counted in the round.
+                try RollupStore().fold(on: rig.setup)
+                if let before = cpuBefore, let after = probes.cpu?.seconds() { collectorCPUSeconds[r] += after - before }
+                if probes.statements { add(try statementTimes(rig.setup), into: &collectorTimes[r]) }
+                figures[r].peak.samples += result.latencies.samples
+                print(String(format: "%@ round %d: COPY %.0f rows/s, collector %.0f events/s (%.0f%%)", figures[r].label, round + 1,
+                             copyRates[r][round], peakRates[r][round], peakRates[r][round] / copyRates[r][round] * 100))
+            }
+        }
         let millions = Double(options.eventsPerRound * options.rounds) / 1e6
-        if probes.cpu != nil {
-            figures.copyCPU = copyCPUSeconds / millions
-            figures.collectorCPU = collectorCPUSeconds / millions
+        var measured: [(Figures, [Int])] = []
+        for r in rigs.indices {
+            figures[r].copyRate = median(copyRates[r])
+            figures[r].peakRate = median(peakRates[r])
+            if probes.cpu != nil {
+                figures[r].copyCPU = copyCPUSeconds[r] / millions
+                figures[r].collectorCPU = collectorCPUSeconds[r] / millions
+            }
+            if probes.statements {
+                figures[r].copyStatements = copyTimes[r].map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
+                figures[r].collectorStatements = collectorTimes[r].map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
+            }
+            let halfBatches = try measureHalfPeak(&generators[r], figures: &figures[r], auths: auths[r], start: start, options: options,
+                                                  collector: rigs[r].collector!)
+            // Batch i of a post goes to app i mod apps.
+            func share(_ batches: Int, _ app: Int) -> Int { (batches - app + apps[r].count - 1) / apps[r].count }
+            let posted = apps[r].indices.map { a in
+                (share(options.batchCount, a) * options.rounds + share(halfBatches, a)) * options.batchSize
+            }
+            measured.append((figures[r], posted))
         }
-        if probes.statements {
-            figures.copyStatements = copyTimes.map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
-            figures.collectorStatements = collectorTimes.map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
-        }
-        let halfBatches = try measureHalfPeak(kind, figures: &figures, auths: auths, start: start, options: options, collector: collector,
-                                              generator: &generator)
-        // Batch i of a post goes to app i mod apps.
-        func share(_ batches: Int, _ app: Int) -> Int { (batches - app + apps.count - 1) / apps.count }
-        let posted = apps.indices.map { a in
-            (share(options.batchCount, a) * options.rounds + share(halfBatches, a)) * options.batchSize
-        }
-        return (figures, posted)
+        return measured
     }
 
     /// The baseline: the round's rows COPYed into the uuid-keyed table, 10,000 rows a
@@ -322,15 +348,14 @@ enum BenchCommand {
     }
 
     /// Half the peak rate, paced: latency when the collector is not saturated. Returns the batches posted.
-    static func measureHalfPeak(_ kind: IdKind, figures: inout Figures, auths: [String], start: Timestamp, options: Options,
-                                collector: CollectorProcess, generator: inout SeededGenerator) throws -> Int {
+    static func measureHalfPeak(_ generator: inout WorkloadGenerator, figures: inout Figures, auths: [String], start: Timestamp,
+                                options: Options, collector: CollectorProcess) throws -> Int {
         figures.halfOffered = figures.peakRate / 2
         let batchesPerSecond = figures.halfOffered / Double(options.batchSize)
+        let now = Timestamp.now
         let bodies = try (0..<max(40, Int((batchesPerSecond * options.halfPeakSeconds).rounded()))).map { _ in
-            try Zlib.compress(wireJSON((0..<options.batchSize).map { _ in
-                let time = Timestamp.now
-                return syntheticEvent(&generator, id: kind.make(&generator, at: time), at: time)
-            }, context: DeviceContext(appVersion: "3.2.1", platform: "iOS"), sentAt: start))
+            let batch = deviceBatch(&generator, events: options.batchSize, before: now)
+            return try Zlib.compress(wireJSON(batch.events, context: batch.context, sentAt: start))
         }
         let half = try post(bodies, port: collector.port, auths: auths, connections: options.connections,
                             ratePerSecond: batchesPerSecond)
@@ -342,12 +367,13 @@ enum BenchCommand {
     }
 
     /// The `--json` summary.
-    static func summary(_ all: [Figures], rss: Int, options: Options) -> JSONValue {
+    static func summary(_ all: [Figures], options: Options) -> JSONValue {
         func statementJSON(_ list: [(String, Double)]?) -> JSONValue {
             list.map { .object($0.map { ($0.0, .double($0.1)) }) } ?? .null
         }
         func kindJSON(_ f: Figures) -> JSONValue {
             let members: [(String, JSONValue)] = [
+                ("shape", .string(f.shape.rawValue)),
                 ("ids", .string(f.kind.rawValue)), ("copyRowsPerSecond", .double(f.copyRate)), ("endToEndEventsPerSecond", .double(f.peakRate)),
                 ("ratioToCopy", .double(f.ratio)),
                 ("peakP50Ms", .double(f.peak.percentile(0.5) * 1000)), ("peakP99Ms", .double(f.peak.percentile(0.99) * 1000)),
@@ -356,13 +382,17 @@ enum BenchCommand {
                 ("collectorDatabaseCPUSecondsPerMillion", f.collectorCPU.map { JSONValue.double($0) } ?? .null),
                 ("copyStatementSecondsPerMillion", statementJSON(f.copyStatements)),
                 ("collectorStatementSecondsPerMillion", statementJSON(f.collectorStatements)),
+                ("collectorPeakRSSBytes", .int(f.rss)),
             ]
             return .object(members)
         }
+        let first = all.filter { $0.shape == options.workload.shapes[0] }
         let members: [(String, JSONValue)] = [
-            ("eventsPerRound", .int(options.eventsPerRound)), ("rounds", .int(options.rounds)), ("collectorPeakRSSBytes", .int(rss)),
-            // The UUIDv7 figure (what the SDK sends), which `tapwire-soak` paces itself by.
-            ("endToEndEventsPerSecond", .double(all.last?.peakRate ?? 0)),
+            ("eventsPerRound", .int(options.eventsPerRound)), ("rounds", .int(options.rounds)),
+            ("shapes", .array(options.workload.shapes.map { .string($0.rawValue) })),
+            // The first shape's collector and UUIDv7 figure (what the SDK sends), which `tapwire-soak` paces itself by.
+            ("collectorPeakRSSBytes", .int(first.last?.rss ?? 0)),
+            ("endToEndEventsPerSecond", .double(first.last?.peakRate ?? 0)),
             ("idKinds", .array(all.map(kindJSON))),
         ]
         return .object(members)
@@ -406,26 +436,27 @@ enum BenchCommand {
         }
     }
 
-    /// The group-commit curve: each point on a fresh collector, one round of UUIDv7 batches at peak.
-    static func runCurve(_ points: [CurvePoint], url: String, setup: PostgresConnection, options: Options, cpu: DatabaseCPU?,
-                         generator: inout SeededGenerator) throws {
+    /// The group-commit curve: each point on a fresh collector, one round of UUIDv7 batches at
+    /// peak, of the first shape.
+    static func runCurve(_ points: [CurvePoint], rig: Rig, options: Options, cpu: DatabaseCPU?) throws {
         let batchSize = options.batchSize
-        print("\ngroup-commit curve (UUIDv7, \(options.eventsPerRound) events a point, \(options.connections) connections):")
+        let setup = rig.setup
+        var generator = WorkloadGenerator(shape: rig.shape, seed: options.workload.seed &+ 100, endingAt: Timestamp.now, ids: .v7)
+        print("\ngroup-commit curve (UUIDv7, shape \(rig.shape.name.rawValue), \(options.eventsPerRound) events a point, \(options.connections) connections):")
         print("writers  linger ms  fill events  events/s   p50 / p99 ms      database CPU s per 1M")
         for (n, point) in points.enumerated() {
-            let collector = try CollectorProcess.start(options.tapwire, url: url, environment: [
+            let collector = try CollectorProcess.start(options.tapwire, url: rig.scratch.url, environment: [
                 "TAPWIRE_WRITERS": String(point.writers), "TAPWIRE_COMMIT_LINGER_MS": String(point.lingerMilliseconds),
                 "TAPWIRE_COMMIT_FILL_EVENTS": String(point.fillEvents),
             ], logName: "tapwire-bench-curve")
             defer { collector.stop() }
             let app = try AppStore().createApp(named: "bench-curve-\(n)", on: setup)
+            for manifest in rig.shape.manifests { _ = try ManifestStore().store(manifest, appId: app.appId, on: setup) }
             let auth = "Basic " + Data((app.writeKey.text + ":").utf8).base64EncodedString()
             let start = Timestamp.now
-            let bodies = try (0..<options.batchCount).map { b in
-                try Zlib.compress(wireJSON((0..<batchSize).map { _ in
-                    let time = start.adding(seconds: -Double(generator.next() % 300))
-                    return syntheticEvent(&generator, id: IdKind.v7.make(&generator, at: time), at: time)
-                }, context: DeviceContext(appVersion: ["3.2.1", "3.3.0"][b % 2], platform: b % 5 == 0 ? "watchOS" : "iOS"), sentAt: start))
+            let bodies = try (0..<options.batchCount).map { _ in
+                let batch = deviceBatch(&generator, events: batchSize, before: start)
+                return try Zlib.compress(wireJSON(batch.events, context: batch.context, sentAt: start))
             }
             _ = try post(Array(bodies.prefix(20)), port: collector.port, auths: [auth], connections: options.connections, ratePerSecond: nil)
             let cpuBefore = cpu?.seconds()
@@ -443,15 +474,15 @@ enum BenchCommand {
         }
     }
 
-    /// The figures of both id kinds side by side.
-    static func printTable(_ all: [Figures], rss: Int) {
+    /// The figures of every shape and id kind side by side.
+    static func printTable(_ all: [Figures]) {
         func row(_ label: String, _ cells: [String]) {
             print(label.padding(toLength: 46, withPad: " ", startingAt: 0) + cells.map { $0.padding(toLength: 24, withPad: " ", startingAt: 0) }.joined())
         }
         func f0(_ v: Double) -> String { String(format: "%.0f", v) }
         func ms(_ l: Latencies) -> String { String(format: "%.1f / %.1f", l.percentile(0.5) * 1000, l.percentile(0.99) * 1000) }
         print("")
-        row("", all.map(\.kind.rawValue))
+        row("", all.map(\.label))
         row("COPY baseline, rows/s (median)", all.map { f0($0.copyRate) })
         row("end to end, events/s (median)", all.map { f0($0.peakRate) })
         row("ratio to COPY", all.map { String(format: "%.2f", $0.ratio) })
@@ -480,7 +511,26 @@ enum BenchCommand {
                 return String(format: "%.1f / %.1f (%.2f×)", c, e, c > 0 ? e / c : 0)
             })
         }
-        row("collector peak RSS, MiB", [String(format: "%.1f", Double(rss) / 1_048_576)])
+        row("collector peak RSS, MiB (whole run)", all.map { String(format: "%.1f", Double($0.rss) / 1_048_576) })
+    }
+
+    /// Issue 33's ingestion targets, when both shapes ran: the real shape at 0.9× the benchmark
+    /// shape's ratio to COPY or better, in the same run, with its collector under 100 MiB.
+    static func printTargets(_ all: [Figures]) {
+        let benchmark = all.filter { $0.shape == .benchmark }, real = all.filter { $0.shape == .real }
+        guard !benchmark.isEmpty, !real.isEmpty else { return }
+        func verdict(_ met: Bool) -> String { met ? "met" : "NOT MET" }
+        print("issue 33 ingestion targets (the real shape against the benchmark shape, this run):")
+        for kind in EventIDKind.allCases {
+            guard let b = benchmark.first(where: { $0.kind == kind }), let r = real.first(where: { $0.kind == kind }) else { continue }
+            let relative = b.ratio > 0 ? r.ratio / b.ratio : 0
+            print(String(format: "  %@: ratio to COPY %.2f against %.2f, %.2f× (target ≥ 0.9×): %@", kind.rawValue, r.ratio, b.ratio, relative,
+                         verdict(relative >= 0.9)))
+        }
+        if let rss = real.first?.rss {
+            print(String(format: "  real shape's collector peak RSS %.1f MiB (target < 100 MiB): %@", Double(rss) / 1_048_576,
+                         verdict(rss < 100 * 1_048_576)))
+        }
     }
 
     /// Database execution time (s) per statement since the last reset, named by the sql/ file
@@ -548,6 +598,9 @@ enum BenchCommand {
         return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     }
 
+    /// The median, or nil when there is no value.
+    static func medianOrNil(_ values: [Double]) -> Double? { values.isEmpty ? nil : median(values) }
+
     struct LoadResult {
         var latencies = Latencies()
         var failures = 0
@@ -606,28 +659,6 @@ enum BenchCommand {
         return results.withLock { $0 }
     }
 
-    static func syntheticEvent(_ g: inout SeededGenerator, id: EventID, at time: Timestamp) -> Event {
-        let categories = ["message", "social_post", "promo", "reminder", "news"]
-        let category = categories[Int(g.next() % 5)]
-        let rich = g.next() % 2 == 0
-        let roll = g.next() % 100
-        if roll < 60 {
-            return Event(eventId: id, type: .delivered, deviceTime: time, notificationId: "apns-\(g.next() % 1_000_000)", category: category,
-                         hasMedia: rich, mediaTypes: rich ? .image : [], mediaRequested: rich || g.next() % 10 == 0,
-                         categoryRegistered: g.next() % 50 != 0, campaign: "winter-sale", variant: g.next() % 2 == 0 ? "A" : "B")
-        }
-        if roll < 95 {
-            let actions = [SystemAction.open, SystemAction.dismiss, "reply", "like", "delete"]
-            let action = actions[Int(g.next() % 5)]
-            return Event(eventId: id, type: .response, deviceTime: time, notificationId: "apns-\(g.next() % 1_000_000)", category: category,
-                         actionIdentifier: action, userTextLength: action == "reply" ? Int32(g.next() % 120) : nil, hasMedia: rich,
-                         mediaTypes: rich ? .image : [], categoryRegistered: true, campaign: "winter-sale", variant: "A",
-                         deliveredAt: time.adding(seconds: -Double(g.next() % 600)))
-        }
-        return Event(eventId: id, type: .sent, deviceTime: time, notificationId: "apns-\(g.next() % 1_000_000)", category: category,
-                     campaign: "winter-sale", variant: "B")
-    }
-
     /// The wire JSON of `POST /v1/batch` for events (`WireBatch`, the SDK's own encoder).
     static func wireJSON(_ events: [Event], context: DeviceContext, sentAt: Timestamp) -> [UInt8] {
         let wire = WireContext(appVersion: context.appVersion, build: context.build, platform: context.platform,
@@ -661,15 +692,5 @@ enum BenchCommand {
             throw CLIError("\(path) is not an executable `tapwire` (build it with `swift build --product tapwire`, or pass --tapwire PATH)")
         }
         return path
-    }
-
-    /// The same URL with another database name.
-    static func replaceDatabase(in url: String, with name: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
-        let afterScheme = url[schemeEnd.upperBound...]
-        guard let slash = afterScheme.firstIndex(of: "/") else { return url + "/" + name }
-        let rest = afterScheme[afterScheme.index(after: slash)...]
-        let query = rest.firstIndex(of: "?").map { String(rest[$0...]) } ?? ""
-        return String(url[..<afterScheme.index(after: slash)]) + name + query
     }
 }

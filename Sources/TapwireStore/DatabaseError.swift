@@ -70,4 +70,6 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     public var isInvalidParameterValue: Bool { sqlState == "22023" }
     /// 22007 or 22008: a date or time malformed or out of range.
     public var isInvalidDateTime: Bool { sqlState == "22007" || sqlState == "22008" }
+    /// 57014: the statement was cancelled (its `statement_timeout` passed, or a cancel request).
+    public var isQueryCanceled: Bool { sqlState == "57014" }
 }

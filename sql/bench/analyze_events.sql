@@ -1,2 +1,0 @@
--- Fresh planner statistics after a bulk load.
-ANALYZE events
