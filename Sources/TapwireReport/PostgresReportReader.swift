@@ -82,15 +82,18 @@ public struct PostgresReportReader: ReportReading {
                              dismissMeasurable: [(category: String, appVersion: String)]) throws(DatabaseError) -> ReportData {
         let app = String(scope.appId)
         let wholeDays = PostgresValue.timestampArray(plan.wholeDays), quarters = PostgresValue.timestampArray(plan.quarters)
+        let grains = "{" + plan.blocks.map { String($0.grain) }.joined(separator: ",") + "}"
+        let blockStarts = PostgresValue.timestampArray(plan.blocks.map(\.start))
         var data = ReportData(days: days)
-        data.totals = try connection.query(EmbeddedSQL.reportTotals, [app, wholeDays, quarters]).namedRows.map { row in
+        data.totals = try connection.query(EmbeddedSQL.reportTotals, [app, grains, blockStarts, quarters]).namedRows.map { row in
             ReportTotalsRow(category: row["category"] ?? "", hasMedia: row["has_media"] == "t", cutDay: row["cut_day"].flatMap { Int($0) },
                             counts: Self.counts(row))
         }
-        data.actions = try connection.query(EmbeddedSQL.reportTotalActions, [app, wholeDays, quarters]).namedRows.map { row in
+        data.actions = try connection.query(EmbeddedSQL.reportTotalActions, [app, grains, blockStarts, quarters]).namedRows.map { row in
             ReportActionRow(category: row["category"] ?? "", action: row["action"] ?? "", count: Self.int(row["count"]))
         }
-        data.histograms = try connection.query(EmbeddedSQL.reportTotalHistograms, [app, wholeDays, quarters]).namedRows.compactMap(Self.histogramRow)
+        data.histograms = try connection.query(EmbeddedSQL.reportTotalHistograms, [app, grains, blockStarts, quarters]).namedRows
+            .compactMap(Self.histogramRow)
         data.trend = try connection.query(EmbeddedSQL.reportTrend, [app, PostgresValue.timestampArray(plan.trendRuns.map(\.lo)),
                                                                     PostgresValue.timestampArray(plan.trendRuns.map(\.hi)),
                                                                     PostgresValue.textArray(plan.trendRuns.map(\.day))])
@@ -101,7 +104,8 @@ public struct PostgresReportReader: ReportReading {
         if !dismissMeasurable.isEmpty {
             data.dismiss = try connection.query(EmbeddedSQL.reportDismiss, [
                 app, PostgresValue.textArray(dismissMeasurable.map(\.category)), PostgresValue.textArray(dismissMeasurable.map(\.appVersion)),
-                PostgresValue.timestampArray(plan.arrayRuns.map(\.lo)), PostgresValue.timestampArray(plan.arrayRuns.map(\.hi)),
+                grains, blockStarts, PostgresValue.timestampArray(plan.quarterRuns.map(\.lo)),
+                PostgresValue.timestampArray(plan.quarterRuns.map(\.hi)),
             ]).namedRows.map { row in
                 ReportDismissRow(category: row["category"] ?? "", appVersion: row["app_version"] ?? "",
                                  delivered: Self.int(row["delivered"]), dismissals: Self.int(row["dismissals"]))

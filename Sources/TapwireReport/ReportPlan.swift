@@ -5,8 +5,9 @@ import TapwireStatistics
 /// Pure: the instants come from the database (the zone's midnights), the decisions are made here.
 ///
 /// - Totals (counts by side, actions, histogram bins, the dismiss base) need only the range's
-///   edges exact: its whole UTC days come from daily rows, the days its edges cut from quarter
-///   hours, and the minutes off a quarter hour from events.
+///   edges exact: its whole UTC days come from the fewest aligned blocks of 1, 2, 4, 8 and 16 days
+///   that cover them (`RollupRows.Grain.dayBlocks`), the days its edges cut from quarter hours, and
+///   the minutes off a quarter hour from events.
 /// - The adjusted difference adds each whole UTC day's sums; a cut day's part is one stratum per
 ///   category, counted from the same quarter hours and minutes as the totals.
 /// - The engagement line needs local days: each local day is a run of quarter hours of one or two
@@ -34,12 +35,21 @@ struct ReportPlan: Sendable, Equatable {
         var day: String
     }
 
+    /// A block of days: its grain (`RollupRows.Grain.dayBlocks`) and first midnight.
+    struct Block: Sendable, Equatable {
+        var grain: Int16
+        var start: Int64
+    }
+
     /// The range's whole UTC days, by their midnights, in order.
     var wholeDays: [Int64] = []
+    /// The fewest blocks of days that cover the whole days.
+    var blocks: [Block] = []
     /// The quarter hours (starts) of the cut days read from the quarter-hour rows.
     var quarters: [Int64] = []
-    /// The runs of the dismiss base's arrays: every whole day, and the quarters above.
-    var arrayRuns: [Run] = []
+    /// The same quarter hours as runs, each within one UTC day: what the dismiss base's running
+    /// sums are read over.
+    var quarterRuns: [Run] = []
     /// What the totals read from events.
     var eventRanges: [Run] = []
     /// The engagement line's runs of rollup_trend's arrays, each within one UTC day.
@@ -56,12 +66,11 @@ struct ReportPlan: Sendable, Equatable {
             let a = max(from, d), b = min(to, d + Self.day)
             if a == d && b == d + Self.day {
                 wholeDays.append(d)
-                arrayRuns.append(Run(lo: d, hi: b))
             } else {
                 let lo = max(Self.ceil(a, Self.quarter), covered), hi = Self.floor(b, Self.quarter)
                 if lo < hi {
                     quarters += Array(stride(from: lo, to: hi, by: Int(Self.quarter)))
-                    arrayRuns.append(Run(lo: lo, hi: hi))
+                    quarterRuns.append(Run(lo: lo, hi: hi))
                     Self.append(Run(lo: a, hi: lo), to: &eventRanges)
                     Self.append(Run(lo: hi, hi: b), to: &eventRanges)
                 } else {
@@ -70,6 +79,7 @@ struct ReportPlan: Sendable, Equatable {
             }
             d += Self.day
         }
+        blocks = Self.cover(wholeDays)
         for (i, local) in localDays.enumerated() {
             let start = max(from, local.start)
             let end = min(to, i + 1 < localDays.count ? localDays[i + 1].start : to)
@@ -91,6 +101,28 @@ struct ReportPlan: Sendable, Equatable {
                 d += Self.day
             }
         }
+    }
+
+    /// The fewest aligned blocks that cover `days` (midnights, in order, runs of consecutive
+    /// days): at each day, the largest block that starts there and ends inside the run.
+    static func cover(_ days: [Int64]) -> [Block] {
+        var blocks: [Block] = []
+        var i = 0
+        while i < days.count {
+            var runEnd = i
+            while runEnd + 1 < days.count, days[runEnd + 1] == days[runEnd] + day { runEnd += 1 }
+            var d = days[i]
+            let end = days[runEnd] + day
+            while d < end {
+                let grain = RollupRows.Grain.dayBlocks.reversed().first { grain in
+                    RollupRows.Grain.block(of: d, grain: grain) == d && d + RollupRows.Grain.days(grain) * day <= end
+                } ?? RollupRows.Grain.day
+                blocks.append(Block(grain: grain, start: d))
+                d += RollupRows.Grain.days(grain) * day
+            }
+            i = runEnd + 1
+        }
+        return blocks
     }
 
     /// Appends a non-empty range, merged with the last one when they meet.

@@ -79,7 +79,10 @@ enum RollupDeltaRows {
             body(row(14, k.appId, bucket: k.quarter, category: k.category, counters: [p.first, p.second]))
         }
         for (k, p) in rows.dismissBase {
-            body(row(15, k.appId, bucket: k.quarter, category: k.category, appVersion: k.appVersion, counters: [p.first, p.second]))
+            body(row(15, k.appId, grain: k.grain, bucket: k.bucket, category: k.category, appVersion: k.appVersion, counters: [p.first, p.second]))
+        }
+        for (k, p) in rows.dismissQuarters {
+            body(row(20, k.appId, bucket: k.quarter, category: k.category, appVersion: k.appVersion, counters: [p.first, p.second]))
         }
         for (k, p) in rows.strata {
             body(row(16, k.appId, bucket: k.day, category: k.category, platform: k.platform, campaign: .text(k.campaign),

@@ -127,6 +127,9 @@ public struct RollupStore: Sendable {
                         _ = try foldPending(on: connection)
                         try connection.query(EmbeddedSQL.rollupsRebuildDelete, parameters)
                         let events = try recompute(parameters)
+                        // The blocks of days that hold the day, made again from their days.
+                        try connection.query(EmbeddedSQL.rollupsRebuildBlocks, parameters)
+                        try connection.query(EmbeddedSQL.rollupsRebuildBlocksSum, parameters)
                         try connection.query(EmbeddedSQL.rollupsQuarterCoverage, parameters)
                         return events
                     }

@@ -60,15 +60,26 @@ struct RollupDeltasTests {
         func totals(_ grain: Int16, _ bucket: Int64, media: Bool) -> RollupRows.TotalsKey {
             .init(appId: 7, grain: grain, bucket: bucket, category: "chat", hasMedia: media)
         }
-        var day = RollupDeltas.Counts()
-        day.add(rich)
-        #expect(rows.totals == [totals(0, h10, media: true): rich, totals(2, midnight, media: true): rich,
-                                totals(0, q1100, media: false): text, totals(2, midnight, media: false): text])
+        // The quarter hour, the day, and the blocks of 2, 4, 8 and 16 days that hold 2026-03-01
+        // (day 20513 since 1970: blocks from days 20512, 20512, 20512 and 20512).
+        let block = RollupDeltas.floor(midnight, 16 * Self.day)
+        #expect(block == midnight - Self.day && RollupRows.Grain.block(of: midnight, grain: 3) == block)
+        var expectedTotals: [RollupRows.TotalsKey: RollupDeltas.Counts] = [totals(0, h10, media: true): rich, totals(0, q1100, media: false): text]
+        for grain in RollupRows.Grain.dayBlocks {
+            let bucket = RollupRows.Grain.block(of: midnight, grain: grain)
+            expectedTotals[totals(grain, bucket, media: true)] = rich
+            expectedTotals[totals(grain, bucket, media: false)] = text
+        }
+        #expect(rows.totals == expectedTotals)
         // Engaged: the open and the reply, not the dismissal.
         #expect(rows.trend == [.init(appId: 7, quarter: h10, category: "chat"): .init(first: 2, second: 2),
                                .init(appId: 7, quarter: q1100, category: "chat"): .init(first: 1, second: 0)])
-        #expect(rows.dismissBase == [.init(appId: 7, quarter: h10, category: "chat", appVersion: "2.0"): .init(first: 2, second: 1),
-                                     .init(appId: 7, quarter: q1100, category: "chat", appVersion: "2.0"): .init(first: 1, second: 0)])
+        #expect(rows.dismissQuarters == [.init(appId: 7, quarter: h10, category: "chat", appVersion: "2.0"): .init(first: 2, second: 1),
+                                         .init(appId: 7, quarter: q1100, category: "chat", appVersion: "2.0"): .init(first: 1, second: 0)])
+        #expect(rows.dismissBase == Dictionary(uniqueKeysWithValues: RollupRows.Grain.dayBlocks.map {
+            (RollupRows.DismissKey(appId: 7, grain: $0, bucket: RollupRows.Grain.block(of: midnight, grain: $0), category: "chat",
+                                   appVersion: "2.0"), RollupRows.Pair(first: 3, second: 1))
+        }))
         #expect(rows.strata == [
             .init(appId: 7, day: midnight, category: "chat", campaign: "spring", platform: "iOS", hasMedia: true): .init(first: 2, second: 2),
             .init(appId: 7, day: midnight, category: "chat", campaign: "", platform: "iOS", hasMedia: false): .init(first: 1, second: 0),
@@ -76,10 +87,12 @@ struct RollupDeltasTests {
         #expect(rows.marginals[.init(appId: 7, day: midnight, dimension: .os, value: "18", category: "chat", hasMedia: true)]
                 == { var m = RollupRows.MarginalCounts(); m.add(rich); return m }())
         #expect(rows.marginals.count == 2 * ReportDimension.allCases.count)
-        #expect(rows.totalActions == [.init(appId: 7, grain: 0, bucket: h10, category: "chat", action: "reply"): 1,
-                                      .init(appId: 7, grain: 2, bucket: midnight, category: "chat", action: "reply"): 1])
+        let grains = [(Int16(0), h10)] + RollupRows.Grain.dayBlocks.map { ($0, RollupRows.Grain.block(of: midnight, grain: $0)) }
+        #expect(rows.totalActions == Dictionary(uniqueKeysWithValues: grains.map {
+            (RollupRows.TotalActionKey(appId: 7, grain: $0.0, bucket: $0.1, category: "chat", action: "reply"), Int64(1))
+        }))
         var bins: [RollupRows.TotalBinKey: Int64] = [:]
-        for (grain, bucket) in [(Int16(0), h10), (2, midnight)] {
+        for (grain, bucket) in grains {
             bins[.init(appId: 7, grain: grain, bucket: bucket, category: "chat", metric: .replyLength, bin: 12)] = 1
             bins[.init(appId: 7, grain: grain, bucket: bucket, category: "chat", metric: .timeToResponse, bin: 7)] = 1
         }
@@ -151,7 +164,8 @@ struct RollupDeltasTests {
             if registered { c.actions += 1 }
             if registered && e.userTextLength != nil { c.replies += 1 }
             let engaged = c.opens + c.actions
-            for (grain, bucket) in [(Int16(0), quarterStart), (2, dayStart)] {
+            let blocks = RollupRows.Grain.dayBlocks.map { ($0, RollupRows.Grain.block(of: dayStart, grain: $0)) }
+            for (grain, bucket) in [(Int16(0), quarterStart)] + blocks {
                 expected.totals[.init(appId: appId, grain: grain, bucket: bucket, category: e.category, hasMedia: e.hasMedia), default: .init()].add(c)
                 if registered { expected.totalActions[.init(appId: appId, grain: grain, bucket: bucket, category: e.category, action: e.actionIdentifier!), default: 0] += 1 }
                 guard e.type == .response, let action = e.actionIdentifier, action != SystemAction.dismiss else { continue }
@@ -171,8 +185,12 @@ struct RollupDeltasTests {
                 expected.strata[.init(appId: appId, day: dayStart, category: e.category, campaign: e.campaign ?? "", platform: context.platform,
                                       hasMedia: e.hasMedia), default: .zero].add(c.delivered, engaged)
             }
-            expected.dismissBase[.init(appId: appId, quarter: quarterStart, category: e.category, appVersion: context.appVersion),
-                                 default: .zero].add(c.delivered, c.dismissals)
+            expected.dismissQuarters[.init(appId: appId, quarter: quarterStart, category: e.category, appVersion: context.appVersion),
+                                     default: .zero].add(c.delivered, c.dismissals)
+            for (grain, bucket) in blocks {
+                expected.dismissBase[.init(appId: appId, grain: grain, bucket: bucket, category: e.category, appVersion: context.appVersion),
+                                     default: .zero].add(c.delivered, c.dismissals)
+            }
             if c.delivered + c.sent + c.opens + c.actions > 0 {
                 let values = DimensionValues(appVersion: context.appVersion, platform: context.platform, campaign: e.campaign ?? "",
                                              variant: e.variant ?? "", os: ReportDimension.osMajor(context.osVersion))
@@ -200,6 +218,7 @@ struct RollupDeltasTests {
         #expect(rows.totalHistograms == expected.totalHistograms)
         #expect(rows.trend == expected.trend)
         #expect(rows.dismissBase == expected.dismissBase)
+        #expect(rows.dismissQuarters == expected.dismissQuarters)
         #expect(rows.strata == expected.strata)
         #expect(rows.marginals == expected.marginals)
         #expect(rows.releaseCounts == expected.releaseCounts)
@@ -262,6 +281,8 @@ struct RollupDeltasTests {
         #expect(delivered(RollupRows.Grain.quarter) == [midnight.microseconds - quarter: 1, midnight.microseconds: 2, -quarter: 1])
         let day = RollupDeltas.floor(midnight.microseconds, Self.day)
         #expect(delivered(RollupRows.Grain.day) == [day: 3, -Self.day: 1])
+        // Blocks are aligned on 1970-01-01, so the day before it starts a block of every size.
+        #expect(delivered(6) == [RollupDeltas.floor(day, 16 * Self.day): 3, -16 * Self.day: 1])
     }
 
     @Test func latencyBinsFollowPostgresIntervalArithmetic() {

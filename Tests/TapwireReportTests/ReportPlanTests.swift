@@ -26,8 +26,8 @@ import TapwireTestSupport
         #expect(plan.quarters.count == 23 + 73)
         #expect(plan.quarters.first == Self.us("2026-11-02T18:15:00Z") && plan.quarters.last == Self.us("2026-11-04T18:00:00Z"))
         #expect(plan.eventRanges.isEmpty && plan.trendEventRanges.isEmpty)
-        #expect(plan.arrayRuns == [Self.run("2026-11-02T18:15:00Z", "2026-11-03T00:00:00Z"), Self.run("2026-11-03T00:00:00Z", "2026-11-04T00:00:00Z"),
-                                   Self.run("2026-11-04T00:00:00Z", "2026-11-04T18:15:00Z")])
+        #expect(plan.quarterRuns == [Self.run("2026-11-02T18:15:00Z", "2026-11-03T00:00:00Z"), Self.run("2026-11-04T00:00:00Z", "2026-11-04T18:15:00Z")])
+        #expect(plan.blocks == [ReportPlan.Block(grain: 2, start: Self.us("2026-11-03T00:00:00Z"))])
         #expect(plan.trendRuns == [
             Self.run("2026-11-02T18:15:00Z", "2026-11-03T00:00:00Z", "2026-11-03"), Self.run("2026-11-03T00:00:00Z", "2026-11-03T18:15:00Z", "2026-11-03"),
             Self.run("2026-11-03T18:15:00Z", "2026-11-04T00:00:00Z", "2026-11-04"), Self.run("2026-11-04T00:00:00Z", "2026-11-04T18:15:00Z", "2026-11-04"),
@@ -81,6 +81,22 @@ import TapwireTestSupport
         #expect(!plan.trendReadsTheSameEvents)
     }
 
+    /// A run of whole days is covered by the fewest aligned blocks: at most two of each size.
+    @Test func wholeDaysAreCoveredByTheFewestBlocks() {
+        let day: Int64 = ReportPlan.day
+        // 30 days from 2026-10-01, day 20727 since 1970: 20727 (1 day), 20728 (8, not 16-aligned),
+        // 20736 (16), 20752 (4), 20756 (1).
+        let start = Self.us("2026-10-01T00:00:00Z")
+        let blocks = ReportPlan.cover((0..<30).map { start + Int64($0) * day })
+        #expect(blocks.map(\.grain) == [2, 5, 6, 4, 2], "\(blocks)")
+        #expect(blocks.map { RollupRows.Grain.days($0.grain) }.reduce(0, +) == 30)
+        #expect(blocks.allSatisfy { RollupRows.Grain.block(of: $0.start, grain: $0.grain) == $0.start })
+        // Two runs with a gap: each covered on its own.
+        let gapped = ReportPlan.cover([start, start + day, start + 5 * day])
+        #expect(gapped.map(\.start) == [start, start + day, start + 5 * day] || gapped.map(\.start) == [start, start + 5 * day])
+        #expect(gapped.map { RollupRows.Grain.days($0.grain) }.reduce(0, +) == 3)
+    }
+
     /// Random ranges, zones' midnights and coverage: the pieces of the totals cover the range
     /// exactly once, and so do each local day's pieces of the line.
     @Test func piecesCoverTheRangeExactlyOnce() {
@@ -99,7 +115,7 @@ import TapwireTestSupport
             }
             let coverage: Int64? = Bool.random(using: &rng) ? nil : base + Int64.random(in: 0..<(6 * 24 * 4), using: &rng) * quarter
             let plan = ReportPlan(from: from, to: to, localDays: localDays, coverage: coverage)
-            var pieces: [(Int64, Int64)] = plan.wholeDays.map { ($0, $0 + day) }
+            var pieces: [(Int64, Int64)] = plan.blocks.map { ($0.start, $0.start + RollupRows.Grain.days($0.grain) * day) }
             pieces += plan.quarters.map { ($0, $0 + quarter) }
             pieces += plan.eventRanges.map { ($0.lo, $0.hi) }
             pieces.sort { $0.0 < $1.0 }

@@ -12,9 +12,11 @@ public enum RollupSnapshot {
     UNION ALL SELECT 'a', grain::text, bucket::text, category, action, '', '', n::text FROM rollup_total_actions WHERE app_id = $1::bigint
     UNION ALL SELECT 'h', grain::text, bucket::text, category, metric::text, bins::text, '', counts::text
            FROM rollup_total_histograms WHERE app_id = $1::bigint
-    UNION ALL SELECT 'n', '', day::text, category, '', '', delivered::text, engaged::text FROM rollup_trend WHERE app_id = $1::bigint
-    UNION ALL SELECT 'x', '', day::text, category, app_version, '', delivered::text, dismissals::text
+    UNION ALL SELECT 'n', '', day::text, category, '', '', delivered_running::text, engaged_running::text FROM rollup_trend WHERE app_id = $1::bigint
+    UNION ALL SELECT 'x', grain::text, bucket::text, category, app_version, '', delivered::text, dismissals::text
            FROM rollup_dismiss_base WHERE app_id = $1::bigint
+    UNION ALL SELECT 'y', '', day::text, category, app_version, '', delivered_running::text, dismissals_running::text
+           FROM rollup_dismiss_quarters WHERE app_id = $1::bigint
     UNION ALL SELECT 's', '', day::text, category, campaign, platform, '',
            concat_ws(' ', rich_delivered, rich_engaged, text_delivered, text_engaged) FROM rollup_strata WHERE app_id = $1::bigint
     UNION ALL SELECT 'm', '', day::text, category, '', '', concat_ws(' ', strata, excluded_delivered, used_rich_delivered,

@@ -6,15 +6,18 @@
 -- platforms has almost one such row per event: 3.8 rows per event over all grains, a 30-day
 -- report reading millions of them. The report needs far less:
 --   * totals over the range (counts by rich/text-only, actions, histogram bins): only the range's
---     edges must be exact, so whole UTC days are read from a daily row and the cut days from
---     quarter hours: rollup_totals, rollup_total_actions, rollup_total_histograms (grain 0:
---     quarter hours, grain 2: UTC days);
+--     edges must be exact, so its whole UTC days are read from rows of aligned blocks of 1, 2, 4,
+--     8 and 16 days (at most two blocks of each size cover any run of days: a 30-day report reads
+--     about 8 rows per category where it read 30) and the days its edges cut from quarter hours:
+--     rollup_totals, rollup_total_actions, rollup_total_histograms (grain 0: quarter hours; grain
+--     2: a day; grains 3 to 6: 2, 4, 8 and 16 days, `tapwire_day_block`);
 --   * the daily engagement line by local day, in any zone: a row per UTC day and category whose
---     arrays hold the day's 96 quarter hours (every zone's midnight is on a quarter hour):
+--     arrays hold the day's running sums at each of its 97 quarter-hour edges (every zone's
+--     midnight is on a quarter hour, and a run of quarter hours is a difference of two elements):
 --     rollup_trend;
 --   * the dismiss base, per app version (the manifest of each version says whether dismissals are
---     measurable): a row per UTC day, category and version, with quarter-hour arrays:
---     rollup_dismiss_base;
+--     measurable): by the blocks of days above (rollup_dismiss_base) and, for the days a range
+--     cuts, by running sums per quarter hour (rollup_dismiss_quarters);
 --   * the adjusted rich vs text-only difference: Mantel–Haenszel over strata of campaign ×
 --     platform × UTC day (docs/reports.md says why these). A stratum's terms are not additive,
 --     but its sums over strata are: rollup_strata keeps each stratum's four counts, and every
@@ -36,30 +39,37 @@ CREATE FUNCTION tapwire_quarter_of_day(t timestamptz) RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN floor(date_part('epoch', t - tapwire_utc_day(t)) / 900)::integer;
 
--- The 96 quarter-hour counts of one day from (quarter of the day, count) pairs, summed per quarter.
-CREATE FUNCTION tapwire_quarter_counts(quarters integer[], counts bigint[]) RETURNS bigint[]
+-- A day's running sums at its 97 quarter-hour edges from (quarter of the day, count) pairs:
+-- element q + 1 counts quarters 0 … q − 1, so element 1 is 0, element 97 the day, and quarters lo
+-- to hi − 1 are element hi + 1 less element lo + 1. Running sums add element by element
+-- (tapwire_add_hour_counts) as the counts do.
+CREATE FUNCTION tapwire_quarter_running(quarters integer[], counts bigint[]) RETURNS bigint[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN ARRAY(
-    SELECT coalesce(sum(u.n), 0)::bigint
-    FROM generate_series(0, 95) AS q(quarter)
-    LEFT JOIN unnest(quarters, counts) AS u(quarter, n) ON u.quarter = q.quarter
-    GROUP BY q.quarter
-    ORDER BY q.quarter);
+    SELECT (coalesce(sum(sum(u.n)) OVER (ORDER BY q.edge ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0))::bigint
+    FROM generate_series(0, 96) AS q(edge)
+    LEFT JOIN unnest(quarters, counts) AS u(quarter, n) ON u.quarter = q.edge
+    GROUP BY q.edge
+    ORDER BY q.edge);
 
--- The sum of elements lo+1 … hi of a day's quarter-hour array (quarters lo to hi - 1).
-CREATE FUNCTION tapwire_quarter_sum(counts bigint[], lo integer, hi integer) RETURNS bigint
+-- The first day of the block of days of grain g that holds `day` (a UTC midnight): grain 2 is the
+-- day itself, grains 3 to 6 blocks of 2, 4, 8 and 16 days, aligned on 1970-01-01.
+CREATE FUNCTION tapwire_day_block(day timestamptz, grain integer) RETURNS timestamptz
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN (SELECT coalesce(sum(n), 0)::bigint FROM unnest(counts[lo + 1:hi]) AS n);
+RETURN timestamptz '1970-01-01 00:00:00+00'
+    + (floor(date_part('epoch', day) / 86400 / (1 << (grain - 2))) * (1 << (grain - 2))) * interval '86400 seconds';
 
--- A histogram's bins as two sorted arrays (bins, counts), merged by adding the counts of equal bins.
+-- A histogram's bins as two sorted arrays (bins, counts), merged by adding the counts of equal bins
+-- (a bin whose count comes to 0, as when a rebuild takes a day out of its blocks, goes).
 CREATE FUNCTION tapwire_merge_bins(bins_a smallint[], counts_a bigint[], bins_b smallint[], counts_b bigint[],
                                    OUT bins smallint[], OUT counts bigint[])
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $fn$
-    SELECT array_agg(b ORDER BY b), array_agg(n ORDER BY b)
+    SELECT coalesce(array_agg(b ORDER BY b), '{}'), coalesce(array_agg(n ORDER BY b), '{}')
     FROM (SELECT b, sum(n)::bigint AS n
           FROM (SELECT * FROM unnest(bins_a, counts_a) AS x(b, n) UNION ALL SELECT * FROM unnest(bins_b, counts_b) AS y(b, n)) u
-          GROUP BY b) s
+          GROUP BY b
+          HAVING sum(n) <> 0) s
 $fn$;
 
 -- a / b rounded to 20 decimals (a is given 20 decimals first, so the quotient has them all).
@@ -132,11 +142,13 @@ RETURN (filters[1] IS NULL OR e.app_version = filters[1])
    AND (filters[5] IS NULL OR split_part(coalesce(e.os_version, ''), '.', 1) = filters[5]);
 
 -- Totals over the range by category and rich/text-only. grain 0: quarter hours; grain 2: UTC days
--- (`bucket` is the day's midnight). A report reads the whole UTC days of its range from grain 2
--- and the parts of the days its edges cut from grain 0 (the minutes off a quarter hour from events).
+-- (`bucket` is the day's midnight); grains 3 to 6: blocks of 2, 4, 8 and 16 days (`bucket` is the
+-- block's first midnight, tapwire_day_block). A report reads the whole UTC days of its range from
+-- the fewest blocks that cover them and the parts of the days its edges cut from grain 0 (the
+-- minutes off a quarter hour from events).
 CREATE TABLE rollup_totals (
     app_id          bigint      NOT NULL,
-    grain           smallint    NOT NULL CHECK (grain IN (0, 2)),
+    grain           smallint    NOT NULL CHECK (grain IN (0, 2, 3, 4, 5, 6)),
     bucket          timestamptz NOT NULL,
     category        text        NOT NULL,
     has_media       boolean     NOT NULL,
@@ -154,7 +166,7 @@ CREATE TABLE rollup_totals (
 -- Responses per registered action, at the grains of rollup_totals.
 CREATE TABLE rollup_total_actions (
     app_id   bigint      NOT NULL,
-    grain    smallint    NOT NULL CHECK (grain IN (0, 2)),
+    grain    smallint    NOT NULL CHECK (grain IN (0, 2, 3, 4, 5, 6)),
     bucket   timestamptz NOT NULL,
     category text        NOT NULL,
     action   text        NOT NULL,
@@ -168,7 +180,7 @@ CREATE TABLE rollup_total_actions (
 -- a few dozen of the 600 bins.
 CREATE TABLE rollup_total_histograms (
     app_id   bigint      NOT NULL,
-    grain    smallint    NOT NULL CHECK (grain IN (0, 2)),
+    grain    smallint    NOT NULL CHECK (grain IN (0, 2, 3, 4, 5, 6)),
     bucket   timestamptz NOT NULL,
     category text        NOT NULL,
     metric   smallint    NOT NULL CHECK (metric IN (1, 2)),
@@ -178,28 +190,42 @@ CREATE TABLE rollup_total_histograms (
 );
 
 -- The daily engagement line: per UTC day and category, delivered and engaged (opens and
--- registered actions) in each of the day's 96 quarter hours (element i + 1: quarter i). A local
--- day in any zone is a run of quarter hours, so a 30-day report reads 31 rows per category.
+-- registered actions) as running sums at the day's 97 quarter-hour edges (tapwire_quarter_running).
+-- A local day in any zone is a run of quarter hours of one or two UTC days, so a 30-day report
+-- reads 31 rows per category, two elements of each array per local day it touches.
 CREATE TABLE rollup_trend (
-    app_id    bigint      NOT NULL,
-    day       timestamptz NOT NULL,
-    category  text        NOT NULL,
-    delivered bigint[]    NOT NULL CHECK (cardinality(delivered) = 96),
-    engaged   bigint[]    NOT NULL CHECK (cardinality(engaged) = 96),
+    app_id            bigint      NOT NULL,
+    day               timestamptz NOT NULL,
+    category          text        NOT NULL,
+    delivered_running bigint[]    NOT NULL CHECK (cardinality(delivered_running) = 97),
+    engaged_running   bigint[]    NOT NULL CHECK (cardinality(engaged_running) = 97),
     PRIMARY KEY (app_id, day, category)
 ) WITH (fillfactor = 70);
 
--- The dismiss base: per UTC day, category and app version, delivered and dismissals in each
--- quarter hour. Dismissals are measurable for a version only when its manifest registers the
--- category with customDismissAction, which the report knows only when it runs; it reads the rows
--- of those versions alone.
+-- The dismiss base: per category and app version, delivered and dismissals, by the blocks of days
+-- of rollup_totals (grains 2 to 6). Dismissals are measurable for a version only when its manifest
+-- registers the category with customDismissAction, which the report knows only when it runs; it
+-- reads the rows of those versions alone.
 CREATE TABLE rollup_dismiss_base (
     app_id      bigint      NOT NULL,
-    day         timestamptz NOT NULL,
+    grain       smallint    NOT NULL CHECK (grain IN (2, 3, 4, 5, 6)),
+    bucket      timestamptz NOT NULL,
     category    text        NOT NULL,
     app_version text        NOT NULL,
-    delivered   bigint[]    NOT NULL CHECK (cardinality(delivered) = 96),
-    dismissals  bigint[]    NOT NULL CHECK (cardinality(dismissals) = 96),
+    delivered   bigint      NOT NULL,
+    dismissals  bigint      NOT NULL,
+    PRIMARY KEY (app_id, grain, bucket, category, app_version)
+);
+
+-- The dismiss base of the days a range cuts: per UTC day, category and app version, running sums
+-- at the day's quarter-hour edges, as rollup_trend keeps them.
+CREATE TABLE rollup_dismiss_quarters (
+    app_id             bigint      NOT NULL,
+    day                timestamptz NOT NULL,
+    category           text        NOT NULL,
+    app_version        text        NOT NULL,
+    delivered_running  bigint[]    NOT NULL CHECK (cardinality(delivered_running) = 97),
+    dismissals_running bigint[]    NOT NULL CHECK (cardinality(dismissals_running) = 97),
     PRIMARY KEY (app_id, day, category, app_version)
 ) WITH (fillfactor = 70);
 
@@ -266,15 +292,16 @@ INSERT INTO tapwire_table_layout (table_name, layout, reason) VALUES
     ('rollup_total_histograms', 'distributed', 'report rollup, co-located with events'),
     ('rollup_trend', 'distributed', 'report rollup, co-located with events'),
     ('rollup_dismiss_base', 'distributed', 'report rollup, co-located with events'),
+    ('rollup_dismiss_quarters', 'distributed', 'report rollup, co-located with events'),
     ('rollup_strata', 'distributed', 'report rollup, co-located with events'),
     ('rollup_uplift_days', 'distributed', 'report rollup, co-located with its strata'),
     ('rollup_marginals', 'distributed', 'dashboard rollup, co-located with events');
 SELECT tapwire_apply_citus_layout();
 
--- The fold's rows for the tables above travel through rollup_deltas too (kinds 11-19, written by
+-- The fold's rows for the tables above travel through rollup_deltas too (kinds 11-20, written by
 -- TapwireStore's fold and upserted by tapwire_fold_rollups()); marginals name their dimension.
 ALTER TABLE rollup_deltas DROP CONSTRAINT rollup_deltas_kind_check;
-ALTER TABLE rollup_deltas ADD CONSTRAINT rollup_deltas_kind_check CHECK (kind BETWEEN 1 AND 5 OR kind BETWEEN 11 AND 19);
+ALTER TABLE rollup_deltas ADD CONSTRAINT rollup_deltas_kind_check CHECK (kind BETWEEN 1 AND 5 OR kind BETWEEN 11 AND 20);
 ALTER TABLE rollup_deltas ADD COLUMN dimension text, ADD COLUMN value text;
 
 -- A commit's finest rows now carry the OS major version of the batch's context; a collector of
@@ -283,7 +310,7 @@ ALTER TABLE rollup_delta_batches ADD COLUMN os text[] NOT NULL DEFAULT '{}';
 ALTER TABLE rollup_delta_batches ADD CONSTRAINT rollup_delta_batches_os_check
     CHECK (cardinality(os) = 0 OR cardinality(os) = cardinality(kind));
 
--- Upserts the pending rows of kinds 4, 5 and 11-19 (the fold's, summed per key by the collector)
+-- Upserts the pending rows of kinds 4, 5 and 11-20 (the fold's, summed per key by the collector)
 -- into the rollups, each table in key order and always in the same order, so concurrent folds
 -- lock rows in the same order. A stratum's upsert returns its new counts; with the change the
 -- fold added, that gives its old counts, and the change of its terms is added to its day's sums.
@@ -324,27 +351,35 @@ BEGIN
         ON CONFLICT (app_id, grain, bucket, category, metric) DO UPDATE SET
             (bins, counts) = (SELECT m.bins, m.counts FROM tapwire_merge_bins(t.bins, t.counts, EXCLUDED.bins, EXCLUDED.counts) m)
     ), trend AS (
-        INSERT INTO rollup_trend AS t (app_id, day, category, delivered, engaged)
+        INSERT INTO rollup_trend AS t (app_id, day, category, delivered_running, engaged_running)
         SELECT app_id, tapwire_utc_day(bucket), category,
-               tapwire_quarter_counts(array_agg(tapwire_quarter_of_day(bucket)), array_agg(n1)),
-               tapwire_quarter_counts(array_agg(tapwire_quarter_of_day(bucket)), array_agg(n2))
+               tapwire_quarter_running(array_agg(tapwire_quarter_of_day(bucket)), array_agg(n1)),
+               tapwire_quarter_running(array_agg(tapwire_quarter_of_day(bucket)), array_agg(n2))
         FROM pending WHERE kind = 14
         GROUP BY app_id, tapwire_utc_day(bucket), category
         ORDER BY 1, 2, 3
         ON CONFLICT (app_id, day, category) DO UPDATE SET
-            delivered = tapwire_add_hour_counts(t.delivered, EXCLUDED.delivered),
-            engaged = tapwire_add_hour_counts(t.engaged, EXCLUDED.engaged)
+            delivered_running = tapwire_add_hour_counts(t.delivered_running, EXCLUDED.delivered_running),
+            engaged_running = tapwire_add_hour_counts(t.engaged_running, EXCLUDED.engaged_running)
     ), dismiss_base AS (
-        INSERT INTO rollup_dismiss_base AS t (app_id, day, category, app_version, delivered, dismissals)
-        SELECT app_id, tapwire_utc_day(bucket), category, app_version,
-               tapwire_quarter_counts(array_agg(tapwire_quarter_of_day(bucket)), array_agg(n1)),
-               tapwire_quarter_counts(array_agg(tapwire_quarter_of_day(bucket)), array_agg(n2))
+        INSERT INTO rollup_dismiss_base AS t (app_id, grain, bucket, category, app_version, delivered, dismissals)
+        SELECT app_id, grain, bucket, category, app_version, sum(n1), sum(n2)
         FROM pending WHERE kind = 15
+        GROUP BY app_id, grain, bucket, category, app_version
+        ORDER BY app_id, grain, bucket, category, app_version
+        ON CONFLICT (app_id, grain, bucket, category, app_version) DO UPDATE SET
+            delivered = t.delivered + EXCLUDED.delivered, dismissals = t.dismissals + EXCLUDED.dismissals
+    ), dismiss_quarters AS (
+        INSERT INTO rollup_dismiss_quarters AS t (app_id, day, category, app_version, delivered_running, dismissals_running)
+        SELECT app_id, tapwire_utc_day(bucket), category, app_version,
+               tapwire_quarter_running(array_agg(tapwire_quarter_of_day(bucket)), array_agg(n1)),
+               tapwire_quarter_running(array_agg(tapwire_quarter_of_day(bucket)), array_agg(n2))
+        FROM pending WHERE kind = 20
         GROUP BY app_id, tapwire_utc_day(bucket), category, app_version
         ORDER BY 1, 2, 3, 4
         ON CONFLICT (app_id, day, category, app_version) DO UPDATE SET
-            delivered = tapwire_add_hour_counts(t.delivered, EXCLUDED.delivered),
-            dismissals = tapwire_add_hour_counts(t.dismissals, EXCLUDED.dismissals)
+            delivered_running = tapwire_add_hour_counts(t.delivered_running, EXCLUDED.delivered_running),
+            dismissals_running = tapwire_add_hour_counts(t.dismissals_running, EXCLUDED.dismissals_running)
     ), strata_changes AS (
         SELECT app_id, bucket AS day, category, campaign, platform,
                sum(n1) FILTER (WHERE has_media)::bigint AS rich_delivered, sum(n2) FILTER (WHERE has_media)::bigint AS rich_engaged,
@@ -464,7 +499,7 @@ $fn$;
 -- What is already stored, moved into the tables above from the rollups of 0010-0100, which hold
 -- everything these do but the OS (rollup_marginals starts without it: '' for every row moved).
 -- Quarter hours exist from rollup_quarter_coverage.complete_from on (of apps with a row); before
--- it, the quarter-hour arrays of rollup_trend and rollup_dismiss_base hold each hour in its first
+-- it, the running sums of rollup_trend and rollup_dismiss_quarters hold each hour in its first
 -- quarter, which the report only ever reads as part of a whole hour (TapwireReport/ReportPlan.swift).
 -- The lock keeps folds of collectors of the previous version out while it is copied.
 LOCK TABLE rollup_counts, rollup_actions, rollup_histograms IN EXCLUSIVE MODE;
@@ -473,33 +508,46 @@ CREATE TEMP TABLE migrated_coverage ON COMMIT DROP AS
 SELECT a.app_id, coalesce(c.complete_from, '-infinity'::timestamptz) AS complete_from
 FROM apps a LEFT JOIN rollup_quarter_coverage c USING (app_id);
 
+-- The blocks of days each day of the previous rollups lies in: grains 2 to 6.
+CREATE TEMP TABLE migrated_blocks ON COMMIT DROP AS
+SELECT g::smallint AS grain FROM generate_series(2, 6) AS g;
+
 INSERT INTO rollup_totals (app_id, grain, bucket, category, has_media, delivered, sent, media_requested, opens, dismissals, actions, replies)
-SELECT app_id, CASE grain WHEN 4 THEN 2 ELSE 0 END, hour, category, has_media, sum(delivered), sum(sent), sum(media_requested),
-       sum(opens), sum(dismissals), sum(actions), sum(replies)
-FROM rollup_counts
-WHERE grain IN (4, 6)
-GROUP BY app_id, grain, hour, category, has_media
+SELECT app_id, grain, bucket, category, has_media, sum(delivered), sum(sent), sum(media_requested), sum(opens), sum(dismissals),
+       sum(actions), sum(replies)
+FROM (SELECT r.app_id, b.grain, tapwire_day_block(r.hour, b.grain) AS bucket, r.category, r.has_media, r.delivered, r.sent,
+             r.media_requested, r.opens, r.dismissals, r.actions, r.replies
+      FROM rollup_counts r CROSS JOIN migrated_blocks b WHERE r.grain = 4
+      UNION ALL
+      SELECT app_id, 0, hour, category, has_media, delivered, sent, media_requested, opens, dismissals, actions, replies
+      FROM rollup_counts WHERE grain = 6) t
+GROUP BY app_id, grain, bucket, category, has_media
 ORDER BY 1, 2, 3, 4, 5;
 
 INSERT INTO rollup_total_actions (app_id, grain, bucket, category, action, n)
-SELECT app_id, CASE grain WHEN 3 THEN 2 ELSE 0 END, hour, category, action, sum(n)
-FROM rollup_actions
-WHERE grain IN (3, 5)
-GROUP BY app_id, grain, hour, category, action
+SELECT app_id, grain, bucket, category, action, sum(n)
+FROM (SELECT r.app_id, b.grain, tapwire_day_block(r.hour, b.grain) AS bucket, r.category, r.action, r.n
+      FROM rollup_actions r CROSS JOIN migrated_blocks b WHERE r.grain = 3
+      UNION ALL
+      SELECT app_id, 0, hour, category, action, n FROM rollup_actions WHERE grain = 5) t
+GROUP BY app_id, grain, bucket, category, action
 ORDER BY 1, 2, 3, 4, 5;
 
 INSERT INTO rollup_total_histograms (app_id, grain, bucket, category, metric, bins, counts)
-SELECT app_id, grain, hour, category, metric, array_agg(bin ORDER BY bin), array_agg(n ORDER BY bin)
-FROM (SELECT app_id, CASE grain WHEN 3 THEN 2 ELSE 0 END::smallint AS grain, hour, category, metric, bin, sum(n)::bigint AS n
-      FROM rollup_histograms
-      WHERE grain IN (3, 5)
-      GROUP BY 1, 2, 3, 4, 5, 6) b
-GROUP BY app_id, grain, hour, category, metric
+SELECT app_id, grain, bucket, category, metric, array_agg(bin ORDER BY bin), array_agg(n ORDER BY bin)
+FROM (SELECT app_id, grain, bucket, category, metric, bin, sum(n)::bigint AS n
+      FROM (SELECT r.app_id, b.grain, tapwire_day_block(r.hour, b.grain) AS bucket, r.category, r.metric, r.bin, r.n
+            FROM rollup_histograms r CROSS JOIN migrated_blocks b WHERE r.grain = 3
+            UNION ALL
+            SELECT app_id, 0, hour, category, metric, bin, n FROM rollup_histograms WHERE grain = 5) u
+      GROUP BY 1, 2, 3, 4, 5, 6) t
+GROUP BY app_id, grain, bucket, category, metric
 ORDER BY 1, 2, 3, 4, 5;
 
--- The quarter-hour and hour counts by category and app version the arrays are made of: grain 6
--- from complete_from on, grain 1 for the hours wholly before it, and for the hour complete_from
--- falls in, its hour less its quarters from complete_from on, in the hour's first quarter.
+-- The quarter-hour and hour counts by category and app version the running sums are made of:
+-- grain 6 from complete_from on, grain 1 for the hours wholly before it, and for the hour
+-- complete_from falls in, its hour less its quarters from complete_from on, in the hour's first
+-- quarter.
 CREATE TEMP TABLE migrated_quarters ON COMMIT DROP AS
 SELECT r.app_id, r.hour AS quarter, r.category, r.app_version, sum(r.delivered) AS delivered,
        sum(r.opens + r.actions) AS engaged, sum(r.dismissals) AS dismissals
@@ -520,22 +568,29 @@ LEFT JOIN (SELECT r.app_id, tapwire_hour(r.hour) AS hour, r.category, r.app_vers
            WHERE r.grain = 6 AND r.hour >= c.complete_from AND tapwire_hour(r.hour) < c.complete_from
            GROUP BY 1, 2, 3, 4) q USING (app_id, hour, category, app_version);
 
-INSERT INTO rollup_trend (app_id, day, category, delivered, engaged)
+INSERT INTO rollup_trend (app_id, day, category, delivered_running, engaged_running)
 SELECT app_id, tapwire_utc_day(quarter), category,
-       tapwire_quarter_counts(array_agg(tapwire_quarter_of_day(quarter)), array_agg(delivered)),
-       tapwire_quarter_counts(array_agg(tapwire_quarter_of_day(quarter)), array_agg(engaged))
+       tapwire_quarter_running(array_agg(tapwire_quarter_of_day(quarter)), array_agg(delivered)),
+       tapwire_quarter_running(array_agg(tapwire_quarter_of_day(quarter)), array_agg(engaged))
 FROM (SELECT app_id, quarter, category, sum(delivered)::bigint AS delivered, sum(engaged)::bigint AS engaged
       FROM migrated_quarters GROUP BY 1, 2, 3 HAVING sum(delivered) <> 0 OR sum(engaged) <> 0) t
 GROUP BY 1, 2, 3
 ORDER BY 1, 2, 3;
 
-INSERT INTO rollup_dismiss_base (app_id, day, category, app_version, delivered, dismissals)
+INSERT INTO rollup_dismiss_quarters (app_id, day, category, app_version, delivered_running, dismissals_running)
 SELECT app_id, tapwire_utc_day(quarter), category, app_version,
-       tapwire_quarter_counts(array_agg(tapwire_quarter_of_day(quarter)), array_agg(delivered::bigint)),
-       tapwire_quarter_counts(array_agg(tapwire_quarter_of_day(quarter)), array_agg(dismissals::bigint))
+       tapwire_quarter_running(array_agg(tapwire_quarter_of_day(quarter)), array_agg(delivered::bigint)),
+       tapwire_quarter_running(array_agg(tapwire_quarter_of_day(quarter)), array_agg(dismissals::bigint))
 FROM migrated_quarters
 GROUP BY 1, 2, 3, 4
 ORDER BY 1, 2, 3, 4;
+
+INSERT INTO rollup_dismiss_base (app_id, grain, bucket, category, app_version, delivered, dismissals)
+SELECT q.app_id, b.grain, tapwire_day_block(tapwire_utc_day(q.quarter), b.grain), q.category, q.app_version, sum(q.delivered),
+       sum(q.dismissals)
+FROM migrated_quarters q CROSS JOIN migrated_blocks b
+GROUP BY 1, 2, 3, 4, 5
+ORDER BY 1, 2, 3, 4, 5;
 
 INSERT INTO rollup_strata (app_id, day, category, campaign, platform, rich_delivered, rich_engaged, text_delivered, text_engaged)
 SELECT app_id, hour, category, campaign, platform,

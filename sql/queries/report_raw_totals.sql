@@ -5,7 +5,7 @@
 -- cut_day is the UTC day (days since 1970-01-01) of an event whose day the range cuts.
 SELECT tapwire_dimension_value($5::text, e) AS group_value, e.category, e.has_media,
     CASE WHEN tapwire_utc_day(e.event_time) >= $2::timestamptz
-              AND tapwire_utc_day(e.event_time) + interval '1 day' <= $3::timestamptz THEN NULL
+              AND tapwire_utc_day(e.event_time) + interval '86400 seconds' <= $3::timestamptz THEN NULL
          ELSE date_part('epoch', tapwire_utc_day(e.event_time))::bigint / 86400 END AS cut_day,
     count(*) FILTER (WHERE e.type = 'delivered') AS delivered,
     count(*) FILTER (WHERE e.type = 'sent') AS sent,

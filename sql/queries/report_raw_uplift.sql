@@ -16,7 +16,7 @@ WITH cells AS (
                            AND e.action_identifier <> 'com.apple.UNNotificationDismissActionIdentifier') AS text_engaged
     FROM events e
     WHERE e.app_id = $1::bigint AND e.event_time >= $2::timestamptz AND e.event_time < $3::timestamptz
-      AND tapwire_utc_day(e.event_time) >= $2::timestamptz AND tapwire_utc_day(e.event_time) + interval '1 day' <= $3::timestamptz
+      AND tapwire_utc_day(e.event_time) >= $2::timestamptz AND tapwire_utc_day(e.event_time) + interval '86400 seconds' <= $3::timestamptz
       AND tapwire_event_matches($4::text[], e)
     GROUP BY GROUPING SETS ((tapwire_dimension_value($5::text, e), e.category, tapwire_utc_day(e.event_time), coalesce(e.campaign, ''), e.platform),
                             (e.category, tapwire_utc_day(e.event_time), coalesce(e.campaign, ''), e.platform))

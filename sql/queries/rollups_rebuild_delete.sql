@@ -2,24 +2,29 @@
 -- before the rebuild recomputes them from the day's events (or the tests' oracle, with sql/fresh/),
 -- and bumps the rebuild generation of the app (0: every app), so readers stop serving the stored
 -- release-regression looks taken before (migration 0115). A day's strata go with their sums:
--- the fold adds each stratum's terms back from zero.
+-- the fold adds each stratum's terms back from zero. The blocks of days that hold the day (grains
+-- 3 to 6, migration 0150) are made again from their days' rows once the day is recomputed
+-- (rollups_rebuild_blocks.sql).
 WITH rebuilt AS (
     INSERT INTO rebuild_generations (app_id, generation) VALUES (coalesce($1::bigint, 0), 1)
     ON CONFLICT (app_id) DO UPDATE SET generation = rebuild_generations.generation + 1
 ), totals AS (
     DELETE FROM rollup_totals
-    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND bucket >= $2::timestamptz AND bucket < $3::timestamptz
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND grain IN (0, 2) AND bucket >= $2::timestamptz AND bucket < $3::timestamptz
 ), total_actions AS (
     DELETE FROM rollup_total_actions
-    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND bucket >= $2::timestamptz AND bucket < $3::timestamptz
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND grain IN (0, 2) AND bucket >= $2::timestamptz AND bucket < $3::timestamptz
 ), total_histograms AS (
     DELETE FROM rollup_total_histograms
-    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND bucket >= $2::timestamptz AND bucket < $3::timestamptz
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND grain IN (0, 2) AND bucket >= $2::timestamptz AND bucket < $3::timestamptz
+), dismiss_days AS (
+    DELETE FROM rollup_dismiss_base
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND grain = 2 AND bucket >= $2::timestamptz AND bucket < $3::timestamptz
+), dismiss_quarters AS (
+    DELETE FROM rollup_dismiss_quarters
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND day >= $2::timestamptz AND day < $3::timestamptz
 ), trend AS (
     DELETE FROM rollup_trend
-    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND day >= $2::timestamptz AND day < $3::timestamptz
-), dismiss_base AS (
-    DELETE FROM rollup_dismiss_base
     WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND day >= $2::timestamptz AND day < $3::timestamptz
 ), strata AS (
     DELETE FROM rollup_strata

@@ -234,11 +234,16 @@ public struct RollupDeltas: Sendable, Equatable {
     /// out): the one derivation the fold, the rebuild and the tests use.
     public func derive() -> RollupRows {
         var rows = RollupRows()
-        let quarterGrain = RollupRows.Grain.quarter, dayGrain = RollupRows.Grain.day
+        /// The quarter hour, then the day and each block of days that holds it.
+        func buckets(_ quarter: Int64) -> [(Int16, Int64)] {
+            let day = Self.floor(quarter, Self.microsecondsPerDay)
+            return [(RollupRows.Grain.quarter, quarter)] + RollupRows.Grain.dayBlocks.map { ($0, RollupRows.Grain.block(of: day, grain: $0)) }
+        }
         for (key, c) in counts {
             let d = key.dimensions
             let day = Self.floor(d.bucket, Self.microsecondsPerDay)
-            for (grain, bucket) in [(quarterGrain, d.bucket), (dayGrain, day)] {
+            let grains = buckets(d.bucket)
+            for (grain, bucket) in grains {
                 rows.totals[RollupRows.TotalsKey(appId: d.appId, grain: grain, bucket: bucket, category: d.category, hasMedia: key.hasMedia),
                             default: Counts()].add(c)
             }
@@ -251,8 +256,12 @@ public struct RollupDeltas: Sendable, Equatable {
             }
             // Every version with events has a dismiss row: whether its dismissals are measurable
             // is the manifest's to say, even when it has no delivery in the range.
-            rows.dismissBase[RollupRows.VersionQuarterKey(appId: d.appId, quarter: d.bucket, category: d.category,
-                                                          appVersion: d.appVersion), default: .zero].add(c.delivered, c.dismissals)
+            for (grain, bucket) in grains.dropFirst() {
+                rows.dismissBase[RollupRows.DismissKey(appId: d.appId, grain: grain, bucket: bucket, category: d.category,
+                                                       appVersion: d.appVersion), default: .zero].add(c.delivered, c.dismissals)
+            }
+            rows.dismissQuarters[RollupRows.VersionQuarterKey(appId: d.appId, quarter: d.bucket, category: d.category,
+                                                              appVersion: d.appVersion), default: .zero].add(c.delivered, c.dismissals)
             if c.delivered != 0 || c.sent != 0 || c.opens != 0 || c.actions != 0 {
                 let values = d.values
                 for dimension in ReportDimension.allCases {
@@ -269,7 +278,7 @@ public struct RollupDeltas: Sendable, Equatable {
         }
         for (key, n) in actions {
             let d = key.dimensions
-            for (grain, bucket) in [(quarterGrain, d.bucket), (dayGrain, Self.floor(d.bucket, Self.microsecondsPerDay))] {
+            for (grain, bucket) in buckets(d.bucket) {
                 rows.totalActions[RollupRows.TotalActionKey(appId: d.appId, grain: grain, bucket: bucket, category: d.category,
                                                            action: key.action), default: 0] += n
             }
@@ -279,7 +288,7 @@ public struct RollupDeltas: Sendable, Equatable {
         }
         for (key, n) in histograms {
             let d = key.dimensions
-            for (grain, bucket) in [(quarterGrain, d.bucket), (dayGrain, Self.floor(d.bucket, Self.microsecondsPerDay))] {
+            for (grain, bucket) in buckets(d.bucket) {
                 rows.totalHistograms[RollupRows.TotalBinKey(appId: d.appId, grain: grain, bucket: bucket, category: d.category,
                                                            metric: key.metric, bin: key.bin), default: 0] += n
             }

@@ -3,12 +3,26 @@
 /// 0020_mismatch_usage.sql, 0080_release_rollups.sql). What each table is for, and which report
 /// part reads it, is in docs/reports.md ("How the rollups work").
 public struct RollupRows: Sendable, Equatable {
-    /// The `grain` of rollup_totals, rollup_total_actions and rollup_total_histograms.
+    /// The `grain` of rollup_totals, rollup_total_actions, rollup_total_histograms and
+    /// rollup_dismiss_base.
     public enum Grain {
         /// Quarter hours: the parts of the days a range's edges cut.
         public static let quarter: Int16 = 0
-        /// UTC days (`bucket` is the midnight): the whole days of a range.
+        /// UTC days (`bucket` is the midnight).
         public static let day: Int16 = 2
+        /// Blocks of 1, 2, 4, 8 and 16 days aligned on 1970-01-01, grain g holding 2^(g − 2) days:
+        /// the whole days of a range are read from the fewest blocks that cover them.
+        public static let dayBlocks: [Int16] = [2, 3, 4, 5, 6]
+
+        /// The days a block of `grain` holds.
+        public static func days(_ grain: Int16) -> Int64 { 1 << Int64(grain - 2) }
+
+        /// The first midnight of the block of `grain` that holds the day starting at `day` (µs),
+        /// as SQL's tapwire_day_block.
+        public static func block(of day: Int64, grain: Int16) -> Int64 {
+            let size = days(grain) * RollupDeltas.microsecondsPerDay
+            return RollupDeltas.floor(day, size)
+        }
     }
 
     public struct TotalsKey: Hashable, Sendable {
@@ -45,7 +59,16 @@ public struct RollupRows: Sendable, Equatable {
         public var category: String
     }
 
-    /// A quarter hour of one category and app version (rollup_dismiss_base).
+    /// A block of days of one category and app version (rollup_dismiss_base).
+    public struct DismissKey: Hashable, Sendable {
+        public var appId: Int64
+        public var grain: Int16
+        public var bucket: Int64
+        public var category: String
+        public var appVersion: String
+    }
+
+    /// A quarter hour of one category and app version (rollup_dismiss_quarters keeps a day's 96).
     public struct VersionQuarterKey: Hashable, Sendable {
         public var appId: Int64
         public var quarter: Int64
@@ -141,8 +164,10 @@ public struct RollupRows: Sendable, Equatable {
     public var totalHistograms: [TotalBinKey: Int64] = [:]
     /// Delivered and engaged.
     public var trend: [QuarterKey: Pair] = [:]
-    /// Delivered and dismissals.
-    public var dismissBase: [VersionQuarterKey: Pair] = [:]
+    /// Delivered and dismissals, by blocks of days.
+    public var dismissBase: [DismissKey: Pair] = [:]
+    /// Delivered and dismissals, by quarter hour.
+    public var dismissQuarters: [VersionQuarterKey: Pair] = [:]
     /// Delivered and engaged.
     public var strata: [StratumKey: Pair] = [:]
     public var marginals: [MarginalKey: MarginalCounts] = [:]
@@ -155,7 +180,8 @@ public struct RollupRows: Sendable, Equatable {
 
     /// How many rows, over every table.
     public var rowCount: Int {
-        totals.count + totalActions.count + totalHistograms.count + trend.count + dismissBase.count + strata.count + marginals.count
+        totals.count + totalActions.count + totalHistograms.count + trend.count + dismissBase.count + dismissQuarters.count + strata.count
+            + marginals.count
             + usageHourly.count + usageDaily.count + releaseCounts.count + releaseActions.count
     }
 }
