@@ -2,70 +2,6 @@ import Foundation
 import TapwireCore
 import TapwireStatistics
 
-/// How a benchmark's event ids are made.
-public enum EventIDKind: String, CaseIterable, Sendable {
-    case random = "random (v4)"
-    case v7 = "UUIDv7"
-
-    public func make(_ g: inout SeededGenerator, at time: Timestamp) -> EventID {
-        switch self {
-        case .v7: return .v7(at: time, using: &g)
-        case .random:
-            // RFC 9562 version 4: 122 random bits, version 0100, variant 10.
-            return EventID(high: (g.next() & ~0xF000) | 0x4000, low: (g.next() & ~(0x3 << 62)) | (0x2 << 62))
-        }
-    }
-}
-
-/// The events one device posts in one batch, with its context.
-public struct GeneratedBatch: Sendable, Equatable {
-    public var context: DeviceContext
-    public var events: [Event]
-}
-
-/// A campaign of the plan: when it sends, to whom, what, and how well it engages.
-public struct PlannedCampaign: Sendable, Equatable {
-    public struct Variant: Sendable, Equatable {
-        public var name: String?
-        public var weight: Double
-        /// The share of its notifications that request media.
-        public var mediaRequested: Double
-        public var engagement: Double
-    }
-
-    public var name: String?
-    public var start: Timestamp
-    public var end: Timestamp
-    /// The time constant of its sends' decay, in days (nil: it sends evenly).
-    public var decayDays: Double?
-    /// Indices into the shape's categories, with weights (empty: the shape's own weights).
-    public var categories: [(index: Int, weight: Double)]
-    /// A weight per platform: who it is sent to.
-    public var platformWeights: [Double]
-    public var size: Double
-    public var engagement: Double
-    public var variants: [Variant]
-    public var mediaKinds: MediaKinds
-
-    public static func == (a: PlannedCampaign, b: PlannedCampaign) -> Bool {
-        a.name == b.name && a.start == b.start && a.end == b.end && a.decayDays == b.decayDays
-            && a.categories.map(\.index) == b.categories.map(\.index) && a.categories.map(\.weight) == b.categories.map(\.weight)
-            && a.platformWeights == b.platformWeights && a.size == b.size && a.engagement == b.engagement
-            && a.variants == b.variants && a.mediaKinds == b.mediaKinds
-    }
-
-    /// Sending at `time`.
-    public func isLive(at time: Timestamp) -> Bool { start <= time && time < end }
-
-    /// How much it sends around `time` (its size × its decay), 0 outside its life.
-    func intensity(at time: Timestamp) -> Double {
-        guard let decay = decayDays else { return size }
-        let age = Double(time.microseconds - start.microseconds) / 86_400_000_000
-        guard age >= 0, time < end else { return 0 }
-        return size * exp(-age / decay) / decay
-    }
-}
-
 /// The one generator of benchmark workloads: the events of a `WorkloadShape` over a window of
 /// days, deterministic for a seed. `tapwire-bench report` writes what `spread` yields straight into
 /// `events`; `tapwire-bench ingest` posts what `batch` yields through the collector.
@@ -395,26 +331,6 @@ public struct WorkloadGenerator: Sendable {
             plan += starts.sorted { $0.start < $1.start }
         }
         return plan
-    }
-}
-
-/// Cumulative weights, for drawing an index in proportion to its weight.
-struct Cumulative: Sendable {
-    let sums: [Double]
-
-    init(_ weights: [Double]) {
-        var total = 0.0
-        sums = weights.map { total += max(0, $0); return total }
-    }
-
-    func pick(_ random: inout SeededGenerator) -> Int {
-        let target = random.unit() * (sums.last ?? 0)
-        var low = 0, high = sums.count - 1
-        while low < high {
-            let mid = (low + high) / 2
-            if sums[mid] > target { high = mid } else { low = mid + 1 }
-        }
-        return low
     }
 }
 
