@@ -70,7 +70,36 @@ extension BinaryValueWriter {
         case .bool(let v): bool(v)
         case .timestamp(let v): timestamp(v)
         case .text(let v): text(v)
+        case .int64Array(let values):
+            var elements = BinaryArray(.int8, reservingCapacity: values.count * 12)
+            for v in values { elements.int64(v) }
+            array(elements)
+        case .int16Array(let values):
+            var elements = BinaryArray(.int2, reservingCapacity: values.count * 6)
+            for v in values { elements.int16(v) }
+            array(elements)
         }
+    }
+
+    /// A one-dimensional array field (array_send's layout: ndim, has-nulls flag, element type,
+    /// then length and lower bound 1, then the elements).
+    mutating func array(_ column: BinaryArray) {
+        if column.count == 0 {
+            append32(12)
+            append32(0) // ndim 0: the empty array
+            append32(0)
+            append32(column.elementType.rawValue)
+            didAppendValue(isNull: false)
+            return
+        }
+        append32(UInt32(20 + column.bytes.count))
+        append32(1)
+        append32(column.hasNull ? 1 : 0)
+        append32(column.elementType.rawValue)
+        append32(UInt32(column.count))
+        append32(1)
+        bytes.append(contentsOf: column.bytes)
+        didAppendValue(isNull: false)
     }
 
     mutating func optionalText(_ value: String?) { if let value { text(value) } else { null() } }

@@ -21,23 +21,4 @@ struct CopyBinaryEncoder: BinaryValueWriter {
     }
 
     mutating func beginRow(fields: Int) { append16(UInt16(fields)) }
-
-    /// A one-dimensional array field (array_send's layout: ndim, has-nulls flag, element type,
-    /// then length and lower bound 1, then the elements).
-    mutating func array(_ column: BinaryArray) {
-        if column.count == 0 {
-            append32(12)
-            append32(0) // ndim 0: the empty array
-            append32(0)
-            append32(column.elementType.rawValue)
-            return
-        }
-        append32(UInt32(20 + column.bytes.count))
-        append32(1)
-        append32(column.hasNull ? 1 : 0)
-        append32(column.elementType.rawValue)
-        append32(UInt32(column.count))
-        append32(1)
-        bytes.append(contentsOf: column.bytes)
-    }
 }

@@ -10,6 +10,7 @@ enum RollupDeltaRows {
     /// One field of a delta.
     enum Value {
         case null, int16(Int16), int64(Int64), bool(Bool), timestamp(Timestamp), text(String)
+        case int64Array([Int64]), int16Array([Int16])
     }
 
     /// The element types of rollup_delta_batches' 24 array columns, after app_id.
@@ -51,18 +52,24 @@ enum RollupDeltaRows {
             + Array(repeating: .null, count: 6) + [.timestamp(usage.firstSeen), .timestamp(usage.lastSeen)]
     }
 
-    /// Every derived row as its 26 fields, in the column order of rollup_deltas and
+    /// Every table row as its 32 fields, in the column order of rollup_deltas and
     /// sql/queries/copy_rollup_deltas.sql (the kinds are those of tapwire_fold_rollups(),
     /// migration 0150): kind, app_id, grain, bucket, category, app_version, platform, campaign,
     /// variant, has_media, action, metric, bin, type, category_registered, n1…n7, first_seen,
-    /// last_seen, dimension, value.
+    /// last_seen, dimension, value, first_slot, a1…a4, bins. A row per key of its table, ready to
+    /// upsert: the arrays (a day's running sums or hours, a histogram's bins) are made here, not
+    /// in SQL, and a day's arrays travel trimmed (`trimmedRunning`, `trimmedHours`).
     static func forEachRow(_ rows: RollupRows, _ body: ([Value]) -> Void) {
         func row(_ kind: Int16, _ appId: Int64, grain: Int16? = nil, bucket: Int64, category: String, appVersion: String = "",
                  platform: String = "", campaign: Value = .null, hasMedia: Value = .null, action: Value = .null,
-                 metric: Value = .null, bin: Value = .null, counters: [Int64], dimension: Value = .null, value: Value = .null) -> [Value] {
-            [.int16(kind), .int64(appId), grain.map { .int16($0) } ?? .null, .timestamp(Timestamp(microseconds: bucket)),
-             .text(category), .text(appVersion), .text(platform), campaign, .null, hasMedia, action, metric, bin, .null, .null]
-                + (0..<7).map { $0 < counters.count ? .int64(counters[$0]) : .null } + [.null, .null, dimension, value]
+                 metric: Value = .null, counters: [Int64] = [0], dimension: Value = .null, value: Value = .null,
+                 slots: (lead: Int16, bodies: [[Int64]])? = nil, arrays: [[Int64]] = [], bins: Value = .null) -> [Value] {
+            let arrays = slots?.bodies ?? arrays
+            let head: [Value] = [.int16(kind), .int64(appId), grain.map { .int16($0) } ?? .null, .timestamp(Timestamp(microseconds: bucket)),
+             .text(category), .text(appVersion), .text(platform), campaign, .null, hasMedia, action, metric, .null, .null, .null]
+            return head + (0..<7).map { $0 < counters.count ? .int64(counters[$0]) : .null } + [.null, .null, dimension, value]
+                + [slots.map { .int16($0.lead) } ?? .null]
+                + (0..<4).map { $0 < arrays.count ? .int64Array(arrays[$0]) : .null } + [bins]
         }
         for (k, c) in rows.totals {
             body(row(11, k.appId, grain: k.grain, bucket: k.bucket, category: k.category, hasMedia: .bool(k.hasMedia),
@@ -71,39 +78,63 @@ enum RollupDeltaRows {
         for (k, n) in rows.totalActions {
             body(row(12, k.appId, grain: k.grain, bucket: k.bucket, category: k.category, action: .text(k.action), counters: [n]))
         }
-        for (k, n) in rows.totalHistograms {
+        for (k, b) in rows.histogramBins {
             body(row(13, k.appId, grain: k.grain, bucket: k.bucket, category: k.category, metric: .int16(Int16(k.metric.rawValue)),
-                     bin: .int16(k.bin), counters: [n]))
+                     arrays: [b.counts], bins: .int16Array(b.bins)))
         }
-        for (k, p) in rows.trend {
-            body(row(14, k.appId, bucket: k.quarter, category: k.category, counters: [p.first, p.second]))
+        for (k, r) in rows.trendDays {
+            body(row(14, k.appId, bucket: k.day, category: k.category, slots: trimmedRunning([r.first, r.second])))
         }
         for (k, p) in rows.dismissBase {
             body(row(15, k.appId, grain: k.grain, bucket: k.bucket, category: k.category, appVersion: k.appVersion, counters: [p.first, p.second]))
         }
-        for (k, p) in rows.dismissQuarters {
-            body(row(20, k.appId, bucket: k.quarter, category: k.category, appVersion: k.appVersion, counters: [p.first, p.second]))
+        for (k, r) in rows.dismissQuarterDays {
+            body(row(20, k.appId, bucket: k.day, category: k.category, appVersion: k.appVersion,
+                     slots: trimmedRunning([r.first, r.second])))
         }
-        for (k, p) in rows.strata {
+        for (k, c) in rows.strataDays {
             body(row(16, k.appId, bucket: k.day, category: k.category, platform: k.platform, campaign: .text(k.campaign),
-                     hasMedia: .bool(k.hasMedia), counters: [p.first, p.second]))
+                     counters: [c.rich.first, c.rich.second, c.text.first, c.text.second]))
         }
         for (k, c) in rows.marginals {
             body(row(17, k.appId, bucket: k.day, category: k.category, hasMedia: .bool(k.hasMedia),
                      counters: [c.delivered, c.sent, c.opens, c.actions], dimension: .text(k.dimension.rawValue), value: .text(k.value)))
         }
-        for (k, c) in rows.releaseCounts {
-            body(row(18, k.appId, bucket: k.hour, category: k.category, appVersion: k.appVersion, platform: k.platform,
-                     counters: [c.delivered, c.opens, c.dismissals, c.replies]))
+        for (k, h) in rows.releaseDays {
+            body(row(18, k.appId, bucket: k.day, category: k.category, appVersion: k.appVersion, platform: k.platform,
+                     slots: trimmedHours([h.delivered, h.opens, h.dismissals, h.replies])))
         }
-        for (k, n) in rows.releaseActions {
+        for (k, hours) in rows.releaseActionDays {
             let r = k.release
-            body(row(19, r.appId, bucket: r.hour, category: r.category, appVersion: r.appVersion, platform: r.platform,
-                     action: .text(k.action), counters: [n]))
+            body(row(19, r.appId, bucket: r.day, category: r.category, appVersion: r.appVersion, platform: r.platform,
+                     action: .text(k.action), slots: trimmedHours([hours])))
         }
         for (kind, table) in [(Int16(4), rows.usageHourly), (5, rows.usageDaily)] {
-            for (key, usage) in table { body(usageRow(kind, key, usage) + [.null, .null]) }
+            for (key, usage) in table { body(usageRow(kind, key, usage) + Array(repeating: .null, count: 8)) }
         }
+    }
+
+    /// A day's running sums (97 each, equal lengths) as sent: from the first element where one
+    /// is not 0 to the last before every one stays at its day's total, at least one element.
+    /// tapwire_running_slots (migration 0150) puts the zeros and the totals back.
+    static func trimmedRunning(_ arrays: [[Int64]]) -> (lead: Int16, bodies: [[Int64]]) {
+        let last = arrays[0].count - 1
+        var lead = 0
+        while lead < last, arrays.allSatisfy({ $0[lead] == 0 }) { lead += 1 }
+        var end = last
+        while end > lead, arrays.allSatisfy({ $0[end - 1] == $0[last] }) { end -= 1 }
+        return (Int16(lead), arrays.map { Array($0[lead...end]) })
+    }
+
+    /// A day's hour counts (24 each) as sent: from the first hour where one is not 0 to the last
+    /// such hour, at least one element. tapwire_hour_slots (migration 0150) puts the zeros back.
+    static func trimmedHours(_ arrays: [[Int64]]) -> (lead: Int16, bodies: [[Int64]]) {
+        let last = arrays[0].count - 1
+        var lead = 0
+        while lead < last, arrays.allSatisfy({ $0[lead] == 0 }) { lead += 1 }
+        var end = last
+        while end > lead, arrays.allSatisfy({ $0[end] == 0 }) { end -= 1 }
+        return (Int16(lead), arrays.map { Array($0[lead...end]) })
     }
 
     /// A commit's deltas, as rows of rollup_delta_batches (one per app, in app order).
@@ -240,12 +271,15 @@ enum RollupDeltaRows {
 
     /// Derived rows as one row each, in the layout of rollup_deltas, which tapwire_fold_rollups()
     /// upserts: what the fold writes once it has summed the batches.
-    static func encodeRows(_ rows: RollupRows) -> [UInt8] {
+    /// The table rows as a binary COPY into rollup_deltas, and how many there are.
+    static func encodeRows(_ rows: RollupRows) -> (data: [UInt8], rows: Int) {
         var encoder = CopyBinaryEncoder(reservingCapacity: 64 + rows.rowCount * 200)
+        var count = 0
         forEachRow(rows) { values in
             encoder.beginRow(fields: values.count)
             for value in values { encoder.value(value) }
+            count += 1
         }
-        return encoder.finish()
+        return (encoder.finish(), count)
     }
 }

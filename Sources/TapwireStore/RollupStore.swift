@@ -40,23 +40,30 @@ public struct RollupStore: Sendable {
     /// each key once per fold, not once per commit that touched it (a key belongs to one app).
     package func foldPending(on connection: PostgresConnection) throws(DatabaseError) -> Int {
         let apps = try connection.query(EmbeddedSQL.pendingDeltaApps).rows.compactMap { $0.first ?? nil }
-        guard !apps.isEmpty else { return try upsert(RollupRows(), on: connection) }
+        guard !apps.isEmpty else { return try upsert(RollupRows(), on: connection).pending }
         var moved = 0
         for start in stride(from: 0, to: apps.count, by: Self.foldAppsAtOnce) {
             try connection.query(EmbeddedSQL.foldApps, [apps[start..<min(apps.count, start + Self.foldAppsAtOnce)].joined(separator: ",")])
             var reader = RollupDeltaRows.BatchReader()
             try connection.copyOut(EmbeddedSQL.takeRollupDeltaBatches) { (piece) throws(DatabaseError) in try reader.consume(piece) }
             let sums = try reader.finish()
-            moved += reader.deltasRead + (try upsert(sums, on: connection)) - sums.rowCount
+            let upserted = try upsert(sums, on: connection)
+            moved += reader.deltasRead + upserted.pending - upserted.written
         }
         return moved
     }
 
     /// Writes derived rows into the rollup tables, each key once, in key order: through
-    /// rollup_deltas and tapwire_fold_rollups(). Returns the rows it upserted.
-    private func upsert(_ sums: RollupRows, on connection: PostgresConnection) throws(DatabaseError) -> Int {
-        if sums.rowCount > 0 { try connection.copyIn(EmbeddedSQL.copyRollupDeltas, data: RollupDeltaRows.encodeRows(sums)) }
-        return Int(try connection.query(EmbeddedSQL.foldRollupDeltas).scalar ?? "0") ?? 0
+    /// rollup_deltas and tapwire_fold_rollups(). Returns the rows it wrote to rollup_deltas and
+    /// the pending rows the function upserted (more when a collector older than 0060 left some).
+    private func upsert(_ sums: RollupRows, on connection: PostgresConnection) throws(DatabaseError) -> (written: Int, pending: Int) {
+        var written = 0
+        if sums.rowCount > 0 {
+            let encoded = RollupDeltaRows.encodeRows(sums)
+            try connection.copyIn(EmbeddedSQL.copyRollupDeltas, data: encoded.data)
+            written = encoded.rows
+        }
+        return (written, Int(try connection.query(EmbeddedSQL.foldRollupDeltas).scalar ?? "0") ?? 0)
     }
 
     /// The fold a reader does first. A role that may not write (a read-only one, as Grafana's)

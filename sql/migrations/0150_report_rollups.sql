@@ -86,12 +86,14 @@ RETURN round(a * 1.00000000000000000000 / b, 20);
 -- function of its counts, and a sum of terms is exact whatever the order it was added in: the
 -- sums the fold keeps by adding each change of a stratum's terms equal a recomputation, digit for
 -- digit.
-CREATE FUNCTION tapwire_uplift_terms(rich_delivered bigint, rich_engaged bigint, text_delivered bigint, text_engaged bigint,
-    OUT strata integer, OUT excluded_delivered bigint,
-    OUT weights numeric, OUT numerator numeric, OUT p numeric, OUT q numeric, OUT null_sum numeric, OUT deviation numeric,
-    OUT used_rich_delivered bigint, OUT used_rich_engaged bigint, OUT used_text_delivered bigint, OUT used_text_engaged bigint,
-    OUT both_rich_delivered bigint, OUT both_rich_engaged bigint, OUT both_text_delivered bigint, OUT both_text_engaged bigint,
-    OUT not_meaningful_delivered bigint, OUT engaged_without_deliveries bigint)
+-- It returns its one row as a table, which lets the planner inline it (a SQL function returning
+-- a set, not STRICT) into the query that calls it in FROM: its arithmetic costs no call.
+CREATE FUNCTION tapwire_uplift_terms(rich_delivered bigint, rich_engaged bigint, text_delivered bigint, text_engaged bigint)
+RETURNS TABLE (strata integer, excluded_delivered bigint,
+    weights numeric, numerator numeric, p numeric, q numeric, null_sum numeric, deviation numeric,
+    used_rich_delivered bigint, used_rich_engaged bigint, used_text_delivered bigint, used_text_engaged bigint,
+    both_rich_delivered bigint, both_rich_engaged bigint, both_text_delivered bigint, both_text_engaged bigint,
+    not_meaningful_delivered bigint, engaged_without_deliveries bigint)
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $fn$
     SELECT (n1 > 0 AND n2 > 0)::integer,
@@ -299,10 +301,26 @@ INSERT INTO tapwire_table_layout (table_name, layout, reason) VALUES
 SELECT tapwire_apply_citus_layout();
 
 -- The fold's rows for the tables above travel through rollup_deltas too (kinds 11-20, written by
--- TapwireStore's fold and upserted by tapwire_fold_rollups()); marginals name their dimension.
+-- TapwireStore's fold and upserted by tapwire_fold_rollups()), a row per key of its table, as
+-- the table holds it: marginals name their dimension, a histogram comes as its bins and counts,
+-- and a day's running sums or hours come trimmed (a1-a4 from element first_slot on: see
+-- tapwire_running_slots and tapwire_hour_slots), since a fold's few minutes touch a few slots.
 ALTER TABLE rollup_deltas DROP CONSTRAINT rollup_deltas_kind_check;
 ALTER TABLE rollup_deltas ADD CONSTRAINT rollup_deltas_kind_check CHECK (kind BETWEEN 1 AND 5 OR kind BETWEEN 11 AND 20);
-ALTER TABLE rollup_deltas ADD COLUMN dimension text, ADD COLUMN value text;
+ALTER TABLE rollup_deltas ADD COLUMN dimension text, ADD COLUMN value text, ADD COLUMN first_slot smallint,
+    ADD COLUMN a1 bigint[], ADD COLUMN a2 bigint[], ADD COLUMN a3 bigint[], ADD COLUMN a4 bigint[], ADD COLUMN bins smallint[];
+
+-- A day's 97 running sums sent trimmed: `lead` zeros, then `body` (at least one element), then
+-- body's last element repeated. array_fill and || are built in, so this costs no row-by-row work.
+CREATE FUNCTION tapwire_running_slots(lead smallint, body bigint[]) RETURNS bigint[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN array_fill(0::bigint, ARRAY[lead::integer]) || body
+    || array_fill(body[cardinality(body)], ARRAY[97 - lead - cardinality(body)]);
+
+-- A day's 24 hour counts sent trimmed: `lead` zeros, then `body`, then zeros.
+CREATE FUNCTION tapwire_hour_slots(lead smallint, body bigint[]) RETURNS bigint[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN array_fill(0::bigint, ARRAY[lead::integer]) || body || array_fill(0::bigint, ARRAY[24 - lead - cardinality(body)]);
 
 -- A commit's finest rows now carry the OS major version of the batch's context; a collector of
 -- the previous version appends none (an empty array: every element '').
@@ -310,12 +328,17 @@ ALTER TABLE rollup_delta_batches ADD COLUMN os text[] NOT NULL DEFAULT '{}';
 ALTER TABLE rollup_delta_batches ADD CONSTRAINT rollup_delta_batches_os_check
     CHECK (cardinality(os) = 0 OR cardinality(os) = cardinality(kind));
 
--- Upserts the pending rows of kinds 4, 5 and 11-20 (the fold's, summed per key by the collector)
--- into the rollups, each table in key order and always in the same order, so concurrent folds
--- lock rows in the same order. A stratum's upsert returns its new counts; with the change the
--- fold added, that gives its old counts, and the change of its terms is added to its day's sums.
+-- Upserts the pending rows of kinds 4, 5 and 11-20 into the rollups, each table in key order and
+-- always in the same order, so concurrent folds lock rows in the same order. Rows of kinds 11-20
+-- come from one fold, a row per key, ready to store (TapwireStore's RollupDeltaRows.forEachRow),
+-- so they are upserted as they are; kinds 4 and 5 are summed per key, since a collector older
+-- than 0060 appended them commit by commit. A stratum's upsert returns its new counts; less the
+-- change the fold added, that gives its old counts, and the change of its terms is added to its
+-- day's sums. The join of the two is hashed: the planner cannot know how many rows the fold
+-- brought (rollup_deltas is empty whenever it is analysed), and a nested loop over a fold of a
+-- hundred thousand strata would compare every pair.
 CREATE FUNCTION tapwire_fold_rollups() RETURNS bigint
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET enable_nestloop = off AS $fn$
 DECLARE
     moved bigint;
 BEGIN
@@ -324,9 +347,8 @@ BEGIN
     ), totals AS (
         INSERT INTO rollup_totals AS t (app_id, grain, bucket, category, has_media, delivered, sent, media_requested, opens,
                                         dismissals, actions, replies)
-        SELECT app_id, grain, bucket, category, has_media, sum(n1), sum(n2), sum(n3), sum(n4), sum(n5), sum(n6), sum(n7)
+        SELECT app_id, grain, bucket, category, has_media, n1, n2, n3, n4, n5, n6, n7
         FROM pending WHERE kind = 11
-        GROUP BY app_id, grain, bucket, category, has_media
         ORDER BY app_id, grain, bucket, category, has_media
         ON CONFLICT (app_id, grain, bucket, category, has_media) DO UPDATE SET
             delivered = t.delivered + EXCLUDED.delivered, sent = t.sent + EXCLUDED.sent,
@@ -335,62 +357,48 @@ BEGIN
             replies = t.replies + EXCLUDED.replies
     ), total_actions AS (
         INSERT INTO rollup_total_actions AS t (app_id, grain, bucket, category, action, n)
-        SELECT app_id, grain, bucket, category, action, sum(n1)
+        SELECT app_id, grain, bucket, category, action, n1
         FROM pending WHERE kind = 12
-        GROUP BY app_id, grain, bucket, category, action
         ORDER BY app_id, grain, bucket, category, action
         ON CONFLICT (app_id, grain, bucket, category, action) DO UPDATE SET n = t.n + EXCLUDED.n
     ), total_histograms AS (
         INSERT INTO rollup_total_histograms AS t (app_id, grain, bucket, category, metric, bins, counts)
-        SELECT app_id, grain, bucket, category, metric, array_agg(bin ORDER BY bin), array_agg(n ORDER BY bin)
-        FROM (SELECT app_id, grain, bucket, category, metric, bin, sum(n1)::bigint AS n
-              FROM pending WHERE kind = 13
-              GROUP BY app_id, grain, bucket, category, metric, bin) b
-        GROUP BY app_id, grain, bucket, category, metric
+        SELECT app_id, grain, bucket, category, metric, bins, a1
+        FROM pending WHERE kind = 13
         ORDER BY app_id, grain, bucket, category, metric
         ON CONFLICT (app_id, grain, bucket, category, metric) DO UPDATE SET
             (bins, counts) = (SELECT m.bins, m.counts FROM tapwire_merge_bins(t.bins, t.counts, EXCLUDED.bins, EXCLUDED.counts) m)
     ), trend AS (
         INSERT INTO rollup_trend AS t (app_id, day, category, delivered_running, engaged_running)
-        SELECT app_id, tapwire_utc_day(bucket), category,
-               tapwire_quarter_running(array_agg(tapwire_quarter_of_day(bucket)), array_agg(n1)),
-               tapwire_quarter_running(array_agg(tapwire_quarter_of_day(bucket)), array_agg(n2))
+        SELECT app_id, bucket, category, tapwire_running_slots(first_slot, a1), tapwire_running_slots(first_slot, a2)
         FROM pending WHERE kind = 14
-        GROUP BY app_id, tapwire_utc_day(bucket), category
-        ORDER BY 1, 2, 3
+        ORDER BY app_id, bucket, category
         ON CONFLICT (app_id, day, category) DO UPDATE SET
             delivered_running = tapwire_add_hour_counts(t.delivered_running, EXCLUDED.delivered_running),
             engaged_running = tapwire_add_hour_counts(t.engaged_running, EXCLUDED.engaged_running)
     ), dismiss_base AS (
         INSERT INTO rollup_dismiss_base AS t (app_id, grain, bucket, category, app_version, delivered, dismissals)
-        SELECT app_id, grain, bucket, category, app_version, sum(n1), sum(n2)
+        SELECT app_id, grain, bucket, category, app_version, n1, n2
         FROM pending WHERE kind = 15
-        GROUP BY app_id, grain, bucket, category, app_version
         ORDER BY app_id, grain, bucket, category, app_version
         ON CONFLICT (app_id, grain, bucket, category, app_version) DO UPDATE SET
             delivered = t.delivered + EXCLUDED.delivered, dismissals = t.dismissals + EXCLUDED.dismissals
     ), dismiss_quarters AS (
         INSERT INTO rollup_dismiss_quarters AS t (app_id, day, category, app_version, delivered_running, dismissals_running)
-        SELECT app_id, tapwire_utc_day(bucket), category, app_version,
-               tapwire_quarter_running(array_agg(tapwire_quarter_of_day(bucket)), array_agg(n1)),
-               tapwire_quarter_running(array_agg(tapwire_quarter_of_day(bucket)), array_agg(n2))
+        SELECT app_id, bucket, category, app_version, tapwire_running_slots(first_slot, a1), tapwire_running_slots(first_slot, a2)
         FROM pending WHERE kind = 20
-        GROUP BY app_id, tapwire_utc_day(bucket), category, app_version
-        ORDER BY 1, 2, 3, 4
+        ORDER BY app_id, bucket, category, app_version
         ON CONFLICT (app_id, day, category, app_version) DO UPDATE SET
             delivered_running = tapwire_add_hour_counts(t.delivered_running, EXCLUDED.delivered_running),
             dismissals_running = tapwire_add_hour_counts(t.dismissals_running, EXCLUDED.dismissals_running)
     ), strata_changes AS (
         SELECT app_id, bucket AS day, category, campaign, platform,
-               sum(n1) FILTER (WHERE has_media)::bigint AS rich_delivered, sum(n2) FILTER (WHERE has_media)::bigint AS rich_engaged,
-               sum(n1) FILTER (WHERE NOT has_media)::bigint AS text_delivered, sum(n2) FILTER (WHERE NOT has_media)::bigint AS text_engaged
+               n1 AS rich_delivered, n2 AS rich_engaged, n3 AS text_delivered, n4 AS text_engaged
         FROM pending WHERE kind = 16
-        GROUP BY app_id, bucket, category, campaign, platform
     ), strata AS (
         INSERT INTO rollup_strata AS t (app_id, day, category, campaign, platform, rich_delivered, rich_engaged,
                                         text_delivered, text_engaged)
-        SELECT app_id, day, category, campaign, platform, coalesce(rich_delivered, 0), coalesce(rich_engaged, 0),
-               coalesce(text_delivered, 0), coalesce(text_engaged, 0)
+        SELECT app_id, day, category, campaign, platform, rich_delivered, rich_engaged, text_delivered, text_engaged
         FROM strata_changes
         ORDER BY app_id, day, category, campaign, platform
         ON CONFLICT (app_id, day, category, campaign, platform) DO UPDATE SET
@@ -413,10 +421,8 @@ BEGIN
         FROM strata s
         JOIN strata_changes c USING (app_id, day, category, campaign, platform)
         CROSS JOIN LATERAL tapwire_uplift_terms(s.rich_delivered, s.rich_engaged, s.text_delivered, s.text_engaged) n
-        CROSS JOIN LATERAL tapwire_uplift_terms(s.rich_delivered - coalesce(c.rich_delivered, 0),
-                                                s.rich_engaged - coalesce(c.rich_engaged, 0),
-                                                s.text_delivered - coalesce(c.text_delivered, 0),
-                                                s.text_engaged - coalesce(c.text_engaged, 0)) o
+        CROSS JOIN LATERAL tapwire_uplift_terms(s.rich_delivered - c.rich_delivered, s.rich_engaged - c.rich_engaged,
+                                                s.text_delivered - c.text_delivered, s.text_engaged - c.text_engaged) o
         GROUP BY s.app_id, s.day, s.category
         ORDER BY 1, 2, 3
         ON CONFLICT (app_id, day, category) DO UPDATE SET
@@ -435,9 +441,8 @@ BEGIN
             engaged_without_deliveries = t.engaged_without_deliveries + EXCLUDED.engaged_without_deliveries
     ), marginals AS (
         INSERT INTO rollup_marginals AS t (app_id, day, dimension, value, category, has_media, delivered, sent, opens, actions)
-        SELECT app_id, bucket, dimension, value, category, has_media, sum(n1), sum(n2), sum(n3), sum(n4)
+        SELECT app_id, bucket, dimension, value, category, has_media, n1, n2, n3, n4
         FROM pending WHERE kind = 17
-        GROUP BY app_id, bucket, dimension, value, category, has_media
         ORDER BY app_id, bucket, dimension, value, category, has_media
         ON CONFLICT (app_id, day, dimension, value, category, has_media) DO UPDATE SET
             delivered = t.delivered + EXCLUDED.delivered, sent = t.sent + EXCLUDED.sent,
@@ -468,14 +473,10 @@ BEGIN
                       last_seen = GREATEST(u.last_seen, EXCLUDED.last_seen)
     ), release_counts AS (
         INSERT INTO rollup_release_counts AS t (app_id, day, category, app_version, platform, delivered, opens, dismissals, replies)
-        SELECT app_id, tapwire_utc_day(bucket), category, app_version, platform,
-               tapwire_hour_counts(array_agg(extract(hour FROM bucket AT TIME ZONE 'UTC')::integer), array_agg(n1)),
-               tapwire_hour_counts(array_agg(extract(hour FROM bucket AT TIME ZONE 'UTC')::integer), array_agg(n2)),
-               tapwire_hour_counts(array_agg(extract(hour FROM bucket AT TIME ZONE 'UTC')::integer), array_agg(n3)),
-               tapwire_hour_counts(array_agg(extract(hour FROM bucket AT TIME ZONE 'UTC')::integer), array_agg(n4))
+        SELECT app_id, bucket, category, app_version, platform, tapwire_hour_slots(first_slot, a1), tapwire_hour_slots(first_slot, a2),
+               tapwire_hour_slots(first_slot, a3), tapwire_hour_slots(first_slot, a4)
         FROM pending WHERE kind = 18
-        GROUP BY app_id, tapwire_utc_day(bucket), category, app_version, platform
-        ORDER BY 1, 2, 3, 4, 5
+        ORDER BY app_id, bucket, category, app_version, platform
         ON CONFLICT (app_id, day, category, app_version, platform) DO UPDATE SET
             delivered = tapwire_add_hour_counts(t.delivered, EXCLUDED.delivered),
             opens = tapwire_add_hour_counts(t.opens, EXCLUDED.opens),
@@ -483,11 +484,9 @@ BEGIN
             replies = tapwire_add_hour_counts(t.replies, EXCLUDED.replies)
     ), release_actions AS (
         INSERT INTO rollup_release_actions AS t (app_id, day, category, app_version, platform, action, n)
-        SELECT app_id, tapwire_utc_day(bucket), category, app_version, platform, action,
-               tapwire_hour_counts(array_agg(extract(hour FROM bucket AT TIME ZONE 'UTC')::integer), array_agg(n1))
+        SELECT app_id, bucket, category, app_version, platform, action, tapwire_hour_slots(first_slot, a1)
         FROM pending WHERE kind = 19
-        GROUP BY app_id, tapwire_utc_day(bucket), category, app_version, platform, action
-        ORDER BY 1, 2, 3, 4, 5, 6
+        ORDER BY app_id, bucket, category, app_version, platform, action
         ON CONFLICT (app_id, day, category, app_version, platform, action) DO UPDATE SET
             n = tapwire_add_hour_counts(t.n, EXCLUDED.n)
     )

@@ -178,6 +178,175 @@ public struct RollupRows: Sendable, Equatable {
 
     public init() {}
 
+    // MARK: The tables' own rows
+
+    /// A UTC day of one category: rollup_trend's key.
+    public struct DayKey: Hashable, Sendable {
+        public var appId: Int64
+        /// The day's midnight, µs since 1970.
+        public var day: Int64
+        public var category: String
+    }
+
+    /// A UTC day of one category and app version: rollup_dismiss_quarters' key.
+    public struct VersionDayKey: Hashable, Sendable {
+        public var appId: Int64
+        public var day: Int64
+        public var category: String
+        public var appVersion: String
+    }
+
+    /// A stratum, both sides in one row: rollup_strata's key.
+    public struct StratumDayKey: Hashable, Sendable {
+        public var appId: Int64
+        public var day: Int64
+        public var category: String
+        public var campaign: String
+        public var platform: String
+    }
+
+    /// A histogram of one bucket: rollup_total_histograms' key.
+    public struct HistogramKey: Hashable, Sendable {
+        public var appId: Int64
+        public var grain: Int16
+        public var bucket: Int64
+        public var category: String
+        public var metric: HistogramMetric
+    }
+
+    /// A UTC day of one category, app version and platform: rollup_release_counts' key.
+    public struct ReleaseDayKey: Hashable, Sendable {
+        public var appId: Int64
+        public var day: Int64
+        public var category: String
+        public var appVersion: String
+        public var platform: String
+    }
+
+    public struct ReleaseActionDayKey: Hashable, Sendable {
+        public var release: ReleaseDayKey
+        public var action: String
+    }
+
+    /// Two counters of a day as running sums at its 97 quarter-hour edges: element q sums quarters
+    /// 0 ..< q, so element 0 is 0 and element 96 the day (SQL's tapwire_quarter_running).
+    public struct RunningPair: Hashable, Sendable {
+        public var first: [Int64]
+        public var second: [Int64]
+    }
+
+    /// A stratum's rich and text-only sides.
+    public struct StratumCounts: Hashable, Sendable {
+        public var rich = Pair.zero
+        public var text = Pair.zero
+    }
+
+    /// A histogram's bins that have counts, ascending, and their counts.
+    public struct Bins: Hashable, Sendable {
+        public var bins: [Int16]
+        public var counts: [Int64]
+    }
+
+    /// A day's four release counters, each by UTC hour (24 elements).
+    public struct ReleaseHours: Hashable, Sendable {
+        public var delivered = [Int64](repeating: 0, count: 24)
+        public var opens = [Int64](repeating: 0, count: 24)
+        public var dismissals = [Int64](repeating: 0, count: 24)
+        public var replies = [Int64](repeating: 0, count: 24)
+    }
+
+    /// rollup_trend's rows: each category's day of quarter hours as running sums.
+    public var trendDays: [DayKey: RunningPair] {
+        Self.runningDays(trend) { key in
+            (DayKey(appId: key.appId, day: RollupDeltas.floor(key.quarter, RollupDeltas.microsecondsPerDay), category: key.category), key.quarter)
+        }
+    }
+
+    /// rollup_dismiss_quarters' rows.
+    public var dismissQuarterDays: [VersionDayKey: RunningPair] {
+        Self.runningDays(dismissQuarters) { key in
+            (VersionDayKey(appId: key.appId, day: RollupDeltas.floor(key.quarter, RollupDeltas.microsecondsPerDay),
+                           category: key.category, appVersion: key.appVersion), key.quarter)
+        }
+    }
+
+    /// rollup_strata's rows: the two sides of each stratum together.
+    public var strataDays: [StratumDayKey: StratumCounts] {
+        var rows: [StratumDayKey: StratumCounts] = [:]
+        for (key, pair) in strata {
+            let day = StratumDayKey(appId: key.appId, day: key.day, category: key.category, campaign: key.campaign, platform: key.platform)
+            if key.hasMedia {
+                rows[day, default: StratumCounts()].rich.add(pair.first, pair.second)
+            } else {
+                rows[day, default: StratumCounts()].text.add(pair.first, pair.second)
+            }
+        }
+        return rows
+    }
+
+    /// rollup_total_histograms' rows: each histogram's bins in one row, ascending.
+    public var histogramBins: [HistogramKey: Bins] {
+        var grouped: [HistogramKey: [(Int16, Int64)]] = [:]
+        for (key, n) in totalHistograms where n != 0 {
+            grouped[HistogramKey(appId: key.appId, grain: key.grain, bucket: key.bucket, category: key.category, metric: key.metric),
+                    default: []].append((key.bin, n))
+        }
+        return grouped.mapValues { pairs in
+            let sorted = pairs.sorted { $0.0 < $1.0 }
+            return Bins(bins: sorted.map(\.0), counts: sorted.map(\.1))
+        }
+    }
+
+    /// rollup_release_counts' rows: a day's hours in one row.
+    public var releaseDays: [ReleaseDayKey: ReleaseHours] {
+        var rows: [ReleaseDayKey: ReleaseHours] = [:]
+        for (key, c) in releaseCounts {
+            let (day, hour) = Self.dayAndHour(key)
+            rows[day, default: ReleaseHours()].delivered[hour] += c.delivered
+            rows[day, default: ReleaseHours()].opens[hour] += c.opens
+            rows[day, default: ReleaseHours()].dismissals[hour] += c.dismissals
+            rows[day, default: ReleaseHours()].replies[hour] += c.replies
+        }
+        return rows
+    }
+
+    /// rollup_release_actions' rows: a day's hours in one row.
+    public var releaseActionDays: [ReleaseActionDayKey: [Int64]] {
+        var rows: [ReleaseActionDayKey: [Int64]] = [:]
+        for (key, n) in releaseActions {
+            let (day, hour) = Self.dayAndHour(key.release)
+            rows[ReleaseActionDayKey(release: day, action: key.action), default: [Int64](repeating: 0, count: 24)][hour] += n
+        }
+        return rows
+    }
+
+    private static func dayAndHour(_ key: ReleaseKey) -> (ReleaseDayKey, Int) {
+        let day = RollupDeltas.floor(key.hour, RollupDeltas.microsecondsPerDay)
+        return (ReleaseDayKey(appId: key.appId, day: day, category: key.category, appVersion: key.appVersion, platform: key.platform),
+                Int((key.hour - day) / RollupDeltas.microsecondsPerHour))
+    }
+
+    /// Pairs by quarter hour, grouped into their days as running sums.
+    private static func runningDays<Source, Day: Hashable>(_ quarters: [Source: Pair], day: (Source) -> (Day, Int64)) -> [Day: RunningPair] {
+        let quarterLength = RollupDeltas.microsecondsPerDay / 96
+        var counts: [Day: RunningPair] = [:]
+        for (key, pair) in quarters {
+            let (dayKey, quarter) = day(key)
+            let index = Int((quarter - RollupDeltas.floor(quarter, RollupDeltas.microsecondsPerDay)) / quarterLength)
+            counts[dayKey, default: RunningPair(first: [Int64](repeating: 0, count: 96), second: [Int64](repeating: 0, count: 96))]
+                .first[index] += pair.first
+            counts[dayKey]!.second[index] += pair.second
+        }
+        return counts.mapValues { RunningPair(first: running($0.first), second: running($0.second)) }
+    }
+
+    /// The running sums at the 97 edges of 96 quarter hours' counts.
+    static func running(_ counts: [Int64]) -> [Int64] {
+        var sums = [Int64](repeating: 0, count: counts.count + 1)
+        for (i, n) in counts.enumerated() { sums[i + 1] = sums[i] + n }
+        return sums
+    }
+
     /// How many rows, over every table.
     public var rowCount: Int {
         totals.count + totalActions.count + totalHistograms.count + trend.count + dismissBase.count + dismissQuarters.count + strata.count
