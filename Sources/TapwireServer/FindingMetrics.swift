@@ -1,4 +1,5 @@
 import TapwireCore
+import TapwireReport
 
 /// The findings in `/metrics`, one path for every rule family:
 ///
@@ -31,14 +32,15 @@ public enum FindingMetrics {
     }
 
     /// Sets the active findings of one app and family to `findings`, a series each (findings of
-    /// one key on several versions count once per version).
-    public static func setActive(_ findings: [Finding], app: String, family: FindingFamily, in registry: MetricsRegistry) {
+    /// one key on several versions count once per version). The family's own kinds only: the
+    /// other families' series of the app stay as their own scans left them.
+    public static func setActive(_ findings: [Finding], app: String, family: any FindingFamily, in registry: MetricsRegistry) {
+        let familyKinds = Set(family.kinds.map(\.rawValue))
         var values: [[String]: Double] = [:]
-        for f in findings where f.kind.family == family {
+        for f in findings where familyKinds.contains(f.kind.rawValue) {
             values[[app, f.kind.rawValue, f.severity.rawValue, f.subject.category, f.subject.action ?? ""], default: 0] +=
                 Double(max(1, f.subject.appVersions.count))
         }
-        let familyKinds = Set(FindingKind.allCases.filter { $0.family == family }.map(\.rawValue))
         // Sorted, so which series get a place before the cap does not depend on hashing.
         registry.replace(active, where: { $0[0] == app && familyKinds.contains($0[1]) },
                          with: values.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { ($0, values[$0]!) })

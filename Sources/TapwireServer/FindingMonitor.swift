@@ -3,12 +3,13 @@ import TapwireCore
 import TapwireReport
 import TapwireStore
 
-/// The collector's background check of every rule family: the category mismatches every
-/// `scanSeconds`, the release-regression check once an hour (the hour's look, a few minutes
-/// after it ends, so the hour's batches have arrived; stored once for every collector and every
-/// reader of the current look: RegressionLookStore). Each scan sets the active findings in
-/// /metrics (`FindingMetrics`); with TAPWIRE_ALERT_WEBHOOK_URL set, each new finding is queued in
-/// the outbox and posted to the webhook once.
+/// The collector's background check of every rule family in `FindingFamilies`, each at its
+/// cadence: a continuous family every `scanSeconds` (category mismatches), an hourly one once an
+/// hour, as of the hour that ended `regressionDelaySeconds` ago, so the hour's batches have
+/// arrived (the release-regression look, stored once for every collector and reader of the
+/// current look: RegressionLookStore). Each scan sets the active findings in /metrics
+/// (`FindingMetrics`); with TAPWIRE_ALERT_WEBHOOK_URL set, each new finding is queued in the
+/// outbox and posted to the webhook once. It names no family.
 ///
 /// - Exactly once across restarts and collectors: a finding is claimed by inserting its key into
 ///   the `finding_alerts` outbox (the primary key is the claim); delivery leases the row, and
@@ -20,14 +21,14 @@ import TapwireStore
 ///   `WebhookRetryPolicy`).
 public final class FindingMonitor: Sendable {
     public struct Options: Sendable, Equatable {
-        /// How often mismatch findings are looked for.
+        /// How often a continuous family (category mismatches) is scanned.
         public var scanSeconds: Double = 30
         /// How often due deliveries are looked for.
         public var deliverySeconds: Double = 1
         /// How far back a mismatch scan looks: findings that first appeared while every collector
         /// was down for less than this are still announced.
         public var lookbackSeconds: Double = 7 * 86_400
-        /// How long after an hour ends its release-regression look is taken.
+        /// How long after an hour ends an hourly family's look of it is taken (the release-regression check's).
         public var regressionDelaySeconds: Double = 300
         /// Only findings at or above this are announced (info ones never page anyone).
         public var minimumSeverity: FindingSeverity = .warning
@@ -43,7 +44,7 @@ public final class FindingMonitor: Sendable {
 
     private let databaseURL: String
     private let options: Options
-    private let regression: RegressionConfiguration
+    private let families: [any FindingFamily]
     private let webhook: FindingWebhook?
     private let metrics: MetricsRegistry
     private let logger: Logger
@@ -51,12 +52,13 @@ public final class FindingMonitor: Sendable {
     private let owner: String
     private let background = BackgroundLoop(name: "tapwire-findings")
 
-    public init(databaseURL: String, options: Options = Options(), regression: RegressionConfiguration = .default,
+    /// Checks `families`, by default every family with the mismatch lookback of `options`.
+    public init(databaseURL: String, options: Options = Options(), families: [any FindingFamily]? = nil,
                 webhookURL: String?, metrics: MetricsRegistry, logger: Logger) throws(APIError) {
         webhook = try webhookURL.map { (url) throws(APIError) in try FindingWebhook(url: url, requestTimeoutSeconds: options.requestTimeoutSeconds) }
         self.databaseURL = databaseURL
         self.options = options
-        self.regression = regression
+        self.families = families ?? FindingFamilies.all(FindingsConfiguration(mismatchLookbackSeconds: options.lookbackSeconds))
         self.metrics = metrics
         self.logger = logger
         var rng = SystemRandomNumberGenerator()
@@ -67,9 +69,10 @@ public final class FindingMonitor: Sendable {
     /// The collector's monitor, with its webhook when TAPWIRE_ALERT_WEBHOOK_URL is set.
     public static func start(_ services: CollectorServices) throws(APIError) -> FindingMonitor {
         let configuration = services.configuration
-        let monitor = try FindingMonitor(databaseURL: configuration.databaseURL, options: configuration.alertOptions,
-                                         regression: configuration.regression, webhookURL: configuration.alertWebhookURL,
-                                         metrics: services.metrics, logger: services.logger)
+        let families = FindingFamilies.all(FindingsConfiguration(mismatchLookbackSeconds: configuration.alertOptions.lookbackSeconds,
+                                                                 regression: configuration.regression))
+        let monitor = try FindingMonitor(databaseURL: configuration.databaseURL, options: configuration.alertOptions, families: families,
+                                         webhookURL: configuration.alertWebhookURL, metrics: services.metrics, logger: services.logger)
         monitor.start()
         return monitor
     }
@@ -85,8 +88,9 @@ public final class FindingMonitor: Sendable {
 
     private func loop() {
         var connection: PostgresConnection?
-        var nextScan = monotonicNanoseconds()
-        var lastRegressionLook: Int64?
+        // When each continuous family is next due (monotonic), and the hour each hourly family last looked at.
+        var nextScan: [String: UInt64] = [:]
+        var lastLook: [String: Int64] = [:]
         var rng = SystemRandomNumberGenerator()
         while background.isRunning {
             do throws(DatabaseError) {
@@ -95,15 +99,19 @@ public final class FindingMonitor: Sendable {
                     connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-findings")
                 }
                 let db = connection!
-                if monotonicNanoseconds() >= nextScan {
-                    try scanMismatches(on: db)
-                    nextScan = monotonicNanoseconds() + UInt64(options.scanSeconds * 1e9)
-                }
-                let look = RollupDeltas.floor(Timestamp.now.adding(seconds: -options.regressionDelaySeconds).microseconds,
-                                              RollupDeltas.microsecondsPerHour)
-                if look != lastRegressionLook {
-                    try checkRegressions(asOf: Timestamp(microseconds: look), on: db)
-                    lastRegressionLook = look
+                for family in families {
+                    switch family.cadence {
+                    case .continuous:
+                        guard monotonicNanoseconds() >= nextScan[family.name, default: 0] else { continue }
+                        try check(family, at: .now, on: db)
+                        nextScan[family.name] = monotonicNanoseconds() + UInt64(options.scanSeconds * 1e9)
+                    case .hourly:
+                        let look = RollupDeltas.floor(Timestamp.now.adding(seconds: -options.regressionDelaySeconds).microseconds,
+                                                      RollupDeltas.microsecondsPerHour)
+                        guard look != lastLook[family.name] else { continue }
+                        try check(family, at: Timestamp(microseconds: look), on: db)
+                        lastLook[family.name] = look
+                    }
                 }
                 if webhook != nil { try deliver(on: db, rng: &rng) }
             } catch {
@@ -116,43 +124,26 @@ public final class FindingMonitor: Sendable {
         connection?.close()
     }
 
-    /// Per-version mismatch findings of every app with usage in the lookback. Safe to run on any
-    /// number of collectors.
-    func scanMismatches(on connection: PostgresConnection) throws(DatabaseError) {
-        let now = Timestamp.now
-        let since = now.adding(seconds: -options.lookbackSeconds)
-        let store = MismatchStore()
-        for app in try store.activeApps(since: since, on: connection) {
-            let findings = try store.versionFindings(appId: app.appId, since: since, until: now.adding(seconds: 1), on: connection)
-                .map(Finding.init)
-            try publish(findings, family: .categoryMismatch, app: app, on: connection)
+    /// One scan of a family as of `instant`: the findings of every app it looks at, published
+    /// app by app. Safe to run on any number of collectors (the outbox claims each key once; an
+    /// hourly look is stored once).
+    func check(_ family: any FindingFamily, at instant: Timestamp, on connection: PostgresConnection) throws(DatabaseError) {
+        for app in try family.appsToScan(at: instant, on: connection) {
+            try publish(try family.scan(appId: app.appId, at: instant, on: connection), family: family, app: app, on: connection)
         }
-        metrics.increment(FindingMetrics.checks, [FindingFamily.categoryMismatch.rawValue])
+        metrics.increment(FindingMetrics.checks, [family.name])
     }
 
-    /// The release-regression look of every app with usage in the horizon, as of the end of the
-    /// hour `asOf` starts: the one another collector stored for the hour, else taken and stored
-    /// here (RegressionLookStore), so readers of the current look need not compute it.
-    func checkRegressions(asOf: Timestamp, on connection: PostgresConnection) throws(DatabaseError) {
-        let since = asOf.adding(seconds: -Double(regression.horizonDays) * 86_400)
-        let store = RegressionLookStore(configuration: regression)
-        for app in try MismatchStore().activeApps(since: since, on: connection) {
-            let check = try store.take(appId: app.appId, asOf: asOf, on: connection)
-            try publish(check.findings, family: .releaseRegression, app: app, on: connection)
-        }
-        metrics.increment(FindingMetrics.checks, [FindingFamily.releaseRegression.rawValue])
-    }
-
-    private func publish(_ findings: [Finding], family: FindingFamily, app: (appId: Int64, name: String),
+    private func publish(_ findings: [Finding], family: any FindingFamily, app: (appId: Int64, name: String),
                          on connection: PostgresConnection) throws(DatabaseError) {
         FindingMetrics.setActive(findings, app: app.name, family: family, in: metrics)
         guard webhook != nil else { return }
         let announced = findings.filter { $0.severity >= options.minimumSeverity }
         let outbox = FindingOutbox()
-        let queued = try outbox.enqueue(appId: app.appId, FindingMessages.outbox(appId: app.appId, app: app.name, findings: announced),
+        let queued = try outbox.enqueue(appId: app.appId, FindingMessages.outbox(appId: app.appId, app: app.name, findings: announced, family: family),
                                         on: connection)
         if !queued.isEmpty {
-            logger.info("findings queued for the webhook", ["app": .string(app.name), "family": .string(family.rawValue), "count": .of(queued.count)])
+            logger.info("findings queued for the webhook", ["app": .string(app.name), "family": .string(family.name), "count": .of(queued.count)])
         }
         metrics.set(FindingMetrics.outboxPending, [], to: Double(try outbox.counts(on: connection)["pending"] ?? 0))
     }

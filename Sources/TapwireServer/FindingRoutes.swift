@@ -13,8 +13,9 @@ import TapwireStore
 /// `at` replays: only events before it count (the check's looks are whole hours: docs/regressions.md),
 /// always computed. Without it, the current hour's look the collectors stored is served when it
 /// applies; `fresh=true` computes it again from the rollups as they are now.
-/// It takes a duration back from now (`24h`) or an ISO 8601 time; `since` a duration back from
-/// `at` or an ISO 8601 time. Without `format`, the Accept header chooses.
+/// `at` and `since` take a duration back from now (`24h`) or an ISO 8601 time, parsed as
+/// `tapwire alerts` parses them (`FindingsQuery`); the window is at most 400 days. Without
+/// `format`, the Accept header chooses.
 public enum FindingRoutes {
     public static var all: [Route] {
         [
@@ -23,16 +24,30 @@ public enum FindingRoutes {
         ]
     }
 
-    public enum Format: String, Sendable { case json, csv, html, table }
+    public enum Format: String, Sendable {
+        case json, csv, html, table
 
-    /// A findings request, validated: every mistake is a 400 that says the fix.
+        /// The format named (`format=`), else the one the Accept header prefers, else JSON.
+        static func negotiate(_ named: String?, accept: String?, formats: [Format]) throws(APIError) -> Format {
+            if let named {
+                guard let format = Format(rawValue: named.lowercased()), formats.contains(format) else {
+                    throw APIError(.badRequest, "format must be \(formats.map(\.rawValue).joined(separator: ", "))")
+                }
+                return format
+            }
+            guard let accept = accept?.lowercased() else { return .json }
+            if accept.contains("text/csv"), formats.contains(.csv) { return .csv }
+            if accept.contains("text/html"), formats.contains(.html) { return .html }
+            if accept.contains("text/plain"), formats.contains(.table) { return .table }
+            return .json
+        }
+    }
+
+    /// A findings request, validated: every mistake is a 400 that says the fix. The findings
+    /// part is `FindingsQuery`, the one parser `tapwire alerts` shares; the format is the HTTP API's.
     public struct Query: Sendable, Equatable {
-        public var asOf: Timestamp
-        public var since: Timestamp
+        public var findings: FindingsQuery
         public var format: Format
-        public var minimumSeverity: FindingSeverity
-        /// Which regression look: the stored current one when it applies, or computed (`at`, `fresh=true`).
-        public var look: RegressionLookStore.Request
 
         public static func parse(_ query: [String: String], accept: String?, now: Timestamp, formats: [Format],
                                  windowed: Bool) throws(APIError) -> Query {
@@ -41,43 +56,18 @@ public enum FindingRoutes {
             if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
                 throw APIError(.badRequest, "unknown query parameter \(FieldRules.truncatedForEcho(unknown)); this endpoint takes \(known.joined(separator: ", "))")
             }
-            let asOf = try MismatchRoutes.Query.time(query["at"], name: "at", now: now) ?? now
-            guard asOf <= now.adding(seconds: 86_400) else { throw APIError(.badRequest, "at must not be more than a day in the future") }
-            let since = try MismatchRoutes.Query.time(query["since"], name: "since", now: asOf) ?? asOf.adding(seconds: -86_400)
-            guard since < asOf else { throw APIError(.badRequest, "since must be before at") }
-            guard asOf.microseconds - since.microseconds <= MismatchRoutes.maxWindowSeconds * 1_000_000 else {
-                throw APIError(.badRequest, "the window is at most 400 days; pass a later since")
+            var values: [FindingsQuery.Parameter: String] = [:]
+            values[.at] = query["at"]
+            values[.since] = query["since"]
+            values[.fresh] = query["fresh"]
+            values[.minimumSeverity] = query["minSeverity"]
+            let findings: FindingsQuery
+            do {
+                findings = try FindingsQuery.parse(values, now: now, conventions: .http)
+            } catch {
+                throw APIError(error)
             }
-            var format = Format.json
-            if let named = query["format"] {
-                guard let f = Format(rawValue: named.lowercased()), formats.contains(f) else {
-                    throw APIError(.badRequest, "format must be \(formats.map(\.rawValue).joined(separator: ", "))")
-                }
-                format = f
-            } else if let accept = accept?.lowercased() {
-                if accept.contains("text/csv"), formats.contains(.csv) {
-                    format = .csv
-                } else if accept.contains("text/html") {
-                    format = .html
-                } else if accept.contains("text/plain") {
-                    format = .table
-                }
-            }
-            var severity = FindingSeverity.info
-            if let named = query["minSeverity"] {
-                guard let s = FindingSeverity(name: named) else { throw APIError(.badRequest, "minSeverity must be info, warning or error") }
-                severity = s
-            }
-            var fresh = false
-            if let named = query["fresh"] {
-                guard let f = Bool(named.lowercased()) else { throw APIError(.badRequest, "fresh must be true or false") }
-                fresh = f
-            }
-            if fresh, query["at"] != nil {
-                throw APIError(.badRequest, "fresh=true recomputes the current look and at always computes: give one of them")
-            }
-            return Query(asOf: asOf, since: since, format: format, minimumSeverity: severity,
-                         look: fresh || query["at"] != nil ? .computed : .current)
+            return Query(findings: findings, format: try Format.negotiate(query["format"], accept: accept, formats: formats))
         }
     }
 
@@ -92,12 +82,11 @@ public enum FindingRoutes {
         }
         let service = FindingsService(regression: call.services.configuration.regression)
         call.services.database.submit({ (connection) throws(DatabaseError) in
-            try service.report(appId: identity.appId, appName: identity.appName, since: query.since, asOf: query.asOf, look: query.look,
-                               on: connection)
+            try service.report(appId: identity.appId, appName: identity.appName, query: query.findings, on: connection)
         }) { result in
             switch result {
             case .success(let full):
-                let report = full.filtered(minimumSeverity: query.minimumSeverity)
+                let report = full.filtered(minimumSeverity: query.findings.minimumSeverity)
                 call.respond(answer(query.format, json: report.json, csv: report.csv, html: report.htmlPage, table: report.table,
                                     download: "findings-\(identity.appName).csv", findings: report.findings.count))
             case .failure(let error):
@@ -115,9 +104,9 @@ public enum FindingRoutes {
         } catch {
             return call.fail(error)
         }
-        let store = RegressionLookStore(configuration: call.services.configuration.regression)
+        let family = ReleaseRegressionFamily(configuration: call.services.configuration.regression)
         call.services.database.submit({ (connection) throws(DatabaseError) in
-            try store.look(appId: identity.appId, asOf: query.asOf, request: query.look, on: connection)
+            try family.check(appId: identity.appId, query: query.findings, on: connection)
         }) { result in
             switch result {
             case .success(let check):

@@ -11,51 +11,35 @@ public enum MismatchRoutes {
         [Route("GET", "/v1/reports/mismatches", access: .read, handle: report)]
     }
 
-    /// Default and longest window: a week by default; the event store keeps about 400 days.
-    static let defaultSinceSeconds: Int64 = 7 * 86_400
-    static let maxWindowSeconds: Int64 = 400 * 86_400
-
     /// json, csv or html (the findings' formats but the table).
     public typealias Format = FindingRoutes.Format
 
+    /// The findings query as this endpoint spells it: `until` is its instant, and its window is a
+    /// week by default.
+    static let conventions = FindingsQuery.Conventions(names: FindingsQuery.Conventions.http.names, instant: .until,
+                                                       defaultWindowSeconds: 7 * 86_400, defaultSeverity: .info)
+
     /// The query of a mismatch request, validated: every mistake is a 400 that says the fix.
     public struct Query: Sendable, Equatable {
-        public var since: Timestamp
-        public var until: Timestamp
+        public var findings: FindingsQuery
         public var format: Format
-        public var minimumSeverity: FindingSeverity
 
         public static func parse(_ query: [String: String], accept: String?, now: Timestamp) throws(APIError) -> Query {
             let known: Set<String> = ["app", "since", "until", "format", "minSeverity"]
             if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
                 throw APIError(.badRequest, "unknown query parameter \(FieldRules.truncatedForEcho(unknown)); this endpoint takes app, since, until, format and minSeverity")
             }
-            let until = try time(query["until"], name: "until", now: now) ?? now
-            let since = try time(query["since"], name: "since", now: now) ?? until.adding(microseconds: -defaultSinceSeconds * 1_000_000)
-            guard since < until else { throw APIError(.badRequest, "since must be before until") }
-            guard until.microseconds - since.microseconds <= maxWindowSeconds * 1_000_000 else {
-                throw APIError(.badRequest, "the window is at most 400 days; pass a later since")
+            var values: [FindingsQuery.Parameter: String] = [:]
+            values[.until] = query["until"]
+            values[.since] = query["since"]
+            values[.minimumSeverity] = query["minSeverity"]
+            let findings: FindingsQuery
+            do {
+                findings = try FindingsQuery.parse(values, now: now, conventions: conventions)
+            } catch {
+                throw APIError(error)
             }
-            var format = Format.json
-            if let named = query["format"] {
-                guard let f = Format(rawValue: named.lowercased()), f != .table else { throw APIError(.badRequest, "format must be json, csv or html") }
-                format = f
-            } else if let accept = accept?.lowercased() {
-                if accept.contains("text/csv") { format = .csv } else if accept.contains("text/html") { format = .html }
-            }
-            var severity = FindingSeverity.info
-            if let named = query["minSeverity"] {
-                guard let s = FindingSeverity(name: named) else { throw APIError(.badRequest, "minSeverity must be info, warning or error") }
-                severity = s
-            }
-            return Query(since: since, until: until, format: format, minimumSeverity: severity)
-        }
-
-        static func time(_ text: String?, name: String, now: Timestamp) throws(APIError) -> Timestamp? {
-            guard let text, !text.isEmpty else { return nil }
-            if let seconds = DurationText.seconds(text) { return now.adding(microseconds: -seconds * 1_000_000) }
-            if let t = Timestamp(iso8601: text) { return t }
-            throw APIError(.badRequest, "\(name) must be a duration back from now (30m, 24h, 7d) or an ISO 8601 time, got \(FieldRules.truncatedForEcho(text))")
+            return Query(findings: findings, format: try Format.negotiate(query["format"], accept: accept, formats: [.json, .csv, .html]))
         }
     }
 
@@ -68,12 +52,12 @@ public enum MismatchRoutes {
             return call.fail(error)
         }
         call.services.database.submit({ (connection) throws(DatabaseError) in
-            try MismatchStore().report(appId: identity.appId, appName: identity.appName, since: query.since, until: query.until,
-                                       on: connection)
+            try MismatchStore().report(appId: identity.appId, appName: identity.appName, since: query.findings.since,
+                                       until: query.findings.asOf, on: connection)
         }) { result in
             switch result {
             case .success(let full):
-                let report = full.filtered(minimumSeverity: query.minimumSeverity)
+                let report = full.filtered(minimumSeverity: query.findings.minimumSeverity)
                 call.respond(FindingRoutes.answer(query.format, json: report.json, csv: report.csv, html: report.htmlPage, table: report.table,
                                                   download: "mismatches-\(identity.appName).csv", findings: report.findings.count))
             case .failure(let error):

@@ -1,4 +1,5 @@
 import TapwireCore
+import TapwireReport
 
 /// The OpenAPI 3 document of the HTTP API, served at `GET /openapi.json` and checked in as
 /// docs/openapi.json (a test keeps the two identical). Embedded as text so the binary serves it
@@ -18,7 +19,7 @@ public enum OpenAPIDocument {
     static let limits = IngestLimits()
     static let errorCodes = APIErrorCode.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
     static let rejectionCodes = EventRejection.Code.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-    static let findingKinds = FindingKind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+    static let findingKinds = FindingFamilies.kinds.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
 
     static func errors(_ statuses: [Int]) -> String {
         statuses.map { status -> String in

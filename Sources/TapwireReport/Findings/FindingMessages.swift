@@ -3,11 +3,12 @@ import TapwireStore
 
 /// The webhook's messages: a Slack-compatible body per announced finding (`text` for any
 /// receiver: Slack, Mattermost, Rocket.Chat, Discord's /slack endpoint; `blocks` for Slack's
-/// layout), and the outbox messages of a scan, one per `FindingKey`.
+/// layout), and the outbox messages of a scan, one per `FindingKey`. The facts under the sentence
+/// are the finding's family's (`FindingFamily.messageFacts`).
 public enum FindingMessages {
     /// The outbox messages for an app's findings: one per key (per app version). Findings that
     /// share a key (two unregistered actions of one category) become one message naming all.
-    public static func outbox(appId: Int64, app: String, findings: [Finding]) -> [FindingOutbox.Message] {
+    public static func outbox(appId: Int64, app: String, findings: [Finding], family: any FindingFamily) -> [FindingOutbox.Message] {
         var grouped: [FindingKey: [Finding]] = [:]
         var order: [FindingKey] = []
         for finding in findings {
@@ -19,13 +20,13 @@ public enum FindingMessages {
         return order.map { key in
             let group = grouped[key]!
             return FindingOutbox.Message(key: key, severity: group.map(\.severity).max()!,
-                                         payload: payload(app: app, version: key.appVersion, findings: group).serialized(),
+                                         payload: payload(app: app, version: key.appVersion, findings: group, family: family).serialized(),
                                          firstSeen: group.compactMap(\.since).min())
         }
     }
 
     /// One message for the findings of one key; the first leads, the others' actions are named.
-    public static func payload(app: String, version: String, findings: [Finding]) -> JSONValue {
+    public static func payload(app: String, version: String, findings: [Finding], family: any FindingFamily) -> JSONValue {
         let lead = findings[0]
         let versionLabel = version.isEmpty ? "(no app version)" : version
         var headline = "*\(lead.severity.rawValue.uppercased())* \(escape(lead.kind.rawValue)) in *\(escape(app))* \(escape(versionLabel)): category `\(escape(lead.subject.category))`"
@@ -34,32 +35,12 @@ public enum FindingMessages {
         let others = findings.dropFirst().compactMap(\.subject.action).filter { $0 != lead.subject.action }
         if !others.isEmpty { message += " Also: " + others.map { "\"\($0)\"" }.joined(separator: ", ") + "." }
         var lines = [headline, escape(message)]
-        switch lead.evidence {
-        case .mismatch(let f):
-            var facts = "\(findings.reduce(0) { $0 + (mismatchCount($1) ?? 0) }) affected"
-            if !f.platforms.isEmpty { facts += " on \(escape(f.platforms.joined(separator: ", ")))" }
-            if let first = findings.compactMap(\.since).min() { facts += ", first seen \(first.iso8601(fractionDigits: 0))" }
-            lines.append(facts)
-            if let suggestion = f.suggestion { lines.append("Suggested: `\(escape(suggestion))`") }
-        case .regression(let r):
-            let e = r.atDetection
-            lines.append("\(Fmt.percent(e.candidate.rate)) of \(Fmt.count(e.candidate.delivered)) on \(escape(r.candidateVersion)) against "
-                         + "\(Fmt.percent(e.baseline.rate)) of \(Fmt.count(e.baseline.delivered)) on \(escape(r.baselineVersions.joined(separator: ", "))); "
-                         + "stratified difference \(Fmt.points(e.difference * 100)), anytime-valid \(Fmt.interval(e.anytimeValid, signed: true)) pp; "
-                         + "detected \(Timestamp(microseconds: r.detectedAt).iso8601(fractionDigits: 0))")
-        case .manifestChange:
-            break
-        }
+        lines += family.messageFacts(findings)
         let text = lines.joined(separator: "\n")
         return .object([
             ("text", .string(text)),
             ("blocks", .array([.object([("type", "section"), ("text", .object([("type", "mrkdwn"), ("text", .string(text))]))])])),
         ])
-    }
-
-    static func mismatchCount(_ finding: Finding) -> Int64? {
-        if case .mismatch(let f) = finding.evidence { return f.count }
-        return nil
     }
 
     /// Slack's control sequences: &, < and > must be escaped, or a device-sent category such as

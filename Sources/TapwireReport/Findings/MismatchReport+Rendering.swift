@@ -1,8 +1,8 @@
 import TapwireCore
 
-// The mismatch report's renderers: JSON, CSV, the terminal table and HTML, beside the engagement
-// report's (JSONReportRenderer.swift, CSVReportRenderer.swift, TableReportRenderer.swift, HTMLReportRenderer.swift). Device-sent identifiers
-// go through the one escaper of each kind (CSVField.escape, HTML.escape, TextSafety.printable in
+// The category-mismatch family's renderers (its report, alone at GET /v1/reports/mismatches and as
+// its section of the findings): JSON, CSV, the terminal table and HTML. Device-sent identifiers go
+// through the one escaper of each kind (CSVField.escape, HTML.escape, TextSafety.printable in
 // TapwireCore/Support/CSVField.swift, HTML.swift and TextSafety.swift).
 
 extension MismatchReport {
@@ -75,23 +75,13 @@ extension MismatchReport {
         return out
     }
 
-    /// The style of a findings page.
-    static let pageCSS = """
-    body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
-    table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
-    th{background:#f4f4f4}tr.severity-error td:first-child{color:#b00020;font-weight:600}
-    tr.severity-warning td:first-child{color:#a15c00;font-weight:600}tr.severity-info td:first-child{color:#555}
-    tr.status-flagged td:nth-child(3){color:#b00020;font-weight:600}
-
-    """
-
     /// A self-contained page (no external assets) around `htmlSection`.
     public var htmlPage: String {
         """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8">
         <title>Tapwire mismatches: \(HTML.escape(app))</title>
-        <style>\(Self.pageCSS)</style></head><body>
+        <style>\(FindingsReport.pageCSS)</style></head><body>
         <h1>Category mismatches for \(HTML.escape(app))</h1>
         \(htmlSection)</body></html>
 

@@ -1,44 +1,9 @@
 import TapwireCore
 
-// The renderers of every family's findings: JSON, CSV, the terminal table and HTML, for
-// `tapwire alerts`, `GET /v1/findings`, `GET /v1/reports/regressions` and the engagement report's
-// findings sections. A mismatch finding renders as the mismatch report does
-// (MismatchRenderers.swift); a release-regression finding with the names docs/regressions.md
-// lists. Device-sent identifiers go through the one escaper of each kind.
-
-extension Finding {
-    /// The documented shape of the finding's family: a mismatch as `MismatchFinding.json`; a
-    /// release regression with kind, severity, category, action, outcome, appVersion,
-    /// baselineVersion(s), both sides' rates and deliveries, difference with its anytime-valid
-    /// bounds, pooledDifference and detectedAt (at the look that detected it; `latest` holds the
-    /// newest look), then message.
-    public var json: JSONValue {
-        switch evidence {
-        case .mismatch(let f):
-            return f.json
-        case .regression(let r):
-            var members: [(String, JSONValue)] = [
-                ("kind", .string(kind.rawValue)), ("severity", .string(severity.rawValue)), ("category", .string(r.category)),
-                ("action", .optional(r.outcome.actionIdentifier)), ("outcome", .string(r.outcome.kind)),
-                ("appVersion", .string(r.candidateVersion)), ("baselineVersion", .string(r.baselineVersion)),
-                ("baselineVersions", .array(r.baselineVersions.map { .string($0) })),
-            ]
-            members += r.atDetection.jsonMembers
-            members.append(("detectedAt", .string(Timestamp(microseconds: r.detectedAt).description)))
-            members.append(("latest", .object([("lookAt", .string(Timestamp(microseconds: r.latest.lookAt).description))]
-                                              + r.latest.jsonMembers)))
-            members.append(("message", .string(message)))
-            return .object(members)
-        case .manifestChange(let outcome, let registeredBy):
-            return .object([
-                ("kind", .string(kind.rawValue)), ("severity", .string(severity.rawValue)), ("category", .string(subject.category)),
-                ("action", .optional(outcome.actionIdentifier)), ("outcome", .string(outcome.kind)),
-                ("appVersion", .string(subject.appVersions.first ?? "")),
-                ("registeredBy", .array(registeredBy.map { .string($0) })), ("message", .string(message)),
-            ])
-        }
-    }
-}
+// The release-regression family's renderers: the check as JSON (its series and their status), a
+// terminal table and HTML with a chart per flagged series, and the evidence's JSON members, with
+// the names docs/regressions.md lists. Device-sent identifiers go through the one escaper of each
+// kind.
 
 extension RegressionEvidence {
     /// Rates and differences are fractions (0.1 is 10%, a difference of -0.05 is 5 points down).
@@ -135,7 +100,7 @@ extension RegressionCheck {
                 ("baselineVersions", .array(c.baselineVersions.map { .string($0) })),
                 ("candidateManifestMissing", .bool(c.candidateManifestMissing)), ("seriesInFamily", .int(c.seriesInFamily)),
                 ("alphaPerSeries", JSONReportRenderer().number(c.alphaPerSeries, digits: 8)),
-                ("findings", .array(findings.map(\.json))),
+                ("findings", .array(findings.map(ReleaseRegressionFamily().json))),
                 ("series", .array(c.results.map(\.json))),
             ]
         }
@@ -222,74 +187,5 @@ extension RegressionCheck {
             out += RegressionChart(finding: finding, days: days[key] ?? []).svg
         }
         return out + "</section>\n"
-    }
-}
-
-extension FindingsReport {
-    /// `{"app", "asOf", "findings": [...], "mismatches": {"since", "until"}, "regressions": {...}}`:
-    /// every family's findings in one list, each in its family's documented shape.
-    public var json: JSONValue {
-        .object([
-            ("app", .string(app)), ("asOf", .string(asOf.description)),
-            ("findings", .array(findings.map(\.json))),
-            ("mismatches", .object([("since", .string(mismatches.since.description)), ("until", .string(mismatches.until.description))])),
-            ("regressions", regressions.json),
-        ])
-    }
-
-    public static let csvHeader = ["kind", "severity", "category", "action", "appVersions", "baselineVersion", "count",
-                                   "candidateRate", "baselineRate", "difference", "differenceLower", "differenceUpper",
-                                   "pooledDifference", "since", "message"]
-
-    /// RFC 4180 CSV with a header row, a finding a line; lists are joined with ';'. Figures a
-    /// family does not have are empty.
-    public var csv: String {
-        var out = Self.csvHeader.joined(separator: ",") + "\r\n"
-        func n(_ x: Double) -> String { String(Rounding.round(x, digits: 6)) }
-        for f in findings {
-            var count = "", baseline = "", rates = ["", "", "", "", "", ""]
-            switch f.evidence {
-            case .mismatch(let m): count = String(m.count)
-            case .regression(let r):
-                let e = r.atDetection
-                baseline = r.baselineVersion
-                rates = [n(e.candidate.rate), n(e.baseline.rate), n(e.difference), n(e.anytimeValid.lower), n(e.anytimeValid.upper),
-                         n(e.pooledDifference)]
-            case .manifestChange: break
-            }
-            let fields = [f.kind.rawValue, f.severity.rawValue, f.subject.category, f.subject.action ?? "",
-                          f.subject.appVersions.joined(separator: ";"), baseline, count] + rates
-                + [f.since?.description ?? "", f.message]
-            out += fields.map(CSVField.escape).joined(separator: ",") + "\r\n"
-        }
-        return out
-    }
-
-    /// The mismatch table, then the regression check, then a line that counts every finding.
-    public var table: String {
-        var out = mismatches.table + "\n" + regressions.table
-        let summary = countsBySeverity.filter { $0.1 > 0 }.map { "\($0.1) \($0.0.rawValue)" }.joined(separator: ", ")
-        out += "\n\(findings.count) finding\(findings.count == 1 ? "" : "s")\(summary.isEmpty ? "" : " (\(summary))") for \(app) as of \(asOf.iso8601(fractionDigits: 0)).\n"
-        return out
-    }
-
-    /// Both families' sections, for embedding (the engagement report's HTML).
-    public var htmlSection: String { mismatches.htmlSection + regressions.htmlSection }
-
-    /// A self-contained page (no external assets) around `htmlSection`.
-    public var htmlPage: String { Self.page(app: app, title: "Findings", htmlSection) }
-
-    /// A self-contained page around sections of findings: inline style, no script, no external asset.
-    public static func page(app: String, title: String, _ sections: String) -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8">
-        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-        <title>Tapwire \(HTML.escape(title.lowercased())): \(HTML.escape(app))</title>
-        <style>\(MismatchReport.pageCSS)\(RegressionChart.css)</style></head><body>
-        <h1>\(HTML.escape(title)) for \(HTML.escape(app))</h1>
-        \(sections)</body></html>
-
-        """
     }
 }

@@ -1,0 +1,26 @@
+import TapwireCore
+
+/// The category-mismatch family's section of an app's findings: its report over the window.
+public struct CategoryMismatchSection: FindingsSection {
+    public var report: MismatchReport
+    public var family: any FindingFamily
+
+    public init(report: MismatchReport, family: CategoryMismatchFamily = CategoryMismatchFamily()) {
+        self.report = report
+        self.family = family
+    }
+
+    public var findings: [Finding] { report.findings.map(Finding.init) }
+    public var title: String { "Category mismatches" }
+    /// The window it read.
+    public var jsonMember: (name: String, value: JSONValue) {
+        ("mismatches", .object([("since", .string(report.since.description)), ("until", .string(report.until.description))]))
+    }
+    public var table: String { report.table }
+    public var tableHasHeading: Bool { false }
+    public var htmlSection: String { report.htmlSection }
+
+    public func filtered(minimumSeverity severity: FindingSeverity) -> any FindingsSection {
+        CategoryMismatchSection(report: report.filtered(minimumSeverity: severity), family: family as? CategoryMismatchFamily ?? CategoryMismatchFamily())
+    }
+}
