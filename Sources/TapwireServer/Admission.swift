@@ -1,4 +1,3 @@
-
 public enum Admission: Sendable {
     /// Read the body under this policy (nil: the route takes no body), then hand the request to
     /// the responder.

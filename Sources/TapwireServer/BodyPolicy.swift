@@ -1,4 +1,3 @@
-
 /// The limits the server applies to one route's body while it is read.
 public struct BodyPolicy: Sendable {
     public var maxWireBytes: Int

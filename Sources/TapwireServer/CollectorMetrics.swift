@@ -1,4 +1,3 @@
-
 /// The metric names the collector itself records, declared in one place.
 public enum CollectorMetrics {
     public static let requests = "tapwire_http_requests_total"

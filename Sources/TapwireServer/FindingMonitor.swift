@@ -1,5 +1,6 @@
 import Foundation
 import TapwireCore
+import TapwireLifecycle
 import TapwireReport
 import TapwireStore
 
@@ -19,7 +20,7 @@ import TapwireStore
 /// - Never blocks ingestion: its own thread and its own database connection; it reads only the
 ///   rollups. A receiver that is down only delays messages (retried forever with capped backoff,
 ///   `WebhookRetryPolicy`).
-public final class FindingMonitor: Sendable {
+public final class FindingMonitor: Service {
     public struct Options: Sendable, Equatable {
         /// How often a continuous family (category mismatches) is scanned.
         public var scanSeconds: Double = 30
@@ -42,20 +43,27 @@ public final class FindingMonitor: Sendable {
         var leaseSeconds: Double { requestTimeoutSeconds * 3 + 5 }
     }
 
+    public let name = "findings-monitor"
     private let databaseURL: String
     private let options: Options
     private let families: [any FindingFamily]
-    private let webhook: FindingWebhook?
+    /// The webhook, or why its URL is refused (`run` throws it: the collector does not start).
+    private let webhookSetup: Result<FindingWebhook?, APIError>
+    private var webhook: FindingWebhook? { try? webhookSetup.get() }
     private let metrics: MetricsRegistry
     private let logger: Logger
     /// The lease owner: unique per process and start.
     private let owner: String
     private let background = BackgroundLoop(name: "tapwire-findings")
+    private let stopping = ShutdownSignal()
 
-    /// Checks `families`, by default every family with the mismatch lookback of `options`.
+    /// Checks `families`, by default every family with the mismatch lookback of `options`; posts
+    /// new findings to `webhookURL` when there is one.
     public init(databaseURL: String, options: Options = Options(), families: [any FindingFamily]? = nil,
-                webhookURL: String?, metrics: MetricsRegistry, logger: Logger) throws(APIError) {
-        webhook = try webhookURL.map { (url) throws(APIError) in try FindingWebhook(url: url, requestTimeoutSeconds: options.requestTimeoutSeconds) }
+                webhookURL: String?, metrics: MetricsRegistry, logger: Logger) {
+        webhookSetup = Result { () throws(APIError) in
+            try webhookURL.map { (url) throws(APIError) in try FindingWebhook(url: url, requestTimeoutSeconds: options.requestTimeoutSeconds) }
+        }
         self.databaseURL = databaseURL
         self.options = options
         self.families = families ?? FindingFamilies.all(FindingsConfiguration(mismatchLookbackSeconds: options.lookbackSeconds))
@@ -66,25 +74,17 @@ public final class FindingMonitor: Sendable {
         FindingMetrics.declare(in: metrics)
     }
 
-    /// The collector's monitor, with its webhook when TAPWIRE_ALERT_WEBHOOK_URL is set.
-    public static func start(_ services: CollectorServices) throws(APIError) -> FindingMonitor {
-        let configuration = services.configuration
-        let families = FindingFamilies.all(FindingsConfiguration(mismatchLookbackSeconds: configuration.alertOptions.lookbackSeconds,
-                                                                 regression: configuration.regression))
-        let monitor = try FindingMonitor(databaseURL: configuration.databaseURL, options: configuration.alertOptions, families: families,
-                                         webhookURL: configuration.alertWebhookURL, metrics: services.metrics, logger: services.logger)
-        monitor.start()
-        return monitor
-    }
-
-    public func start() {
+    /// Scans and delivers until shut down; then stops after the scan or delivery in flight, if any
+    /// (a delivery is bounded by the request timeout). Throws when the webhook's URL is refused.
+    public func run(ready: @escaping @Sendable () -> Void) throws {
+        _ = try webhookSetup.get()
         background.start { [self] in loop() }
-    }
-
-    /// Stops after the scan or delivery in flight, if any (a delivery is bounded by the request timeout).
-    public func stop() {
+        ready()
+        stopping.wait()
         background.stop()
     }
+
+    public func shutdown() { stopping.raise() }
 
     private func loop() {
         var connection: PostgresConnection?

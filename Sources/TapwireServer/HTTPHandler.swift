@@ -1,4 +1,3 @@
-
 /// The application side of the HTTP server.
 public protocol HTTPHandler: Sendable {
     /// Runs on the HTTP thread when the headers are in; must not block.

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import TapwireCore
+import TapwireLifecycle
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,13 +15,20 @@ import Glibc
 // the callbacks feed it events and perform its actions. Bodies are read by `BodyReader`
 // (BodyReader.swift), slow uploads answered by `UploadWatchdog`.
 
-public final class HTTPServer: Sendable {
+public final class HTTPServer: Service {
+    public let name = "http"
     let handler: any HTTPHandler
     public let options: HTTPServerOptions
     private let daemon = Mutex<UInt>(0)
     private let boundPort = Atomic<Int>(0)
     let watchdog: UploadWatchdog
     let bodyBudget: BodyBudget
+    private let stopping = ShutdownSignal()
+    /// Every request from its head to libmicrohttpd's completion notice: what a drain waits for.
+    private let requests = Mutex<[ObjectIdentifier: RequestContext]>([:])
+    private let draining = Atomic<Bool>(false)
+    /// Signalled when the last request completes while draining.
+    private let drained = DispatchSemaphore(value: 0)
 
     public init(handler: any HTTPHandler, options: HTTPServerOptions) {
         self.handler = handler
@@ -34,7 +42,20 @@ public final class HTTPServer: Sendable {
     /// The port actually bound (useful when options.port is 0).
     public var port: Int { boundPort.load(ordering: .acquiring) }
 
-    public func start() throws(HTTPServerError) {
+    /// Listens until shut down, then drains: no new connection is accepted and no new request
+    /// admitted (503, Retry-After, the connection closed), every request already admitted is
+    /// answered (by the services that start before this one and stop after it) within
+    /// `drainSeconds`, those still waiting then get 503, and the sockets close.
+    public func run(ready: @escaping @Sendable () -> Void) throws {
+        try listen()
+        ready()
+        stopping.wait()
+        drain()
+    }
+
+    public func shutdown() { stopping.raise() }
+
+    private func listen() throws(HTTPServerError) {
         guard let address = SocketAddress(host: options.host, port: options.port) else {
             throw HTTPServerError(message: "cannot listen on host \(options.host): give an IPv4 or IPv6 address such as 127.0.0.1, 0.0.0.0 or ::1")
         }
@@ -58,24 +79,39 @@ public final class HTTPServer: Sendable {
         watchdog.start()
     }
 
-    /// Stops listening and closes every connection. Call after every in-flight request has been
-    /// answered (MHD forbids stopping with suspended connections).
-    public func stop() {
-        let raw = daemon.withLock { value -> UInt in
-            let old = value
-            value = 0
-            return old
-        }
-        watchdog.stop()
-        guard raw != 0, let pointer = OpaquePointer(bitPattern: raw) else { return }
-        MHD_stop_daemon(pointer)
-    }
+    /// The answer to a request that arrives, or is still unanswered, while the server drains.
+    static let shuttingDown = APIError(.databaseUnavailable, "the collector is shutting down; nothing was stored, retry",
+                                       retryAfterSeconds: 1)
 
-    /// Stops accepting new connections (first step of a graceful shutdown).
-    public func quiesce() {
+    private func drain() {
         let raw = daemon.withLock { $0 }
         guard raw != 0, let pointer = OpaquePointer(bitPattern: raw) else { return }
         _ = MHD_quiesce_daemon(pointer)
+        draining.store(true, ordering: .releasing)
+        if !requests.withLock({ $0.isEmpty }), drained.wait(timeout: .now() + options.drainSeconds) == .timedOut {
+            // Answered now; a suspended connection resumes at once (MHD forbids stopping with one
+            // suspended), and the answers get a moment to be sent.
+            for context in requests.withLock({ Array($0.values) }) { context.deliver(.error(Self.shuttingDown)) }
+            _ = drained.wait(timeout: .now() + 2)
+        }
+        daemon.withLock { $0 = 0 }
+        watchdog.stop()
+        MHD_stop_daemon(pointer)
+    }
+
+    /// A request's head arrived; true when the server is draining (it is then refused).
+    fileprivate func opened(_ context: RequestContext) -> Bool {
+        requests.withLock { $0[ObjectIdentifier(context)] = context }
+        return draining.load(ordering: .acquiring)
+    }
+
+    /// A request completed (answered, abandoned or timed out).
+    fileprivate func closed(_ context: RequestContext) {
+        let last = requests.withLock { all -> Bool in
+            all[ObjectIdentifier(context)] = nil
+            return all.isEmpty
+        }
+        if last, draining.load(ordering: .acquiring) { drained.signal() }
     }
 
     /// Bytes of request bodies held decoded right now (for tests and metrics).
@@ -186,6 +222,11 @@ private func tapwireAccessHandler(
             s.wireEnd = wireEnd(start: requestStart, headBytes: headBytes, head: head)
         }
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
+        if server.opened(context) {
+            var response = HTTPResponse.error(HTTPServer.shuttingDown)
+            response.headers.append(("Connection", "close"))
+            return perform(context.state.withLock { $0.lifecycle.headRefused(response) }, context, server: server, connection: connection)
+        }
         return begin(context, server: server, connection: connection)
     }
     let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
@@ -314,6 +355,7 @@ private func tapwireRequestCompleted(
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     let context = Unmanaged<RequestContext>.fromOpaque(raw).takeRetainedValue()
     server.watchdog.forget(context)
+    defer { server.closed(context) }
     let (status, annotations, label) = context.state.withLock { s in
         let (status, annotations) = s.complete(budget: server.bodyBudget)
         return (status, annotations, s.label)

@@ -28,6 +28,10 @@ public struct HTTPServerOptions: Sendable, Equatable {
     /// `overloaded` (Retry-After) instead of the process growing. Each body may inflate to
     /// 8 MiB, so without this bound 1,024 connections could hold 8 GiB.
     public var maxBufferedBodyBytes = 256 << 20
+    /// On shutdown, how long the requests already admitted have to be answered (a batch by its
+    /// commit, a report by its reads); a request still unanswered after it gets 503 with
+    /// Retry-After. Requests that arrive meanwhile get that 503 at once.
+    public var drainSeconds = 30.0
 
     public init() {}
 }

@@ -16,10 +16,11 @@ import TapwireStore
 /// A batch that is partly new and partly duplicate is not counted, since the commit does not
 /// say which events were new; the report, from the rollups, is exact either way.
 ///
-/// One per collector (`CollectorServices.mismatchMetrics`): it caches each app's manifests,
-/// re-read after `ttlSeconds`, so a manifest posted to another collector is picked up within
-/// that time. The findings themselves, of every family, are FindingMetrics' gauge.
-public final class MismatchMetrics: Sendable {
+/// One per collector, an observer of ingestion (`IngestObserver`): it caches each app's
+/// manifests, re-read after `ttlSeconds`, so a manifest posted to another collector is picked up
+/// within that time, and forgets an app's when this collector stores one. The findings
+/// themselves, of every family, are FindingMetrics' gauge.
+public final class MismatchMetrics: IngestObserver {
     public static let events = "tapwire_mismatch_events_total"
     public static let maxSeries = 1000
 
@@ -38,34 +39,41 @@ public final class MismatchMetrics: Sendable {
     private let ttlNanoseconds: UInt64
     private let detector = MismatchDetector()
     private let capacity = 10_000
+    private let manifests: any ManifestReader
+    private let metrics: MetricsRegistry
+    private let executor: HandlerExecutor
 
-    public init(ttlSeconds: Double = 30) { ttlNanoseconds = UInt64(ttlSeconds * 1e9) }
+    public init(manifests: any ManifestReader, metrics: MetricsRegistry, executor: HandlerExecutor, ttlSeconds: Double = 30) {
+        self.executor = executor
+        self.manifests = manifests
+        self.metrics = metrics
+        ttlNanoseconds = UInt64(ttlSeconds * 1e9)
+        Self.declare(in: metrics)
+    }
 
-    /// Forgets an app's manifests (after this collector stored a new one).
-    public func invalidate(appId: Int64) {
+    /// Forgets an app's manifests: this collector stored a new one.
+    public func manifestStored(appId: Int64) {
         _ = cache.withLock { $0.removeValue(forKey: appId) }
     }
 
     /// Counts the mismatches in a batch that was just committed. Never blocks: on a cache miss
-    /// the manifests are read on a database thread and the batch is counted then.
-    public func observe(_ batch: StagedBatch, outcome: BatchOutcome, identity: KeyIdentity, services: CollectorServices) {
+    /// the manifests are read (on a database thread) and the batch is counted then.
+    public func committed(_ batch: StagedBatch, outcome: BatchOutcome, identity: KeyIdentity) {
         guard outcome.stored > 0, outcome.duplicates == 0 else { return }
         let key = identity.appId
         let now = monotonicNanoseconds()
         if let entry = cache.withLock({ $0[key] }), now &- entry.loadedAt < ttlNanoseconds {
-            count(batch, app: identity.appName, index: entry.index, metrics: services.metrics)
+            count(batch, app: identity.appName, index: entry.index, metrics: metrics)
             return
         }
-        let appId = identity.appId
-        services.database.submit({ (connection) throws(DatabaseError) in
-            ManifestIndex(try ManifestStore().currentManifests(appId: appId, on: connection))
-        }) { [self] result in
-            guard case .success(let index) = result else { return }
+        executor.run { [self] in
+            guard let current = try? await manifests.currentManifests(appId: key) else { return }
+            let index = ManifestIndex(current)
             cache.withLock { all in
                 if all.count >= capacity { all.removeAll(keepingCapacity: true) }
                 all[key] = Entry(index: index, loadedAt: monotonicNanoseconds())
             }
-            count(batch, app: identity.appName, index: index, metrics: services.metrics)
+            count(batch, app: identity.appName, index: index, metrics: metrics)
         }
     }
 

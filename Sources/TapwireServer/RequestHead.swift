@@ -1,4 +1,3 @@
-
 /// What is known of a request once its headers have arrived, before any of the body is read:
 /// enough to refuse it early (unknown route, bad key shape, Content-Length over the limit).
 public struct RequestHead: Sendable {

@@ -1,4 +1,3 @@
-
 /// How an admitted request is answered, decided once when its headers arrive: the route's
 /// handler, with what admission learnt (the route, the key) captured, so nothing about the
 /// request is matched or parsed a second time.

@@ -2,6 +2,7 @@ import CMicroHTTPD
 import Foundation
 import Synchronization
 import TapwireCore
+import TapwireLifecycle
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,13 +15,12 @@ import Glibc
 final class UploadWatchdog: Sendable {
     private let uploads = Mutex<[ObjectIdentifier: RequestContext]>([:])
     private let connections = Mutex<[ObjectIdentifier: OpenConnection]>([:])
-    private let running = Atomic<Bool>(false)
+    private let loop = BackgroundLoop(name: "tapwire-upload-watchdog")
     private static let sweepInterval: UInt64 = 250_000_000
     private let clock = Mutex(WatchdogClock(interval: sweepInterval, tolerance: 8 * sweepInterval))
     private let stalledNanoseconds: UInt64
     private let deadlineNanoseconds: UInt64
     private let headerDeadlineNanoseconds: UInt64
-    private let stopped = DispatchSemaphore(value: 0)
 
     init(stalledNanoseconds: UInt64, deadlineNanoseconds: UInt64, headerDeadlineNanoseconds: UInt64) {
         self.stalledNanoseconds = stalledNanoseconds
@@ -28,22 +28,18 @@ final class UploadWatchdog: Sendable {
         self.headerDeadlineNanoseconds = headerDeadlineNanoseconds
     }
 
+    /// Sweeps every `sweepInterval` until `stop`.
     func start() {
-        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let thread = Thread { [self] in
-            while self.running.load(ordering: .acquiring) {
-                Thread.sleep(forTimeInterval: Double(Self.sweepInterval) / 1e9)
-                self.sweep(now: monotonicNanoseconds())
+        loop.start { [self] in
+            while loop.isRunning {
+                loop.pause(seconds: Double(Self.sweepInterval) / 1e9)
+                if loop.isRunning { sweep(now: monotonicNanoseconds()) }
             }
-            self.stopped.signal()
         }
-        thread.name = "tapwire-upload-watchdog"
-        thread.start()
     }
 
     func stop() {
-        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        stopped.wait()
+        loop.stop()
     }
 
     /// A fresh account for a body that starts now and ends at `wireEnd` in its connection's stream.

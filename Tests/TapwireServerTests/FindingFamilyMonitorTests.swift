@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TapwireCore
 import TapwireReport
+import TapwireLifecycle
 import TapwireServer
 import TapwireStore
 import TapwireTestSupport
@@ -22,10 +23,11 @@ import TapwireTestSupport
         options.deliverySeconds = 0.05
         options.scanSeconds = 0.2
         let metrics = MetricsRegistry()
-        let monitor = try FindingMonitor(databaseURL: database.url, options: options, families: [family], webhookURL: receiver.url,
-                                         metrics: metrics, logger: Logger(label: "test", sink: .memory()))
-        monitor.start()
-        defer { monitor.stop() }
+        let monitor = FindingMonitor(databaseURL: database.url, options: options, families: [family], webhookURL: receiver.url,
+                                     metrics: metrics, logger: Logger(label: "test", sink: .memory()))
+        let services = ServiceGroup([monitor], logger: Logger(label: "test", sink: .memory()))
+        try services.start()
+        defer { services.shutdown() }
         #expect(eventually(timeout: 20) { receiver.messages.count == 1 })
         let text = try #require(receiver.messages.first?.body?["text"]?.stringValue)
         #expect(text.contains("sample_ratio_mismatch") && text.contains("holdout share off its target"), "\(text)")

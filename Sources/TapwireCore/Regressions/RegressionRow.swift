@@ -1,4 +1,3 @@
-
 /// One UTC hour of one category on one app version and platform: what the rollups keep at their
 /// finest grain (rollup_counts and rollup_actions, grain 0), summed over the dimensions the
 /// caller does not stratify by. Rows with the same keys are added, so counts and actions may

@@ -6,8 +6,12 @@ import TapwireStore
 /// with the app's read key. `since`/`until` take a duration back from now (`24h`, `7d`) or an
 /// ISO 8601 time; the window starts at the hour. Without `format`, the Accept header chooses
 /// (text/csv, text/html), else JSON `{"findings": [...]}`.
-public enum MismatchRoutes {
-    public static var all: [Route] {
+public struct MismatchRoutes: Sendable {
+    public var findings: any FindingsReader
+
+    public init(findings: any FindingsReader) { self.findings = findings }
+
+    public var all: [Route] {
         [Route("GET", "/v1/reports/mismatches", access: .read, handle: report)]
     }
 
@@ -43,26 +47,12 @@ public enum MismatchRoutes {
         }
     }
 
-    static func report(_ call: RouteRequest) {
-        guard call.requireOwnApp(), let identity = call.identity else { return }
-        let query: Query
-        do {
-            query = try Query.parse(call.request.query, accept: call.request.header("accept"), now: .now)
-        } catch {
-            return call.fail(error)
-        }
-        call.services.database.submit({ (connection) throws(DatabaseError) in
-            try MismatchStore().report(appId: identity.appId, appName: identity.appName, since: query.findings.since,
-                                       until: query.findings.asOf, on: connection)
-        }) { result in
-            switch result {
-            case .success(let full):
-                let report = full.filtered(minimumSeverity: query.findings.minimumSeverity)
-                call.respond(FindingRoutes.answer(query.format, json: report.json, csv: report.csv, html: report.htmlPage, table: report.table,
-                                                  download: "mismatches-\(identity.appName).csv", findings: report.findings.count))
-            case .failure(let error):
-                call.fail(APIError(error, doing: "the mismatch report") { APIError($0, doing: "the mismatch report") })
-            }
-        }
+    func report(_ call: RouteRequest) async throws(APIError) -> HTTPResponse {
+        let identity = try call.ownApp()
+        let query = try Query.parse(call.request.query, accept: call.request.header("accept"), now: .now)
+        let report = try await findings.mismatches(appId: identity.appId, appName: identity.appName, query: query.findings)
+            .filtered(minimumSeverity: query.findings.minimumSeverity)
+        return FindingRoutes.answer(query.format, json: report.json, csv: report.csv, html: report.htmlPage, table: report.table,
+                                    download: "mismatches-\(identity.appName).csv", findings: report.findings.count)
     }
 }

@@ -16,10 +16,14 @@ import TapwireStore
 /// `at` and `since` take a duration back from now (`24h`) or an ISO 8601 time, parsed as
 /// `tapwire alerts` parses them (`FindingsQuery`); the window is at most 400 days. Without
 /// `format`, the Accept header chooses.
-public enum FindingRoutes {
-    public static var all: [Route] {
+public struct FindingRoutes: Sendable {
+    public var findings: any FindingsReader
+
+    public init(findings: any FindingsReader) { self.findings = findings }
+
+    public var all: [Route] {
         [
-            Route("GET", "/v1/findings", access: .read, handle: findings),
+            Route("GET", "/v1/findings", access: .read, handle: everyFamily),
             Route("GET", "/v1/reports/regressions", access: .read, handle: regressions),
         ]
     }
@@ -71,60 +75,34 @@ public enum FindingRoutes {
         }
     }
 
-    static func findings(_ call: RouteRequest) {
-        guard call.requireOwnApp(), let identity = call.identity else { return }
-        let query: Query
-        do {
-            query = try Query.parse(call.request.query, accept: call.request.header("accept"), now: .now, formats: [.json, .csv, .html, .table],
+    /// `GET /v1/findings`: every family's findings, at or above the severity asked for.
+    func everyFamily(_ call: RouteRequest) async throws(APIError) -> HTTPResponse {
+        let identity = try call.ownApp()
+        let query = try Query.parse(call.request.query, accept: call.request.header("accept"), now: .now, formats: [.json, .csv, .html, .table],
                                     windowed: true)
-        } catch {
-            return call.fail(error)
-        }
-        let service = FindingsService(regression: call.services.configuration.regression)
-        call.services.database.submit({ (connection) throws(DatabaseError) in
-            try service.report(appId: identity.appId, appName: identity.appName, query: query.findings, on: connection)
-        }) { result in
-            switch result {
-            case .success(let full):
-                let report = full.filtered(minimumSeverity: query.findings.minimumSeverity)
-                call.respond(answer(query.format, json: report.json, csv: report.csv, html: report.htmlPage, table: report.table,
-                                    download: "findings-\(identity.appName).csv", findings: report.findings.count))
-            case .failure(let error):
-                call.fail(failure(error, call: call))
-            }
-        }
+        let report = try await findings.findings(appId: identity.appId, appName: identity.appName, query: query.findings)
+            .filtered(minimumSeverity: query.findings.minimumSeverity)
+        return Self.answer(query.format, json: report.json, csv: report.csv, html: report.htmlPage, table: report.table,
+                           download: "findings-\(identity.appName).csv", findings: report.findings.count)
     }
 
-    static func regressions(_ call: RouteRequest) {
-        guard call.requireOwnApp(), let identity = call.identity else { return }
-        let query: Query
-        do {
-            query = try Query.parse(call.request.query, accept: call.request.header("accept"), now: .now, formats: [.json, .html, .table],
+    /// `GET /v1/reports/regressions`: the release-regression check alone.
+    func regressions(_ call: RouteRequest) async throws(APIError) -> HTTPResponse {
+        let identity = try call.ownApp()
+        let query = try Query.parse(call.request.query, accept: call.request.header("accept"), now: .now, formats: [.json, .html, .table],
                                     windowed: false)
-        } catch {
-            return call.fail(error)
+        let check = try await findings.regressions(appId: identity.appId, query: query.findings)
+        var response: HTTPResponse
+        switch query.format {
+        case .json: response = .json(200, check.json)
+        case .html:
+            response = .text(200, FindingsReport.page(app: identity.appName, title: "Release regressions", check.htmlSection),
+                             contentType: "text/html; charset=utf-8")
+        case .table, .csv: response = .text(200, check.table, contentType: "text/plain; charset=utf-8")
         }
-        let family = ReleaseRegressionFamily(configuration: call.services.configuration.regression)
-        call.services.database.submit({ (connection) throws(DatabaseError) in
-            try family.check(appId: identity.appId, query: query.findings, on: connection)
-        }) { result in
-            switch result {
-            case .success(let check):
-                var response: HTTPResponse
-                switch query.format {
-                case .json: response = .json(200, check.json)
-                case .html:
-                    response = .text(200, FindingsReport.page(app: identity.appName, title: "Release regressions", check.htmlSection),
-                                     contentType: "text/html; charset=utf-8")
-                case .table, .csv: response = .text(200, check.table, contentType: "text/plain; charset=utf-8")
-                }
-                response.headers.append(("Cache-Control", "no-store"))
-                response.annotations = ["findings": check.findings.count]
-                call.respond(response)
-            case .failure(let error):
-                call.fail(failure(error, call: call))
-            }
-        }
+        response.headers.append(("Cache-Control", "no-store"))
+        response.annotations = ["findings": check.findings.count]
+        return response
     }
 
     /// A report of findings in the format asked for, never cached: only the chosen rendering is
@@ -143,12 +121,5 @@ public enum FindingRoutes {
         response.headers.append(("Cache-Control", "no-store"))
         response.annotations = ["findings": findings]
         return response
-    }
-
-    static func failure(_ error: ExecutorError<DatabaseError>, call: RouteRequest) -> APIError {
-        if case .failed(let database) = error, !database.isUnavailable {
-            call.services.logger.log(.error, "findings failed", database.logFields)
-        }
-        return APIError(error, doing: "the findings") { APIError($0, doing: "the findings") }
     }
 }
