@@ -49,6 +49,16 @@ public final class BackgroundLoop: Sendable {
         wakeUps.signal()
     }
 
+    /// A `Service`'s run on this loop: starts `body` on `count` threads, calls `ready`, and once
+    /// `shutdown` is raised stops the threads (each returns from `body` after its own drain).
+    public func run(threads count: Int = 1, ready: () -> Void, until shutdown: ShutdownSignal,
+                    _ body: @escaping @Sendable (Int) -> Void) {
+        start(threads: count, body)
+        ready()
+        shutdown.wait()
+        stop()
+    }
+
     /// Ends the loop: wakes every thread and waits for each `body` to return.
     public func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }

@@ -32,10 +32,7 @@ public final class HandlerExecutor: TaskExecutor, Service {
 
     /// Runs jobs until shut down; the jobs queued by then are run first.
     public func run(ready: @escaping @Sendable () -> Void) throws {
-        loop.start(threads: threads) { [self] _ in work() }
-        ready()
-        stopping.wait()
-        loop.stop()
+        loop.run(threads: threads, ready: ready, until: stopping) { [self] _ in work() }
     }
 
     public func shutdown() { stopping.raise() }

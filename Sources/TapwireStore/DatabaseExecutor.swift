@@ -31,10 +31,7 @@ public final class DatabaseExecutor: Service {
 
     /// Starts the threads; shut down, they finish the queued work and close their connections.
     public func run(ready: @escaping @Sendable () -> Void) throws {
-        loop.start(threads: threads) { [self] _ in work() }
-        ready()
-        stopping.wait()
-        loop.stop()
+        loop.run(threads: threads, ready: ready, until: stopping) { [self] _ in work() }
     }
 
     public func shutdown() { stopping.raise() }

@@ -63,10 +63,7 @@ public final class GroupCommitter: Service {
     /// Starts the writers. Shut down, they stop taking requests, commit what is queued, and
     /// every request has had its answer before `run` returns.
     public func run(ready: @escaping @Sendable () -> Void) throws {
-        writers.start(threads: max(1, options.writers)) { [self] index in writerLoop(index: index) }
-        ready()
-        stopping.wait()
-        writers.stop()
+        writers.run(threads: max(1, options.writers), ready: ready, until: stopping) { [self] index in writerLoop(index: index) }
         // Anything still queued (writers were all disconnected) is answered, never dropped silently;
         // nothing is queued after the writers stopped (`submit` reads whether they run under the lock).
         let leftover = queue.withLock { $0.markUnavailable(retryAfterSeconds: 1) }

@@ -30,10 +30,7 @@ public final class RollupFolder: Service {
 
     /// Folds until shut down, then once more.
     public func run(ready: @escaping @Sendable () -> Void) throws {
-        background.start { [self] in loop() }
-        ready()
-        stopping.wait()
-        background.stop()
+        background.run(ready: ready, until: stopping) { [self] _ in loop() }
     }
 
     public func shutdown() { stopping.raise() }

@@ -78,10 +78,7 @@ public final class FindingMonitor: Service {
     /// (a delivery is bounded by the request timeout). Throws when the webhook's URL is refused.
     public func run(ready: @escaping @Sendable () -> Void) throws {
         _ = try webhookSetup.get()
-        background.start { [self] in loop() }
-        ready()
-        stopping.wait()
-        background.stop()
+        background.run(ready: ready, until: stopping) { [self] _ in loop() }
     }
 
     public func shutdown() { stopping.raise() }
