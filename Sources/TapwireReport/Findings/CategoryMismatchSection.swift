@@ -3,12 +3,15 @@ import TapwireCore
 /// The category-mismatch family's section of an app's findings: its report over the window.
 public struct CategoryMismatchSection: FindingsSection {
     public var report: MismatchReport
-    public var family: any FindingFamily
+    /// The family that read it, with its settings.
+    public var mismatches: CategoryMismatchFamily
 
     public init(report: MismatchReport, family: CategoryMismatchFamily = CategoryMismatchFamily()) {
         self.report = report
-        self.family = family
+        mismatches = family
     }
+
+    public var family: any FindingFamily { mismatches }
 
     public var findings: [Finding] { report.findings.map(Finding.init) }
     public var title: String { "Category mismatches" }
@@ -21,6 +24,6 @@ public struct CategoryMismatchSection: FindingsSection {
     public var htmlSection: String { report.htmlSection }
 
     public func filtered(minimumSeverity severity: FindingSeverity) -> any FindingsSection {
-        CategoryMismatchSection(report: report.filtered(minimumSeverity: severity), family: family as? CategoryMismatchFamily ?? CategoryMismatchFamily())
+        CategoryMismatchSection(report: report.filtered(minimumSeverity: severity), family: mismatches)
     }
 }

@@ -4,12 +4,15 @@ import TapwireCore
 /// its status.
 public struct ReleaseRegressionSection: FindingsSection {
     public var check: RegressionCheck
-    public var family: any FindingFamily
+    /// The family that read it, with its settings.
+    public var regressions: ReleaseRegressionFamily
 
     public init(check: RegressionCheck, family: ReleaseRegressionFamily = ReleaseRegressionFamily()) {
         self.check = check
-        self.family = family
+        regressions = family
     }
+
+    public var family: any FindingFamily { regressions }
 
     public var findings: [Finding] { check.findings }
     public var title: String { "Release regressions" }
