@@ -39,9 +39,12 @@ let package = Package(
         // percentiles, and the seeded generator simulations draw from. Foundation only.
         .target(name: "TapwireStatistics", swiftSettings: strict + fuzzed),
         .target(name: "TapwireCore", dependencies: ["TapwireWire", "TapwireStatistics"], swiftSettings: strict + fuzzed),
-        .target(name: "TapwireStore", dependencies: ["TapwireCore", "CLibPQ"],
+        // One lifecycle: the long-lived parts as services, started in order by one group and drained in
+        // reverse; the background threads they run on.
+        .target(name: "TapwireLifecycle", dependencies: ["TapwireCore"], swiftSettings: strict),
+        .target(name: "TapwireStore", dependencies: ["TapwireCore", "TapwireLifecycle", "CLibPQ"],
                 swiftSettings: strict, plugins: ["EmbedSQL"]),
-        .target(name: "TapwireServer", dependencies: ["TapwireCore", "TapwireStore", "TapwireReport", "CMicroHTTPD", "TapwireZlib"],
+        .target(name: "TapwireServer", dependencies: ["TapwireCore", "TapwireLifecycle", "TapwireStore", "TapwireReport", "CMicroHTTPD", "TapwireZlib"],
                 swiftSettings: strict + fuzzed),
         .target(name: "TapwireReport", dependencies: ["TapwireCore", "TapwireStatistics", "TapwireStore"], swiftSettings: strict),
         // The SDK apps embed: Foundation, the wire format and zlib only, never a server module.
@@ -77,7 +80,7 @@ let package = Package(
                           path: "Sources/TapwireBench", swiftSettings: strict, plugins: ["EmbedSQL"]),
 
         // Shared helpers for tests: a private PostgreSQL per suite, requests over the loopback client, the soak's faults (SoakSQL).
-        .target(name: "TapwireTestSupport", dependencies: ["TapwireCore", "TapwireStatistics", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireLoopbackClient", "TapwireZlib", "TapwireRollupOracle"],
+        .target(name: "TapwireTestSupport", dependencies: ["TapwireCore", "TapwireStatistics", "TapwireLifecycle", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireLoopbackClient", "TapwireZlib", "TapwireRollupOracle"],
                 path: "Tests/TapwireTestSupport", swiftSettings: strict, plugins: ["EmbedSQL"]),
         // The independent recomputations of the statistics (Tests/Statistics/*.py), run from the tests.
         .target(name: "TapwireStatisticsOracle", path: "Tests/StatisticsOracle", swiftSettings: strict),
@@ -85,8 +88,9 @@ let package = Package(
         .testTarget(name: "TapwireZlibTests", dependencies: ["TapwireZlib"], swiftSettings: strict),
         .testTarget(name: "TapwireStatisticsTests", dependencies: ["TapwireStatistics", "TapwireStatisticsOracle"], swiftSettings: strict),
         .testTarget(name: "TapwireCoreTests", dependencies: ["TapwireCore", "TapwireStatistics", "TapwireStatisticsOracle"], swiftSettings: strict),
+        .testTarget(name: "TapwireLifecycleTests", dependencies: ["TapwireLifecycle"], swiftSettings: strict),
         .testTarget(name: "TapwireStoreTests", dependencies: ["TapwireStore", "TapwireStatistics", "TapwireTestSupport", "TapwireRollupOracle"], swiftSettings: strict),
-        .testTarget(name: "TapwireServerTests", dependencies: ["TapwireServer", "TapwireStatistics", "TapwireLoopbackClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),
+        .testTarget(name: "TapwireServerTests", dependencies: ["TapwireServer", "TapwireLifecycle", "TapwireStatistics", "TapwireLoopbackClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireReportTests", dependencies: ["TapwireReport", "TapwireStatistics", "TapwireTestSupport", "TapwireRollupOracle", "TapwireStatisticsOracle"], swiftSettings: strict),
         .testTarget(name: "TapwireDemoTests", dependencies: ["TapwireDemo", "TapwireReport", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "TapwireSoakCoreTests", dependencies: ["TapwireSoakCore"], swiftSettings: strict),

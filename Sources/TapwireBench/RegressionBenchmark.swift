@@ -126,7 +126,8 @@ public struct RegressionBenchmark: Sendable {
         let service = FindingsService()
         var shown: RegressionCheck?
         let alertsStored = try BenchLoad.median(options.repeats) {
-            shown = try service.report(appId: appId, appName: "bench", since: since, asOf: now, look: .current, on: connection).regressions
+            shown = try service.report(appId: appId, appName: "bench", since: since, asOf: now, look: .current, on: connection)
+                .section(ReleaseRegressionSection.self)?.check
         }
         guard let shown, shown.look?.source == "stored", shown.evaluation == taken.evaluation else {
             throw DatabaseError(.unexpectedResult, "tapwire alerts did not show the stored look of the hour")

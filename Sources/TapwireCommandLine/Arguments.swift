@@ -1,4 +1,3 @@
-
 /// Minimal argument reading in the spirit of swift-argument-parser (which cannot be fetched
 /// here): `--name value`, `--name=value`, flags, positionals; unknown options are errors.
 package struct Arguments {

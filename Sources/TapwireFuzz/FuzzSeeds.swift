@@ -1,4 +1,3 @@
-
 /// Seed inputs: valid batches and manifests, plus the hostile shapes the README's table lists,
 /// so the mutator starts next to every boundary instead of having to discover JSON.
 public enum FuzzSeeds {

@@ -21,7 +21,7 @@ public struct HTMLReportRenderer: Sendable {
         <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>Engagement report: \(HTML.escape(report.app))</title>
-        <style>\(Self.css)\(findings == nil ? "" : RegressionChart.css)</style>
+        <style>\(Self.css)\(findings?.css ?? "")</style>
         </head>
         <body>
         <header><h1>Engagement report: \(HTML.escape(report.app))</h1>

@@ -34,15 +34,14 @@ public enum ReportOutputFormat: String, Sendable, CaseIterable {
         switch self {
         case .table:
             var text = TableReportRenderer().render(report)
-            if let findings { text += "\nCategory mismatches\n" + findings.mismatches.table + "\n" + findings.regressions.table }
+            if let findings { text += findings.reportText }
             return text
         case .json: return JSONReportRenderer().render(report)
         case .csv: return CSVReportRenderer().render(report)
         case .md:
             var text = MarkdownReportRenderer().render(report)
             if let findings {
-                text += "\n## Category mismatches\n\n```\n" + findings.mismatches.table + "```\n"
-                text += "\n## Release regressions\n\n```\n" + findings.regressions.table + "```\n"
+                text += findings.reportMarkdown
             }
             return text
         case .html: return HTMLReportRenderer().render(report, findings: findings)

@@ -1,4 +1,3 @@
-
 enum Rounding {
     static func round(_ value: Double, digits: Int) -> Double {
         var scale = 1.0

@@ -56,6 +56,11 @@ extension APIError {
         }
     }
 
+    /// A findings query the caller must change (`FindingsQuery.parse`): 400 whatever the code.
+    public init(_ error: FindingsQueryError) {
+        self.init(.badRequest, error.message)
+    }
+
     /// A batch refused as a whole.
     public init(_ error: BatchError) {
         let code: APIErrorCode

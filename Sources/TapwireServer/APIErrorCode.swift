@@ -1,4 +1,3 @@
-
 /// Every error the HTTP API returns has one of these stable codes; the status for each is in
 /// exactly one place, `status`, so no layer ever parses a message to decide.
 public enum APIErrorCode: String, Sendable, CaseIterable {

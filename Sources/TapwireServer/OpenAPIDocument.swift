@@ -1,12 +1,13 @@
 import TapwireCore
+import TapwireReport
 
 /// The OpenAPI 3 document of the HTTP API, served at `GET /openapi.json` and checked in as
 /// docs/openapi.json (a test keeps the two identical). Embedded as text so the binary serves it
 /// outside the checkout. Per-event problems are 200 with `rejected` entries, so event elements
 /// are documented but not constrained: any element gets an answer in `rejected`, never a 400.
 public enum OpenAPIDocument {
-    public static let route = Route("GET", "/openapi.json", access: .open) { call in
-        call.respond(HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "max-age=300")], body: bytes))
+    public static let route = Route("GET", "/openapi.json", access: .open) { _ in
+        HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "max-age=300")], body: bytes)
     }
 
     /// The document, compact.
@@ -18,7 +19,7 @@ public enum OpenAPIDocument {
     static let limits = IngestLimits()
     static let errorCodes = APIErrorCode.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
     static let rejectionCodes = EventRejection.Code.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-    static let findingKinds = FindingKind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+    static let findingKinds = FindingFamilies.kinds.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
 
     static func errors(_ statuses: [Int]) -> String {
         statuses.map { status -> String in

@@ -1,4 +1,3 @@
-
 public struct AppStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable {
         case invalidName = "invalid_app_name"

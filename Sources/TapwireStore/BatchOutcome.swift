@@ -1,4 +1,3 @@
-
 /// How one request's events fared in a group commit.
 public struct BatchOutcome: Sendable, Equatable {
     public var stored: Int

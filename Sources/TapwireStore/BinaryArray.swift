@@ -1,4 +1,3 @@
-
 /// The elements of one binary array field, appended with the same value encodings as COPY fields.
 struct BinaryArray: BinaryValueWriter {
     /// The element types the arrays Tapwire sends hold (OIDs from pg_type, fixed since 8.x).

@@ -1,4 +1,3 @@
-
 /// Loading events with a plain COPY, no dedup and no rollups: a fast way to seed large volumes
 /// for the report benchmarks and the tests.
 public enum BulkLoad {

@@ -1,4 +1,3 @@
-
 /// Reads PostgreSQL's binary COPY format, as `COPY … TO STDOUT (FORMAT binary)` sends it: the
 /// reverse of `CopyBinaryEncoder`, for the fold, which reads back the deltas commits appended.
 /// It takes the data in pieces as they arrive, so a reader holds one row at a time, not the

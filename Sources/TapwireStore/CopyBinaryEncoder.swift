@@ -1,4 +1,3 @@
-
 /// Builds PostgreSQL's binary COPY format ("PGCOPY\n\377\r\n\0", then tuples of
 /// length-prefixed fields). Binary means no escaping at all: a tab, a backslash or a `\.` line
 /// in a category travels as its bytes, and the server does no text parsing.

@@ -1,4 +1,3 @@
-
 package enum EventCopyRows {
     /// Encodes rows in the column order of `sql/queries/copy_events.sql` (straight into events).
     /// `order`: the rows to encode (their seq: position across the batches), in that order

@@ -2,12 +2,14 @@ import Dispatch
 import Foundation
 import Synchronization
 import TapwireCore
+import TapwireLifecycle
 
 /// Group commit: requests from many connections are queued, and each writer thread takes
 /// everything queued (up to a cap) into one COPY and one transaction. A request is answered
 /// only after COMMIT returns, so 200 means durable. The decisions live in `GroupCommitQueue`;
-/// this class is the thin driver doing the I/O on threads that each own one connection.
-public final class GroupCommitter: Sendable {
+/// this class is the thin driver doing the I/O on threads that each own one connection. A
+/// `Service`: shut down, it commits what is queued and answers every request before it stops.
+public final class GroupCommitter: Service {
     public typealias Completion = @Sendable (Result<BatchOutcome, CommitFailure>) -> Void
 
     struct Request: Sendable {
@@ -27,13 +29,13 @@ public final class GroupCommitter: Sendable {
         }
     }
 
+    public let name = "group-committer"
     private let databaseURL: String
     private let options: Options
     private let queue: Mutex<GroupCommitQueue<Request>>
-    private let wake = DispatchSemaphore(value: 0)
-    private let running = Atomic<Bool>(false)
-    private let inFlight = Atomic<Int>(0)
-    private let finished: DispatchGroup = DispatchGroup()
+    /// The writers' threads; `wake` is what a queued request does.
+    private let writers = BackgroundLoop(name: "tapwire-writer")
+    private let stopping = ShutdownSignal()
     private let partitions: PartitionDays
     private let logger: Logger
     private let onCommit: @Sendable (CommitStats) -> Void
@@ -58,48 +60,38 @@ public final class GroupCommitter: Sendable {
     public var queuedEvents: Int { queue.withLock { $0.queuedEvents } }
     public var isDatabaseAvailable: Bool { queue.withLock { $0.isAvailable } }
 
-    public func start() {
-        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        for index in 0..<max(1, options.writers) {
-            finished.enter()
-            let thread = Thread { [self] in
-                self.writerLoop(index: index)
-                self.finished.leave()
-            }
-            thread.name = "tapwire-writer-\(index)"
-            thread.start()
-        }
-    }
-
-    /// Queues a request; `completion` runs exactly once, on the reply queue after its COMMIT or right here.
-    public func submit(_ batch: StagedBatch, completion: @escaping Completion) {
-        guard running.load(ordering: .acquiring) else {
-            completion(.failure(.unavailable(retryAfterSeconds: 1)))
-            return
-        }
-        if batch.events.isEmpty {
-            completion(.success(BatchOutcome(stored: 0, duplicates: 0)))
-            return
-        }
-        let now = monotonicNanoseconds()
-        let admission = queue.withLock { $0.submit(Request(batch: batch, completion: completion), events: batch.events.count, now: now) }
-        switch admission {
-        case .queued: wake.signal()
-        case .overloaded(let retry): completion(.failure(.overloaded(retryAfterSeconds: retry)))
-        case .unavailable(let retry): completion(.failure(.unavailable(retryAfterSeconds: retry)))
-        }
-    }
-
-    /// Stops taking requests, commits what is queued, and waits for the writers to finish.
-    public func shutdown() {
-        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        for _ in 0..<max(1, options.writers) { wake.signal() }
-        finished.wait()
-        // Anything still queued (writers were all disconnected) is answered, never dropped silently.
+    /// Starts the writers. Shut down, they stop taking requests, commit what is queued, and
+    /// every request has had its answer before `run` returns.
+    public func run(ready: @escaping @Sendable () -> Void) throws {
+        writers.run(threads: max(1, options.writers), ready: ready, until: stopping) { [self] index in writerLoop(index: index) }
+        // Anything still queued (writers were all disconnected) is answered, never dropped silently;
+        // nothing is queued after the writers stopped (`submit` reads whether they run under the lock).
         let leftover = queue.withLock { $0.markUnavailable(retryAfterSeconds: 1) }
         for request in leftover { request.completion(.failure(.unavailable(retryAfterSeconds: 1))) }
         // Every committed request has had its answer before shutdown returns.
         replies.sync(flags: .barrier) {}
+    }
+
+    public func shutdown() { stopping.raise() }
+
+    /// Queues a request; `completion` runs exactly once, on the reply queue after its COMMIT or right here.
+    public func submit(_ batch: StagedBatch, completion: @escaping Completion) {
+        if batch.events.isEmpty, writers.isRunning {
+            completion(.success(BatchOutcome(stored: 0, duplicates: 0)))
+            return
+        }
+        let now = monotonicNanoseconds()
+        let admission = queue.withLock { q -> GroupCommitQueue<Request>.Admission in
+            // Read under the lock, as the writers' last look at the queue is: a request queued
+            // while they run is committed or answered, and none is queued after.
+            guard writers.isRunning else { return .unavailable(retryAfterSeconds: 1) }
+            return q.submit(Request(batch: batch, completion: completion), events: batch.events.count, now: now)
+        }
+        switch admission {
+        case .queued: writers.wake()
+        case .overloaded(let retry): completion(.failure(.overloaded(retryAfterSeconds: retry)))
+        case .unavailable(let retry): completion(.failure(.unavailable(retryAfterSeconds: retry)))
+        }
     }
 
     private func writerLoop(index: Int) {
@@ -107,7 +99,7 @@ public final class GroupCommitter: Sendable {
         var backoff = options.reconnectBackoff
         var random = SystemRandomNumberGenerator()
         while true {
-            let stopping = !running.load(ordering: .acquiring)
+            let exiting = !writers.isRunning
             if writer == nil || writer?.connection.isUsable == false {
                 writer?.connection.close()
                 writer = nil
@@ -125,21 +117,27 @@ public final class GroupCommitter: Sendable {
                     if wasDown { logger.info("database available again", ["writer": .of(index)]) }
                 } catch {
                     onDatabaseError(error)
-                    if stopping { return }
+                    if exiting { return }
                     let delay = backoff.nextDelay(using: &random)
                     failAll(retryAfter: Int(backoff.currentCeiling.rounded(.up)), reason: error)
-                    Thread.sleep(forTimeInterval: delay)
+                    writers.pause(seconds: delay) // ended early by a shutdown
                     continue
                 }
             }
             guard let activeWriter = writer else { continue }
             let now = monotonicNanoseconds()
-            switch queue.withLock({ stopping ? ($0.takeGroup().map { .commit($0) } ?? .idle) : $0.take(now: now) }) {
+            // Stopping is read again under the lock, as `submit` reads it: once it is seen, nothing
+            // more is queued, and an empty queue means this writer is done.
+            let (draining, decision) = queue.withLock { q -> (Bool, GroupCommitQueue<Request>.Take) in
+                guard writers.isRunning else { return (true, q.takeGroup().map { .commit($0) } ?? .idle) }
+                return (false, q.take(now: now))
+            }
+            switch decision {
             case .idle:
-                if stopping { activeWriter.connection.close(); return }
-                _ = wake.wait(timeout: .now() + .milliseconds(500))
+                if draining { activeWriter.connection.close(); return }
+                writers.pause(seconds: 0.5)
             case .waitUntil(let due):
-                _ = wake.wait(timeout: .now() + .nanoseconds(Int(min(due &- now, 50_000_000))))
+                writers.pause(seconds: Double(min(due &- now, 50_000_000)) / 1e9)
             case .commit(let group):
                 commit(group, with: activeWriter)
                 queue.withLock { $0.finishedGroup() }

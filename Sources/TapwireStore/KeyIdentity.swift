@@ -6,4 +6,11 @@ public struct KeyIdentity: Sendable, Equatable, Hashable {
     public var appName: String
     public var kind: APIKey.Kind
     public var keyId: String
+
+    public init(appId: Int64, appName: String, kind: APIKey.Kind, keyId: String) {
+        self.appId = appId
+        self.appName = appName
+        self.kind = kind
+        self.keyId = keyId
+    }
 }

@@ -1,4 +1,3 @@
-
 public struct RetentionError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         case unexpectedPartition = "retention_unexpected_partition"

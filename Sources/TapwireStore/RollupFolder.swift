@@ -1,5 +1,6 @@
 import Foundation
 import TapwireCore
+import TapwireLifecycle
 
 /// The collector's background fold: every `intervalSeconds` (2 by default) it sums the rollup
 /// deltas group commits appended and writes them into the rollup tables (`RollupStore.fold`;
@@ -7,8 +8,10 @@ import TapwireCore
 /// readers that go to the tables directly (dashboards) lag by about that much. Readers that must
 /// be exact fold first themselves. After each fold it also summarises the BRIN ranges of events
 /// that commits filled since. One thread, one connection of its own; a database that is down is
-/// retried with backoff.
-public final class RollupFolder: Sendable {
+/// retried with backoff. A `Service`: shut down, it folds once more, so it drains after the
+/// group committer.
+public final class RollupFolder: Service {
+    public let name = "rollup-fold"
     private let databaseURL: String
     private let intervalSeconds: Double
     private let logger: Logger
@@ -23,14 +26,14 @@ public final class RollupFolder: Sendable {
         self.onFold = onFold
     }
 
-    public func start() {
-        background.start { [self] in loop() }
+    private let stopping = ShutdownSignal()
+
+    /// Folds until shut down, then once more.
+    public func run(ready: @escaping @Sendable () -> Void) throws {
+        background.run(ready: ready, until: stopping) { [self] _ in loop() }
     }
 
-    /// Stops the loop after one last fold (call after the group committer has drained).
-    public func stop() {
-        background.stop()
-    }
+    public func shutdown() { stopping.raise() }
 
     private func loop() {
         var connection: PostgresConnection?

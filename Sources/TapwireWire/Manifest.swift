@@ -1,4 +1,3 @@
-
 /// The full set of categories an app version registers with setNotificationCategories(_:), as the
 /// SDK posts it to `/v1/categories` and the collector stores it.
 public struct Manifest: Sendable, Equatable {

@@ -18,7 +18,8 @@ enum AlertsCommand {
       it, looks at whole hours: docs/regressions.md). Prints the findings at or above
       --min-severity (default: warning) and every regression series with its status.
       --at, --since and --until take a duration back from now (30m, 24h, 7d) or an ISO 8601
-      time; --until is a synonym of --at. --regression-min-drop is the smallest fall worth a
+      time; --until is a synonym of --at; the window is at most 400 days, and --at at most a day
+      ahead (the API's rules: one parser). --regression-min-drop is the smallest fall worth a
       finding, in percent of the baseline's rate.
       Without --at, the regression check shows the current hour's look as the collectors took
       and stored it (a few minutes after the hour ended), when one applies to these settings and
@@ -32,22 +33,20 @@ enum AlertsCommand {
         guard let app = try args.option("app"), !app.isEmpty else {
             throw CLIError("say which app: `tapwire alerts --app NAME` (`tapwire apps list` shows them)")
         }
-        let now = Timestamp.now
-        let atText = try args.option("at"), untilText = try args.option("until")
-        if atText != nil, untilText != nil { throw CLIError("--at and --until are the same; give one") }
-        let asOf = try time(atText ?? untilText, flag: atText != nil ? "--at" : "--until", now: now) ?? now
-        let fresh = args.flag("fresh")
-        if fresh, atText != nil || untilText != nil {
-            throw CLIError("--fresh recomputes the current look; --at and --until always compute: give one of them")
+        var values: [FindingsQuery.Parameter: String] = [:]
+        values[.at] = try args.option("at")
+        values[.until] = try args.option("until")
+        values[.since] = try args.option("since")
+        values[.minimumSeverity] = try args.option("min-severity")
+        if args.flag("fresh") { values[.fresh] = "true" }
+        let query: FindingsQuery
+        do {
+            query = try FindingsQuery.parse(values, now: .now, conventions: .commandLine)
+        } catch {
+            throw CLIError(error.message)
         }
-        let since = try time(try args.option("since"), flag: "--since", now: now) ?? asOf.adding(seconds: -86_400)
-        guard since < asOf else { throw CLIError("--since must be before --at") }
         let formatText = try args.option("format") ?? "table"
         guard ["table", "json", "csv"].contains(formatText) else { throw CLIError("--format must be table, json or csv, got \(formatText)") }
-        let severityText = try args.option("min-severity") ?? "warning"
-        guard let severity = FindingSeverity(name: severityText) else {
-            throw CLIError("--min-severity must be info, warning or error, got \(severityText)")
-        }
         var regression = RegressionConfiguration.default
         if let drop = try args.option("regression-min-drop") { regression.minimumRelativeDrop = try RegressionSettings.minimumDrop(drop, flag: "--regression-min-drop") }
         if let days = try args.option("regression-horizon-days") { regression.horizonDays = try RegressionSettings.horizonDays(days, flag: "--regression-horizon-days") }
@@ -58,10 +57,8 @@ enum AlertsCommand {
         defer { connection.close() }
         try DatabaseLocation.requireCurrentSchema(connection)
         let record = try AppStore().app(named: app, on: connection)
-        let report = try FindingsService(regression: regression).report(appId: record.appId, appName: record.name, since: since,
-                                                                         asOf: asOf, look: fresh || atText != nil || untilText != nil ? .computed : .current,
-                                                                         on: connection)
-            .filtered(minimumSeverity: severity)
+        let report = try FindingsService(regression: regression).report(appId: record.appId, appName: record.name, query: query, on: connection)
+            .filtered(minimumSeverity: query.minimumSeverity)
         if let notice = try StandbyStatus.read(on: connection).notice {
             FileHandle.standardError.write(Data("note: \(notice)\n".utf8))
         }
@@ -71,14 +68,5 @@ enum AlertsCommand {
         default: print(report.table, terminator: "")
         }
         return report.findings.isEmpty ? 0 : 1
-    }
-
-    static func time(_ text: String?, flag: String, now: Timestamp) throws(CLIError) -> Timestamp? {
-        guard let text else { return nil }
-        if let seconds = DurationText.seconds(text), text.last.map({ !$0.isNumber }) ?? false {
-            return now.adding(seconds: -Double(seconds))
-        }
-        if let t = Timestamp(iso8601: text) { return t }
-        throw CLIError("\(flag) must be a duration back from now (30m, 24h, 7d) or an ISO 8601 time, got \(text)")
     }
 }

@@ -88,7 +88,7 @@ import TapwireZlib
         let sampling = Atomic<Bool>(true)
         let sampler = Thread {
             while sampling.load(ordering: .relaxed) {
-                let depth = server.collector.services.committer.queuedEvents
+                let depth = server.collector.queuedEvents
                 if depth > deepest.load(ordering: .relaxed) { deepest.store(depth, ordering: .relaxed) }
                 Thread.sleep(forTimeInterval: 0.005)
             }

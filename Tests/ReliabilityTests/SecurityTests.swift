@@ -15,9 +15,9 @@ import TapwireTestSupport
         let collector: Collector
         let logs = LogSink.memory()
 
-        static let whoami = Route("GET", "/v1/test/whoami", access: .read) { call in
-            guard call.requireOwnApp(), let identity = call.identity else { return }
-            call.respond(.json(200, ["app": .string(identity.appName), "appId": .int(identity.appId)]))
+        static let whoami = Route("GET", "/v1/test/whoami", access: .read) { call throws(APIError) in
+            let identity = try call.ownApp()
+            return .json(200, ["app": .string(identity.appName), "appId": .int(identity.appId)])
         }
 
         init(keyCacheSeconds: Int = 30) throws {
@@ -89,7 +89,7 @@ import TapwireTestSupport
     @Test func writeKeysCannotReadAndReadKeysCannotWrite() throws {
         let harness = try Harness()
         let app = try harness.database.createApp()
-        let readRoutes = (CollectorRoutes.all(limits: IngestLimits()) + [Harness.whoami]).filter { $0.access == .read }
+        let readRoutes = harness.collector.routes.filter { $0.access == .read }
         #expect(!readRoutes.isEmpty)
         for route in readRoutes {
             let response = try harness.client.request(route.method, route.path, headers: ["Authorization": HTTPTestClient.basic(app.writeKey.text)])
@@ -119,7 +119,7 @@ import TapwireTestSupport
         #expect(other.status == 403)
         #expect(!other.text.contains(a.readKey.secret) && !other.text.contains(b.readKey.secret))
         // Every read route that takes ?app= refuses another app's key.
-        for route in CollectorRoutes.all(limits: IngestLimits()) where route.access == .read {
+        for route in harness.collector.routes where route.access == .read {
             let response = try harness.client.get(route.path + "?app=alpha", key: b.readKey.text)
             #expect(response.status == 403, "\(route.path)?app=alpha with beta's read key: \(response.status)")
         }

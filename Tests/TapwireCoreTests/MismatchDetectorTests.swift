@@ -296,7 +296,9 @@ private func only(_ findings: [MismatchFinding], _ kind: MismatchKind) -> [Misma
         let opens = FindingKey(appId: 1, appVersion: "1.1", kind: .engagementRegression, category: "x", detail: "opens")
         #expect(opens.description != FindingKey(appId: 1, appVersion: "1.1", kind: .engagementRegression, category: "x",
                                                 detail: "action:accept").description)
-        for kind in FindingKind.allCases { #expect(FindingKind(rawValue: kind.rawValue) == kind) }
+        for kind in MismatchKind.allCases.map(FindingKind.mismatch) + [.engagementRegression, .manifestChange] {
+            #expect(FindingKind(rawValue: kind.rawValue) == kind)
+        }
         for outcome in [RegressionOutcome.opens, .action("accept"), .textReplies, .dismissals] {
             #expect(RegressionOutcome(stableName: outcome.stableName) == outcome)
         }

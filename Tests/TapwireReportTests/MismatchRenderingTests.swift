@@ -6,7 +6,7 @@ import TapwireTestSupport
 private let t0 = Timestamp(iso8601: "2026-12-01T10:00:00Z")!
 private func at(_ minutes: Int) -> Timestamp { t0.adding(seconds: Double(minutes * 60)) }
 
-/// The mismatch report's JSON, CSV, table and HTML (MismatchRenderers.swift), over findings the
+/// The mismatch report's JSON, CSV, table and HTML (MismatchReport+Rendering.swift), over findings the
 /// detector made from deliveries of hostile, miscased and unknown categories.
 @Suite struct MismatchReportRenderingTests {
     let report: MismatchReport = {
@@ -82,7 +82,7 @@ private func at(_ minutes: Int) -> Timestamp { t0.adding(seconds: Double(minutes
     @Test func slackMessageEscapesControlSequences() throws {
         let f = MismatchFinding(kind: .unknownCategory, severity: .error, category: "<!channel>", count: 4, appVersions: ["1.0"],
                                 platforms: ["iOS"], firstSeen: t0, lastSeen: t0, message: "m & m")
-        let payload = FindingMessages.payload(app: "demo", version: "1.0", findings: [Finding(f)])
+        let payload = FindingMessages.payload(app: "demo", version: "1.0", findings: [Finding(f)], family: CategoryMismatchFamily())
         let text = try #require(payload["text"]?.stringValue)
         #expect(text.contains("&lt;!channel&gt;") && !text.contains("<!channel>") && text.contains("m &amp; m"))
         #expect(text.contains("4 affected on iOS"))
@@ -100,7 +100,7 @@ private func at(_ minutes: Int) -> Timestamp { t0.adding(seconds: Double(minutes
             MismatchFinding(kind: .unregisteredAction, severity: .warning, category: "social_post", action: "repost", count: 2,
                             appVersions: ["1.0"], platforms: ["iOS"], firstSeen: at(1), lastSeen: t0, message: "b"),
         ].map(Finding.init)
-        let messages = FindingMessages.outbox(appId: 7, app: "demo", findings: findings)
+        let messages = FindingMessages.outbox(appId: 7, app: "demo", findings: findings, family: CategoryMismatchFamily())
         #expect(messages.map { "\($0.key.appVersion)|\($0.key.kind)|\($0.key.category)" }
                 == ["1.0|unknown_category|promo", "1.1|unknown_category|promo", "1.0|unregistered_action|social_post"])
         let share = messages[2]

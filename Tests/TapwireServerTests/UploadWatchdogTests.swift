@@ -148,15 +148,13 @@ import TapwireTestSupport
         func completed(_ head: RequestHead, label: String?, status: Int, annotations: [String: Int], nanoseconds: UInt64) {}
     }
 
-    static func server(threads: Int, stalledSeconds: Int = 1, deadlineSeconds: Int = 60, blockSeconds: Double = 3) throws -> HTTPServer {
+    static func server(threads: Int, stalledSeconds: Int = 1, deadlineSeconds: Int = 60, blockSeconds: Double = 3) throws -> RunningServer {
         var options = HTTPServerOptions()
         options.port = 0
         options.threads = threads
         options.stalledUploadSeconds = stalledSeconds
         options.uploadDeadlineSeconds = deadlineSeconds
-        let server = HTTPServer(handler: BusyHandler(blockSeconds: blockSeconds), options: options)
-        try server.start()
-        return server
+        return try RunningServer(HTTPServer(handler: BusyHandler(blockSeconds: blockSeconds), options: options))
     }
 
     static func post(_ path: String, _ body: [UInt8]) -> [UInt8] {

@@ -28,7 +28,7 @@ public final class TestCollector: Sendable {
     }
 
     public var port: Int { collector.port }
-    public var metrics: MetricsRegistry { collector.services.metrics }
+    public var metrics: MetricsRegistry { collector.metrics }
 
     public func client() -> HTTPTestClient { HTTPTestClient(port: port) }
 

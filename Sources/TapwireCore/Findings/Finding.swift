@@ -2,22 +2,21 @@
 // /metrics counts, and what every renderer (JSON, CSV, table, HTML, the webhook's message) shows.
 // A family keeps its own facts as the evidence; the kind, severity and subject are common.
 //
-// The families today: category mismatches (Mismatches/) and release
-// regressions (Regressions/). A third adds a case to
-// `FindingKind` and to `FindingEvidence`, an initialiser here, and its rows to FindingsReport
-// (docs/architecture.md, "Findings").
+// The families: category mismatches (Mismatches/) and release regressions (Regressions/), each
+// making `Finding`s with initialisers of its own there. TapwireReport's `FindingFamilies` lists
+// them (docs/architecture.md, "Findings").
 
-public struct Finding: Sendable, Equatable {
+public struct Finding: Sendable {
     public var kind: FindingKind
     public var severity: FindingSeverity
     public var subject: FindingSubject
-    public var evidence: FindingEvidence
+    public var evidence: any FindingEvidence
     /// One sentence a person can act on.
     public var message: String
     /// When it began: a mismatch's first event, a regression's `detectedAt`; nil for a manifest change.
     public var since: Timestamp?
 
-    public init(kind: FindingKind, severity: FindingSeverity, subject: FindingSubject, evidence: FindingEvidence, message: String,
+    public init(kind: FindingKind, severity: FindingSeverity, subject: FindingSubject, evidence: any FindingEvidence, message: String,
                 since: Timestamp?) {
         self.kind = kind
         self.severity = severity
@@ -27,44 +26,13 @@ public struct Finding: Sendable, Equatable {
         self.since = since
     }
 
-    public init(_ mismatch: MismatchFinding) {
-        self.init(kind: .mismatch(mismatch.kind), severity: mismatch.severity,
-                  subject: FindingSubject(appVersions: mismatch.appVersions, category: mismatch.category, action: mismatch.action),
-                  evidence: .mismatch(mismatch), message: mismatch.message, since: mismatch.firstSeen)
-    }
-
-    /// A flagged series. Severity `error`: the minimum drop is one worth waking someone for. The
-    /// message names no figures; each renderer shows them beside it, formatted its way.
-    public init(_ regression: RegressionFinding, severity: FindingSeverity = .error) {
-        let message = "\(regression.outcome.phrase(category: regression.category)) fell in \(regression.candidateVersion) against "
-            + "\(regression.baselineVersions.joined(separator: ", ")): its anytime-valid interval lies wholly below the minimum drop. "
-            + "Check what \(regression.candidateVersion) changed in the handler."
-        self.init(kind: .engagementRegression, severity: severity,
-                  subject: FindingSubject(appVersions: [regression.candidateVersion], category: regression.category,
-                                          action: regression.outcome.actionIdentifier),
-                  evidence: .regression(regression), message: message, since: Timestamp(microseconds: regression.detectedAt))
-    }
-
-    /// An outcome the candidate's manifest removed: `info`, since the manifest says it on purpose.
-    public init(removed outcome: RegressionOutcome, category: String, candidateVersion: String, registeredBy: [String]) {
-        let message = "\(candidateVersion)'s manifest no longer has \(outcome.noun) in \"\(category)\" (registered by "
-            + "\(registeredBy.joined(separator: ", "))): a manifest change, not compared as a regression."
-        self.init(kind: .manifestChange, severity: .info,
-                  subject: FindingSubject(appVersions: [candidateVersion], category: category, action: outcome.actionIdentifier),
-                  evidence: .manifestChange(outcome: outcome, registeredBy: registeredBy), message: message, since: nil)
-    }
-
     /// What the outbox announces once, one per app version. A mismatch is announced per category
     /// (two unregistered actions of one category make one message); a release-regression finding
-    /// per outcome, since each is its own broken button.
+    /// per outcome, since each is its own broken button (the evidence's `keyDetail`).
     public func keys(appId: Int64) -> [FindingKey] {
-        let detail: String
-        switch evidence {
-        case .mismatch: detail = ""
-        case .regression(let r): detail = r.outcome.stableName
-        case .manifestChange(let outcome, _): detail = outcome.stableName
+        subject.appVersions.map {
+            FindingKey(appId: appId, appVersion: $0, kind: kind, category: subject.category, detail: evidence.keyDetail)
         }
-        return subject.appVersions.map { FindingKey(appId: appId, appVersion: $0, kind: kind, category: subject.category, detail: detail) }
     }
 
     /// Most severe first; within a severity, in the order given (each family orders its own:
@@ -73,5 +41,12 @@ public struct Finding: Sendable, Equatable {
         findings.indices.sorted { i, j in
             findings[i].severity != findings[j].severity ? findings[i].severity > findings[j].severity : i < j
         }.map { findings[$0] }
+    }
+}
+
+extension Finding: Equatable {
+    public static func == (a: Finding, b: Finding) -> Bool {
+        a.kind == b.kind && a.severity == b.severity && a.subject == b.subject && a.evidence.isEqual(to: b.evidence)
+            && a.message == b.message && a.since == b.since
     }
 }

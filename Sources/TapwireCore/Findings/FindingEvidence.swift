@@ -1,7 +1,13 @@
-/// The family's own facts behind a finding.
-public enum FindingEvidence: Sendable, Equatable {
-    case mismatch(MismatchFinding)
-    case regression(RegressionFinding)
-    /// The outcome the candidate's manifest removed, and the versions that registered it.
-    case manifestChange(outcome: RegressionOutcome, registeredBy: [String])
+/// A family's own facts behind one finding (a mismatch's tallies, a regression's intervals).
+/// Only its family reads inside it: the family renders it (TapwireReport's `FindingFamily`).
+public protocol FindingEvidence: Sendable {
+    /// What tells findings of one kind and category apart in the outbox (`FindingKey.detail`):
+    /// '' when the category is enough.
+    var keyDetail: String { get }
+
+    func isEqual(to other: any FindingEvidence) -> Bool
+}
+
+extension FindingEvidence where Self: Equatable {
+    public func isEqual(to other: any FindingEvidence) -> Bool { (other as? Self) == self }
 }

@@ -1,5 +1,5 @@
 /// What one attempt at delivering a message came to (the webhook driver maps HTTP statuses to
-/// these: TapwireServer/FindingWebhook.swift).
+/// these: TapwireServer/Findings/FindingWebhook.swift).
 public enum WebhookOutcome: Sendable, Equatable {
     /// Any 2xx.
     case delivered(status: Int)

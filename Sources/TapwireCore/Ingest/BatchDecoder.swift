@@ -1,4 +1,3 @@
-
 /// Turns the JSON of `POST /v1/batch` into validated events. Pure: no I/O, no clock (the
 /// receive time is an argument), so every rule here is unit-tested directly.
 public struct BatchDecoder: Sendable {

@@ -1,4 +1,3 @@
-
 /// One validated event, with its time already corrected for the device's clock skew.
 public struct Event: Sendable, Equatable {
     public var eventId: EventID

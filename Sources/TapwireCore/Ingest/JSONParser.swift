@@ -1,4 +1,3 @@
-
 /// A strict RFC 8259 parser over bytes: UTF-8 is validated, NaN and Infinity are not numbers,
 /// nesting is bounded. Control characters inside strings are tolerated (and kept) so that a
 /// NUL can be rejected per event with a reason instead of failing a whole batch.

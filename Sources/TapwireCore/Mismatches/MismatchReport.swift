@@ -1,6 +1,6 @@
 /// The mismatch findings of one app over one window: the model every surface renders (the HTTP
 /// endpoint, `tapwire alerts`, and the mismatch section of the full report), with the renderers
-/// of TapwireReport/MismatchRenderers.swift.
+/// of TapwireReport/Findings/MismatchReport+Rendering.swift.
 public struct MismatchReport: Sendable, Equatable {
     public var app: String
     public var since: Timestamp

@@ -1,4 +1,3 @@
-
 /// One registered action's responses per hour of a `RegressionDayRow`'s day.
 public struct RegressionActionHours: Sendable, Equatable {
     public var identifier: String

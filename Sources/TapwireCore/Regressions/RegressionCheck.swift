@@ -1,4 +1,3 @@
-
 /// The model of the release-regression check: a category's button (or open, reply, dismiss)
 /// whose use collapsed in the newest app version, found by `ReleaseRegressionRule` and explained
 /// in docs/regressions.md.

@@ -1,4 +1,3 @@
-
 /// The newest version against the versions before it, every category × outcome.
 public struct RegressionComparison: Sendable, Equatable {
     public var candidateVersion: String

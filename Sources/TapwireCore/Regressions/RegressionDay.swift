@@ -1,4 +1,3 @@
-
 /// One UTC day of a series, over the cells (hour × platform × segment) both sides delivered in:
 /// what the report charts for a flagged outcome.
 public struct RegressionDay: Sendable, Equatable {

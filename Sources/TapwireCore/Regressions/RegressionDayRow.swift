@@ -1,4 +1,3 @@
-
 /// One UTC day of one category on one app version and platform, as the release rollups keep it
 /// (migration 0080): each outcome's count per hour of the day. The hourly check reads these, a
 /// row per day where `RegressionRow` would be one per hour, so nothing is built per hour.

@@ -1,4 +1,3 @@
-
 /// The verdict on one category × outcome.
 public enum RegressionDecision: Sendable, Equatable {
     case flagged(RegressionFinding)

@@ -1,4 +1,3 @@
-
 /// The rule's answer: a comparison, or why there is none.
 public enum RegressionEvaluation: Sendable, Equatable {
     case comparison(RegressionComparison)

@@ -1,4 +1,3 @@
-
 /// Why a series is not compared at all, and is not counted in the family.
 public enum RegressionExemption: Sendable, Equatable, CustomStringConvertible {
     /// No earlier version registered or delivered the category: a new category is no regression.

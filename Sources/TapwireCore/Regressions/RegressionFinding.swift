@@ -1,4 +1,3 @@
-
 /// A flagged series: the anytime-valid interval fell wholly below the minimum drop at some look.
 public struct RegressionFinding: Sendable, Equatable {
     public var category: String

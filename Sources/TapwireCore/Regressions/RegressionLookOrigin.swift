@@ -1,4 +1,3 @@
-
 /// Where a shown look comes from (docs/regressions.md, "Stored looks").
 public enum RegressionLookOrigin: Sendable, Equatable, Codable {
     /// Taken by the collectors' hourly check at `takenAt` (µs since 1970) and stored: it does not

@@ -1,4 +1,3 @@
-
 /// What a regression series measures: the share of a category's delivered notifications that
 /// got this response.
 public enum RegressionOutcome: Hashable, Sendable, Comparable, CustomStringConvertible {

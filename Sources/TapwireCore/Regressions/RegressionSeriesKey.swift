@@ -1,4 +1,3 @@
-
 /// A series' identity within a comparison.
 public struct RegressionSeriesKey: Sendable, Hashable {
     public var category: String

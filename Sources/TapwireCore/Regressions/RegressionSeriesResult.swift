@@ -1,4 +1,3 @@
-
 public struct RegressionSeriesResult: Sendable, Equatable {
     public var category: String
     public var outcome: RegressionOutcome

@@ -1,4 +1,3 @@
-
 /// Why a series has no verdict yet.
 public enum RegressionShortfall: Sendable, Equatable, CustomStringConvertible {
     /// The candidate delivered none of the category.

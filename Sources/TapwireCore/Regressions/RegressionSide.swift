@@ -1,4 +1,3 @@
-
 /// One side's totals at a look, over the strata where both sides delivered.
 public struct RegressionSide: Sendable, Equatable {
     public var delivered: Int

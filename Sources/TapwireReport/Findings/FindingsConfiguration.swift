@@ -1,0 +1,21 @@
+import TapwireCore
+
+/// The settings of every family: what `FindingFamilies.all` builds them with.
+public struct FindingsConfiguration: Sendable {
+    /// The category-mismatch rules.
+    public var mismatchRules = MismatchRules()
+    /// How far back the monitor's mismatch scan looks: findings that first appeared while every
+    /// collector was down for less than this are still announced.
+    public var mismatchLookbackSeconds: Double = 7 * 86_400
+    /// The release-regression check's settings (`--regression-min-drop`, …).
+    public var regression = RegressionConfiguration.default
+
+    public init(mismatchRules: MismatchRules = MismatchRules(), mismatchLookbackSeconds: Double = 7 * 86_400,
+                regression: RegressionConfiguration = .default) {
+        self.mismatchRules = mismatchRules
+        self.mismatchLookbackSeconds = mismatchLookbackSeconds
+        self.regression = regression
+    }
+
+    public static let `default` = FindingsConfiguration()
+}

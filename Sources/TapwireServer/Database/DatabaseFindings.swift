@@ -1,0 +1,48 @@
+import TapwireCore
+import TapwireReport
+import TapwireStore
+
+/// Findings read on the database threads: every family through `FindingsService`, or one
+/// family's alone. A failure that is not the database being away is logged (code, SQLSTATE and
+/// statement, never a value).
+public struct DatabaseFindings: FindingsReader {
+    public let database: DatabaseExecutor
+    public let configuration: FindingsConfiguration
+    public let logger: Logger
+
+    public init(database: DatabaseExecutor, configuration: FindingsConfiguration, logger: Logger) {
+        self.database = database
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    public func findings(appId: Int64, appName: String, query: FindingsQuery) async throws(APIError) -> FindingsReport {
+        let service = FindingsService(configuration)
+        return try answer(await database.perform { (connection) throws(DatabaseError) in
+            try service.report(appId: appId, appName: appName, query: query, on: connection)
+        }, doing: "the findings", logging: true)
+    }
+
+    public func regressions(appId: Int64, query: FindingsQuery) async throws(APIError) -> RegressionCheck {
+        let family = ReleaseRegressionFamily(configuration: configuration.regression)
+        return try answer(await database.perform { (connection) throws(DatabaseError) in
+            try family.check(appId: appId, query: query, on: connection)
+        }, doing: "the findings", logging: true)
+    }
+
+    public func mismatches(appId: Int64, appName: String, query: FindingsQuery) async throws(APIError) -> MismatchReport {
+        let store = MismatchStore(rules: configuration.mismatchRules)
+        return try answer(await database.perform { (connection) throws(DatabaseError) in
+            try store.report(appId: appId, appName: appName, since: query.since, until: query.asOf, on: connection)
+        }, doing: "the mismatch report", logging: false)
+    }
+
+    private func answer<T>(_ result: Result<T, ExecutorError<DatabaseError>>, doing what: String, logging: Bool) throws(APIError) -> T {
+        try result.mapError { error in
+            if logging, case .failed(let database) = error, !database.isUnavailable {
+                logger.log(.error, "findings failed", database.logFields)
+            }
+            return APIError(error, doing: what) { APIError($0, doing: what) }
+        }.get()
+    }
+}

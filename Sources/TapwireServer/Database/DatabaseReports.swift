@@ -1,0 +1,39 @@
+import TapwireCore
+import TapwireReport
+import TapwireStore
+
+/// The engagement report read on the database threads (`EngagementReportService`), with its
+/// findings sections when asked and the standby's replay lag. A failure that is not the database
+/// being away or a standby's conflict is logged (code, SQLSTATE and statement, never a value).
+public struct DatabaseReports: EngagementReportReader {
+    public let database: DatabaseExecutor
+    public let regression: RegressionConfiguration
+    public let logger: Logger
+
+    public init(database: DatabaseExecutor, regression: RegressionConfiguration, logger: Logger) {
+        self.database = database
+        self.regression = regression
+        self.logger = logger
+    }
+
+    public func report(appId: Int64, appName: String, request: ReportRequest, withFindings: Bool) async throws(APIError)
+        -> (report: EngagementReport, findings: FindingsReport?, standby: StandbyStatus) {
+        let regression = self.regression
+        let result = await database.perform { (connection) throws(ReportFailure) in
+            let service = EngagementReportService()
+            let report = try service.report(appId: appId, appName: appName, request: request, on: connection)
+            do throws(DatabaseError) {
+                let findings = withFindings ? try service.findings(for: report, appId: appId, regression: regression, on: connection) : nil
+                return (report, findings, try StandbyStatus.read(on: connection))
+            } catch {
+                throw .database(error)
+            }
+        }
+        return try result.mapError { error in
+            if case .failed(.database(let database)) = error, !database.isUnavailable, !database.isTransientConflict {
+                logger.log(.error, "report failed", database.logFields)
+            }
+            return APIError(error, doing: "the report") { APIError($0, doing: "the report") }
+        }.get()
+    }
+}

@@ -1,0 +1,34 @@
+/// The metric names the collector itself records, declared in one place.
+public enum CollectorMetrics {
+    public static let requests = "tapwire_http_requests_total"
+    public static let requestSeconds = "tapwire_http_request_duration_seconds"
+    public static let eventsAccepted = "tapwire_events_accepted_total"
+    public static let eventsDuplicate = "tapwire_events_duplicate_total"
+    public static let eventsRejected = "tapwire_events_rejected_total"
+    public static let batchSeconds = "tapwire_batch_commit_duration_seconds"
+    public static let commitEvents = "tapwire_commit_events"
+    public static let databaseErrors = "tapwire_database_errors_total"
+    public static let rollupFoldSeconds = "tapwire_rollup_fold_duration_seconds"
+    public static let rollupDeltasFolded = "tapwire_rollup_deltas_folded_total"
+    public static let queueDepth = "tapwire_commit_queue_events"
+    public static let connections = "tapwire_http_connections"
+    public static let bufferedBodyBytes = "tapwire_http_buffered_body_bytes"
+
+    static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    public static func declare(in registry: MetricsRegistry) {
+        registry.declare(requests, help: "HTTP requests by route and status.", kind: .counter, labels: ["route", "status"])
+        registry.declare(requestSeconds, help: "HTTP request latency, from the headers to the response, by route.",
+                         kind: .histogram, labels: ["route"], buckets: latencyBuckets)
+        registry.declare(eventsAccepted, help: "Events newly stored.", kind: .counter, labels: ["type"])
+        registry.declare(eventsDuplicate, help: "Events received again (same eventId) and not stored twice.", kind: .counter)
+        registry.declare(eventsRejected, help: "Events refused, by reason code.", kind: .counter, labels: ["reason"])
+        registry.declare(batchSeconds, help: "Group commit transaction time.", kind: .histogram, buckets: latencyBuckets)
+        registry.declare(commitEvents, help: "Events per group commit transaction.", kind: .histogram,
+                         buckets: [1, 10, 100, 500, 1000, 2000, 5000, 10000, 20000])
+        registry.declare(databaseErrors, help: "Database errors, by error code.", kind: .counter, labels: ["code"])
+        registry.declare(rollupFoldSeconds, help: "Time of one fold of pending rollup deltas into the rollups.", kind: .histogram,
+                         buckets: latencyBuckets)
+        registry.declare(rollupDeltasFolded, help: "Pending rollup deltas folded into the rollups (their finest rows, before the coarser grains are derived).", kind: .counter)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Synchronization
+import Testing
+import TapwireCore
+import TapwireLoopbackClient
+import TapwireServer
+import TapwireTestSupport
+
+/// A server shutting down drains: the requests it admitted are answered by their handlers, a
+/// request arriving meanwhile gets 503 with Retry-After and its connection closed, and only then
+/// do the sockets close. No sleep decides when: the last request's completion does.
+@Suite(.serialized) struct HTTPDrainTests {
+    /// `/slow` answers once `release` is signalled; anything else at once.
+    final class GatedHandler: HTTPHandler {
+        let release = DispatchSemaphore(value: 0)
+        let arrived = DispatchSemaphore(value: 0)
+
+        func admit(_ head: RequestHead) -> Admission {
+            .accept(nil, Responder(label: head.path) { [self] request, respond in
+                guard request.path == "/slow" else { return respond(.json(200, ["path": .string(request.path)])) }
+                arrived.signal()
+                DispatchQueue.global().async { [self] in
+                    release.wait()
+                    respond(.json(200, ["path": "/slow"]))
+                }
+            })
+        }
+
+        func completed(_ head: RequestHead, label: String?, status: Int, annotations: [String: Int], nanoseconds: UInt64) {}
+    }
+
+    static func server(_ handler: GatedHandler, drainSeconds: Double) throws -> RunningServer {
+        var options = HTTPServerOptions()
+        options.port = 0
+        options.drainSeconds = drainSeconds
+        return try RunningServer(HTTPServer(handler: handler, options: options))
+    }
+
+    @Test func admittedRequestsAreAnsweredAndNewOnesRefusedWhileItDrains() throws {
+        let handler = GatedHandler()
+        let server = try Self.server(handler, drainSeconds: 60)
+        let slow = try TestConnection(port: server.port, timeout: 30)
+        defer { slow.close() }
+        let keptAlive = try TestConnection(port: server.port, timeout: 30)
+        defer { keptAlive.close() }
+        #expect(try keptAlive.request("GET", "/fast").status == 200)
+        try slow.send(httpRequestHead("GET", "/slow", headers: [:], contentLength: nil))
+        handler.arrived.wait()
+
+        let stopped = DispatchSemaphore(value: 0)
+        Thread {
+            server.stop()
+            stopped.signal()
+        }.start()
+        // While the slow request is unanswered the server drains: a new request on a kept-alive
+        // connection is refused with 503, and the server does not stop.
+        var refused: HTTPClientResponse?
+        #expect(eventually(timeout: 20) {
+            guard let response = try? keptAlive.request("GET", "/fast"), response.status == 503 else { return false }
+            refused = response
+            return true
+        })
+        #expect(refused?.headers["retry-after"] == "1" && refused?.headers["connection"]?.lowercased() == "close")
+        #expect(stopped.wait(timeout: .now() + 0.5) == .timedOut, "it waits for the admitted request")
+        handler.release.signal()
+        #expect(try slow.readResponse().status == 200)
+        #expect(stopped.wait(timeout: .now() + 20) == .success)
+        #expect((try? TestConnection(port: server.port, timeout: 2).request("GET", "/fast")) == nil, "the port is closed")
+    }
+
+    @Test func aRequestStillUnansweredAtTheDeadlineGets503() throws {
+        let handler = GatedHandler()
+        let server = try Self.server(handler, drainSeconds: 0.5)
+        let slow = try TestConnection(port: server.port, timeout: 30)
+        defer { slow.close() }
+        try slow.send(httpRequestHead("GET", "/slow", headers: [:], contentLength: nil))
+        handler.arrived.wait()
+        server.stop()
+        let response = try slow.readResponse()
+        #expect(response.status == 503 && response.headers["retry-after"] == "1")
+        handler.release.signal()
+    }
+}
