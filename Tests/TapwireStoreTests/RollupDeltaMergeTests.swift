@@ -207,15 +207,28 @@ import TapwireRollupOracle
         #expect(try db.query("SELECT count(*) FROM rollup_marginals WHERE dimension = 'os' AND value = '18'").scalar != "0")
     }
 
-    /// A reader whose role may not write still reads: its fold is skipped, not fatal.
+    /// A reader whose role may not write still reads: with nothing pending its fold writes
+    /// nothing and succeeds; with a batch pending the fold is refused, and a reader skips it
+    /// rather than failing, leaving the batch for a writer's fold.
     @Test func aReadOnlyReaderSkipsTheFold() throws {
         let db = try TestDatabase.create()
+        let app = try db.createApp()
         let connection = try db.connect()
         defer { connection.close() }
         try connection.query("SET default_transaction_read_only = on")
+        #expect(try RollupStore().fold(on: connection) == 0)
+
+        let writer = try db.connect()
+        defer { writer.close() }
+        var rng = SeededGenerator(seed: 5)
+        let now = Timestamp.now
+        let batch = StagedBatch(appId: app.appId, receivedAt: now, context: DeviceContext(appVersion: "1.0", platform: "iOS"),
+                                events: (0..<10).map { _ in Self.randomEvent(&rng, around: now) })
+        #expect(try EventWriter(connection: writer, partitions: PartitionDays()).commit([batch]).first?.stored == 10)
         #expect(throws: DatabaseError.self) { try RollupStore().fold(on: connection) }
         try RollupStore().foldBeforeReading(on: connection)
         #expect(try connection.query("SELECT 1").scalar == "1")
+        #expect(try db.query("SELECT count(*) FROM rollup_delta_batches").scalar == "1")
     }
 
     /// tapwire_latency_bin (SQL) and LatencyBins.bin(forMicroseconds:) (Swift) agree on bin
