@@ -52,7 +52,7 @@ public final class Collector: HTTPHandler {
         services.committer.start()
         folder.start()
         try monitor.withLock { $0 = try FindingMonitor.start(services) }
-        let http = HTTPServer(handler: self, options: services.configuration.http)
+        let http = HTTPServer(handler: self, options: services.configuration.http, logger: services.logger)
         try http.start()
         server.server = http
         services.metrics.gauge(CollectorMetrics.connections, help: "Open HTTP connections.") { Double(http.currentConnections) }

@@ -28,6 +28,9 @@ public struct HTTPServerOptions: Sendable, Equatable {
     /// `overloaded` (Retry-After) instead of the process growing. Each body may inflate to
     /// 8 MiB, so without this bound 1,024 connections could hold 8 GiB.
     public var maxBufferedBodyBytes = 256 << 20
+    /// How often the upload watchdog looks at every upload and idle connection. Not a setting:
+    /// tests look far more often, so that a look racing a request shows up in a short run.
+    var watchdogSweepNanoseconds: UInt64 = 250_000_000
 
     public init() {}
 }
