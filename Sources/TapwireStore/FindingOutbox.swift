@@ -51,9 +51,14 @@ public struct FindingOutbox: Sendable {
         }
     }
 
-    /// Leases up to `limit` due messages to `owner` for `leaseSeconds`.
+    /// Leases up to `limit` due messages to `owner` for `leaseSeconds`: lists the due ones, then
+    /// leases those no other collector leased in between.
     public func lease(owner: String, leaseSeconds: Double, limit: Int, on connection: PostgresConnection) throws(DatabaseError) -> [LeasedMessage] {
-        try connection.query(EmbeddedSQL.findingAlertLease, [owner, String(leaseSeconds), String(limit)]).rows.compactMap { row in
+        let due = try connection.query(EmbeddedSQL.findingAlertDue, [String(limit)]).rows
+        guard !due.isEmpty else { return [] }
+        func column(_ index: Int) -> String { PostgresValue.textArray(due.map { $0[index] ?? "" }) }
+        return try connection.query(EmbeddedSQL.findingAlertLease, [owner, String(leaseSeconds), column(0), column(1), column(2),
+                                                                    column(3), column(4)]).rows.compactMap { row in
             guard row.count == 7, let appId = row[0].flatMap({ Int64($0) }), let version = row[1],
                   let kind = row[2].flatMap(FindingKind.init(rawValue:)), let category = row[3], let detail = row[4], let payload = row[5],
                   let attempts = row[6].flatMap({ Int($0) })

@@ -48,9 +48,7 @@ public struct RegressionLookStore: Sendable {
         if let stored = try stored(appId: appId, looksEnd: looksEnd, currentManifestsOnly: false, on: connection) { return stored }
         // Read before the check: a manifest posted in between makes the stored state older than
         // what the check saw, so readers recompute rather than serve a look the manifest changed.
-        guard let manifests = try connection.query(EmbeddedSQL.regressionLookManifests, [String(appId)]).scalar else {
-            throw DatabaseError(.unexpectedResult, "the manifests' state of an app came back NULL")
-        }
+        let manifests = try manifestsState(appId: appId, on: connection)
         var check = try RegressionStore(configuration: configuration).check(appId: appId, asOf: Timestamp(microseconds: looksEnd),
                                                                             on: connection)
         let takenAt = Timestamp.now
@@ -76,10 +74,19 @@ public struct RegressionLookStore: Sendable {
     /// The stored look of an app and hour with this configuration, if there is one that decodes.
     /// One that does not (written by a build whose shape differs without a new format version)
     /// counts as missing, so the check is computed rather than failing.
+    /// The digest of the app's manifests in force and rebuilds (`tapwire_manifests_state`).
+    private func manifestsState(appId: Int64, on connection: PostgresConnection) throws(DatabaseError) -> String {
+        guard let state = try connection.query(EmbeddedSQL.regressionLookManifests, [String(appId)]).scalar else {
+            throw DatabaseError(.unexpectedResult, "the manifests' state of an app came back NULL")
+        }
+        return state
+    }
+
     private func stored(appId: Int64, looksEnd: Int64, currentManifestsOnly: Bool,
                         on connection: PostgresConnection) throws(DatabaseError) -> RegressionCheck? {
+        let manifests = currentManifestsOnly ? try manifestsState(appId: appId, on: connection) : nil
         let rows = try connection.query(EmbeddedSQL.regressionLookRead, [String(appId), RegressionStore.text(looksEnd),
-                                                                         configuration.lookFingerprint, currentManifestsOnly ? "true" : "false"]).rows
+                                                                         configuration.lookFingerprint, manifests]).rows
         guard let row = rows.first else { return nil }
         guard row.count == 2, let takenAt = row[0].flatMap({ Int64($0) }), let body = row[1] else {
             throw DatabaseError(.unexpectedResult, "a stored regression look row has an unexpected shape")
