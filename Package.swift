@@ -87,6 +87,8 @@ let package = Package(
         .testTarget(name: "TapwireClientTests", dependencies: ["TapwireClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReliabilityTests", dependencies: ["TapwireFuzz", "TapwireServer", "TapwireLoopbackClient", "TapwireZlib", "TapwireTestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "CitusTests", dependencies: ["TapwireServer", "TapwireReport", "TapwireDemo", "TapwireLoopbackClient", "TapwireTestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["TapwireTestSupport", "TapwireRollupOracle"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -7,7 +7,8 @@
 -- knew: but making apps a reference table makes Citus add api_keys, which points at it, to its
 -- metadata as a table of the coordinator only (a "Citus local table"), which 0030's function
 -- then took for laid out. Now a table counts as laid out only as its layout row says:
--- distributed by hash, or a reference table.
+-- distributed by hash, or a reference table. And the rows a table held when it was laid out
+-- are removed from the coordinator's own copy once they are on the shards.
 --
 -- The migrations call this function after each one that adds a table; `tapwire migrate` also
 -- calls it at the end of every run on Citus, so a database migrated on plain PostgreSQL and moved
@@ -17,7 +18,7 @@ CREATE OR REPLACE FUNCTION tapwire_apply_citus_layout() RETURNS integer
 LANGUAGE plpgsql AS $fn$
 DECLARE
     t record;
-    laid_out integer := 0;
+    laid_out text[] := '{}';
 BEGIN
     IF NOT tapwire_citus_installed() THEN
         RETURN 0;
@@ -51,9 +52,15 @@ BEGIN
         ELSE
             PERFORM create_distributed_table(t.table_name::regclass, 'app_id');
         END IF;
-        laid_out := laid_out + 1;
+        laid_out := laid_out || t.table_name;
     END LOOP;
-    RETURN laid_out;
+    -- Laying out a table with rows copies them to the shards and leaves the coordinator's copy
+    -- (a database that moved to Citus): drop that copy once every table is laid out (a
+    -- reference table's truncate cascades along its foreign keys, so not before).
+    FOR i IN 1 .. cardinality(laid_out) LOOP
+        PERFORM truncate_local_data_after_distributing_table(laid_out[i]::regclass);
+    END LOOP;
+    RETURN cardinality(laid_out);
 END
 $fn$;
 
