@@ -101,7 +101,14 @@ public final class CitusCluster: Sendable {
                 handle.seekToEndOfFile()
                 handle.write(Data(("\n" + settings.joined(separator: "\n") + "\n").utf8))
                 try handle.close()
-                try node.start()
+                do {
+                    try node.start()
+                } catch {
+                    // What the server wrote, and what else answers on its port.
+                    let log = (try? String(contentsOfFile: node.logFile, encoding: .utf8)) ?? "(no log at \(node.logFile))"
+                    let listening = (try? Subprocess.run("/usr/bin/ss", ["-ltnp", "sport = :\(node.port)"]).output) ?? ""
+                    throw TestClientError(message: "\(error)\nlog of port \(node.port):\n\(log.suffix(3000))\n\(listening)")
+                }
             }
         } catch {
             cluster.stop()
