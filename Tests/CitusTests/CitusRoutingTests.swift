@@ -61,7 +61,7 @@ import TapwireTestSupport
         let collector = try TestCollector(database: database) { $0.rateLimitPerSecond = 0 }
         defer { collector.stop() }
         let now = Timestamp.now
-        var s = CitusUserFlowTests.scenario(now: now)
+        var s = FleetScenario(now: now)
         // A smaller scenario than the user flow's: routing does not depend on how much there is.
         s.demoBatches = Array(s.demoBatches.prefix(6))
         let demo = try database.createApp("routing-demo"), release = try database.createApp("routing-release")

@@ -37,64 +37,7 @@ import TapwireTestSupport
         func connect() throws -> PostgresConnection { try database.connect() }
     }
 
-    /// What both sides are given: manifests and batch bodies of two apps.
-    struct Scenario {
-        var demoManifests: [[UInt8]] = []
-        var releaseManifests: [[UInt8]] = []
-        var demoBatches: [[UInt8]] = []
-        var releaseBatches: [[UInt8]] = []
-        var demoEvents = 0
-        var releaseEvents = 0
-        var demoFrom = Timestamp(microseconds: 0)
-        var demoTo = Timestamp(microseconds: 0)
-        /// The broken release's first hour (a UTC midnight three days ago).
-        var release = Timestamp(microseconds: 0)
-    }
-
     static let hour: Int64 = 3_600_000_000
-    static let day: Int64 = 24 * hour
-
-    /// A body without `sentAt`: times are stored as sent.
-    static func body(_ context: JSONValue, _ events: [JSONValue]) -> [UInt8] {
-        JSONValue.object([("context", context), ("events", .array(events))]).serializedBytes()
-    }
-
-    static func scenario(now: Timestamp) -> Scenario {
-        var s = Scenario()
-        var demo = DemoConfiguration(end: Timestamp(microseconds: RollupDeltas.floor(now.microseconds, hour) - hour))
-        demo.seed = 7
-        demo.devices = 300
-        demo.notifications = 5_000
-        demo.days = 5
-        let plan = DemoSimulator(demo).plan()
-        s.demoManifests = plan.manifests
-        s.demoBatches = plan.batches.map { body($0.context.json, $0.events.map(\.json)) }
-        s.demoEvents = plan.uniqueEvents
-        s.demoFrom = plan.from
-        s.demoTo = plan.to
-
-        s.release = Timestamp(microseconds: RollupDeltas.floor(now.microseconds, day) - 3 * day)
-        let rates: [String: Double] = [SystemAction.open: 0.20, "accept": 0.10, "decline": 0.05, SystemAction.dismiss: 0.08]
-        var broken = rates
-        broken["accept"] = 0.005
-        let plans = [
-            TrafficPlan(category: "invite", version: "1.0", from: s.release.adding(seconds: -86_400), hours: 72, deliveriesPerHour: 80, rates: rates),
-            TrafficPlan(category: "invite", version: "1.1", from: s.release, hours: 48, deliveriesPerHour: 80, rates: broken),
-            // A category 1.1 never registered, shown without its buttons: a mismatch finding.
-            TrafficPlan(category: "promo", version: "1.1", from: Timestamp(microseconds: RollupDeltas.floor(now.microseconds, hour) - 3 * hour),
-                        hours: 2, deliveriesPerHour: 20, rates: [SystemAction.open: 0.1]),
-        ]
-        for group in ReleaseTraffic.events(plans, seed: 11) {
-            let context = JSONValue.object([("appVersion", .string(group.version)), ("platform", .string(group.platform))])
-            s.releaseEvents += group.events.count
-            for start in stride(from: 0, to: group.events.count, by: 1_500) {
-                s.releaseBatches.append(body(context, Array(group.events[start..<min(group.events.count, start + 1_500)])))
-            }
-        }
-        let invite = (identifier: "invite", actions: ["accept", "decline"], textInput: Set<String>(), customDismiss: true)
-        s.releaseManifests = ["1.0", "1.1"].map { ReleaseTraffic.manifest(version: $0, categories: [invite]) }
-        return s
-    }
 
     /// Posts `body` to `collector`: 200, or the test fails. Returns (accepted, duplicates).
     static func post(_ collector: TestCollector, key: String, _ body: [UInt8]) throws -> (Int, Int) {
@@ -176,7 +119,7 @@ import TapwireTestSupport
         let postgres = try Side(try TestDatabase.create(), collectors: 1)
         defer { citus.stop(); postgres.stop() }
         let now = Timestamp.now
-        let s = Self.scenario(now: now)
+        let s = FleetScenario(now: now)
 
         // Ingestion: every event stored once on each side, whatever raced and retried.
         for side in [citus, postgres] {
