@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TapwireCore
 import TapwireStore
@@ -149,6 +150,43 @@ import TapwireTestSupport
         return (new, old, newDatabase, newApps)
     }
 
+    /// What both tests share: the previous release's binary, one scenario and its two oracles.
+    struct Fixture: Sendable {
+        var previous: String
+        var s: FleetScenario
+        var end: Timestamp
+        var live: Timestamp
+        var traffic: [[UInt8]]
+        var liveEvents: Int
+        var new: [String: (Int, String)]
+        var old: [String: (Int, String)]
+        var newDatabase: TestDatabase
+        var newApps: (demo: CreatedApp, release: CreatedApp)
+    }
+
+    private static let shared = Mutex<Fixture?>(nil)
+
+    /// The fixture, made by the first test that asks (the suite runs its tests one at a time).
+    static func fixture() throws -> Fixture {
+        try shared.withLock { cached in
+            if let cached { return cached }
+            let previous = try PreviousRelease.binary()
+            let now = Timestamp.now
+            let s = FleetScenario(now: now, demoNotifications: 3_000, releaseDeliveriesPerHour: 40)
+            let end = Timestamp(microseconds: RollupDeltas.floor(now.microseconds, RollupDeltas.microsecondsPerHour))
+            // A quarter hour after the one the migration runs in: after the instant from which
+            // migration 0100 counts the quarter-hour grain complete.
+            let live = Timestamp(microseconds: RollupDeltas.floor(now.microseconds, RollupDeltas.microsecondsPerQuarterHour)
+                                 + 2 * RollupDeltas.microsecondsPerQuarterHour)
+            let traffic = liveBatches(live)
+            let oracles = try Self.oracles(previous, s: s, end: end, live: live)
+            let made = Fixture(previous: previous, s: s, end: end, live: live, traffic: traffic.bodies, liveEvents: traffic.events,
+                               new: oracles.new, old: oracles.old, newDatabase: oracles.newDatabase, newApps: oracles.newApps)
+            cached = made
+            return made
+        }
+    }
+
     /// Each answer of `got` equals the oracle's; returns the requests answered with an error.
     @discardableResult
     static func expectExact(_ got: [String: (Int, String)], _ oracle: [String: (Int, String)], who: String, failuresAllowed: Bool = false) -> [String] {
@@ -187,13 +225,9 @@ import TapwireTestSupport
     /// keeps running while this release migrates, and then shares the rest with this release's
     /// collector, each batch retried on the other.
     @Test func aFleetUpgradedOneCollectorAtATimeOnPostgreSQL() throws {
-        let previous = try PreviousRelease.binary()
-        let now = Timestamp.now
-        let s = FleetScenario(now: now, demoNotifications: 3_000, releaseDeliveriesPerHour: 40)
-        let end = Timestamp(microseconds: RollupDeltas.floor(now.microseconds, RollupDeltas.microsecondsPerHour))
-        let live = Timestamp(microseconds: RollupDeltas.floor(now.microseconds, RollupDeltas.microsecondsPerQuarterHour) + 2 * RollupDeltas.microsecondsPerQuarterHour)
-        let traffic = Self.liveBatches(live)
-        let oracles = try Self.oracles(previous, s: s, end: end, live: live)
+        let f = try Self.fixture()
+        let (previous, s, end, live, oracles) = (f.previous, f.s, f.end, f.live, (new: f.new, old: f.old, newDatabase: f.newDatabase, newApps: f.newApps))
+        let traffic = (bodies: f.traffic, events: f.liveEvents)
 
         let (database, apps) = try Self.previousDatabase(previous)
         let old = try TapwireBinary.serve(databaseURL: database.url, extraArguments: ["--rate-limit", "0"], binary: previous)
@@ -234,13 +268,9 @@ import TapwireTestSupport
         } catch let unavailable as CitusCluster.Unavailable {
             try Test.cancel(Comment(rawValue: unavailable.message))
         }
-        let previous = try PreviousRelease.binary()
-        let now = Timestamp.now
-        let s = FleetScenario(now: now, demoNotifications: 3_000, releaseDeliveriesPerHour: 40)
-        let end = Timestamp(microseconds: RollupDeltas.floor(now.microseconds, RollupDeltas.microsecondsPerHour))
-        let live = Timestamp(microseconds: RollupDeltas.floor(now.microseconds, RollupDeltas.microsecondsPerQuarterHour) + 2 * RollupDeltas.microsecondsPerQuarterHour)
-        let traffic = Self.liveBatches(live)
-        let oracles = try Self.oracles(previous, s: s, end: end, live: live)
+        let f = try Self.fixture()
+        let (previous, s, end, live, oracles) = (f.previous, f.s, f.end, f.live, (new: f.new, old: f.old, newDatabase: f.newDatabase, newApps: f.newApps))
+        let traffic = (bodies: f.traffic, events: f.liveEvents)
 
         let database = try cluster.migratedDatabase(prefix: "fleet")
         let apps = (demo: try database.createApp("fleet-demo"), release: try database.createApp("fleet-release"))
