@@ -77,12 +77,7 @@ import TapwireTestSupport
     /// and what was stored is still there, now on the workers.
     @Test func aDatabaseMigratedOnPostgreSQLMovesToCitusWithItsData() throws {
         let cluster = try citus()
-        let name = "moved_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        let admin = try PostgresConnection(url: cluster.coordinator.url())
-        defer { admin.close() }
-        try admin.query("CREATE DATABASE \(name)")
-        let url = cluster.coordinator.url(database: name)
-        let database = TestDatabase(name: name, url: url)
+        let database = try cluster.plainDatabase(prefix: "moved")
         let connection = try database.connect()
         defer { connection.close() }
         try Migrator().migrate(connection)
@@ -98,17 +93,7 @@ import TapwireTestSupport
         try RollupStore().fold(on: connection)
         let snapshot = try RollupSnapshot.rows(appId: app.appId, on: connection)
 
-        for worker in cluster.workers {
-            let workerAdmin = try PostgresConnection(url: worker.url())
-            defer { workerAdmin.close() }
-            try workerAdmin.query("CREATE DATABASE \(name)")
-            let workerConnection = try PostgresConnection(url: worker.url(database: name))
-            defer { workerConnection.close() }
-            try workerConnection.query("CREATE EXTENSION citus")
-        }
-        try connection.query("CREATE EXTENSION citus")
-        try connection.query("SELECT citus_set_coordinator_host('127.0.0.1', $1::integer)", [String(cluster.coordinator.port)])
-        for worker in cluster.workers { try connection.query("SELECT citus_add_node('127.0.0.1', $1::integer)", [String(worker.port)]) }
+        try cluster.distribute(database)
         #expect(try Migrator().migrate(connection).isEmpty)
         try expectLaidOutAsListed(connection)
         #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == snapshot)

@@ -127,11 +127,31 @@ public final class CitusCluster: Sendable {
     /// extension on every node, the coordinator told its own address, the workers added), not
     /// migrated. Its URL is the coordinator's.
     public func database(prefix: String = "c") throws -> TestDatabase {
+        let database = try plainDatabase(prefix: prefix)
+        try distribute(database)
+        return database
+    }
+
+    /// A new database on the coordinator only, without the extension: plain PostgreSQL.
+    public func plainDatabase(prefix: String) throws -> TestDatabase {
         let name = prefix + "_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let admin = try PostgresConnection(url: coordinator.url())
+        defer { admin.close() }
+        try admin.query("CREATE DATABASE \(name)")
+        return TestDatabase(name: name, url: coordinator.url(database: name))
+    }
+
+    /// Makes a database of the coordinator a Citus database, as an operator moving to Citus does:
+    /// the database on each worker, the extension on every node, the coordinator told its own
+    /// address, the workers added. Its tables are laid out by the next `tapwire migrate`.
+    public func distribute(_ database: TestDatabase) throws {
+        let name = database.name
         for node in [coordinator] + workers {
-            let admin = try PostgresConnection(url: node.url())
-            defer { admin.close() }
-            try admin.query("CREATE DATABASE \(name)")
+            if node.port != coordinator.port {
+                let admin = try PostgresConnection(url: node.url())
+                defer { admin.close() }
+                try admin.query("CREATE DATABASE \(name)")
+            }
             let connection = try PostgresConnection(url: node.url(database: name))
             defer { connection.close() }
             try connection.query("CREATE EXTENSION citus")
@@ -142,7 +162,6 @@ public final class CitusCluster: Sendable {
         for worker in workers {
             try connection.query("SELECT citus_add_node('127.0.0.1', $1::integer)", [String(worker.port)])
         }
-        return TestDatabase(name: name, url: coordinator.url(database: name))
     }
 
     /// A database as `database(prefix:)` makes, migrated.
