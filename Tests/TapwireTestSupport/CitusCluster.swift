@@ -87,7 +87,23 @@ public final class CitusCluster: Sendable {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     }
 
+    /// Starts the three servers. A free port is found by binding port 0 and closing it, so
+    /// another process on this shared machine can take it before the server binds it: a start
+    /// that fails is tried again, on other ports, twice, and the last failure says what the
+    /// server logged and who holds its port.
     private static func start() throws -> CitusCluster {
+        var failures: [String] = []
+        for _ in 0..<3 {
+            do {
+                return try startOnce()
+            } catch {
+                failures.append("\(error)")
+            }
+        }
+        throw TestClientError(message: "the Citus cluster did not start, three times:\n" + failures.joined(separator: "\n---\n"))
+    }
+
+    private static func startOnce() throws -> CitusCluster {
         let directory = "/tmp/tapwire-citus-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         if geteuid() == 0 { _ = try Subprocess.run("/bin/chown", ["postgres:postgres", directory]) }
