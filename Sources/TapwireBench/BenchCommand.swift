@@ -16,7 +16,7 @@ enum BenchCommand {
     static let usage = """
     tapwire-bench ingest --database-url URL [--connections 16] [--batch-size 500] [--batches 400] [--rounds 3]
                          [--apps 1] [--half-peak-seconds 10] [--json FILE] [--tapwire PATH]
-                         [--curve W:LINGER_MS:FILL,…]
+                         [--curve W:LINGER_MS:FILL,…] [--citus-workers URL,URL…]
       Creates a scratch database next to the one URL names, starts `tapwire serve` on it, and for
       random (v4) and then UUIDv7 ids alternates rounds of: a plain COPY of pre-built rows into a
       table with a uuid primary key (the baseline), and the same number of events posted as
@@ -36,6 +36,11 @@ enum BenchCommand {
       --curve    then, for each point (writers : commit linger ms : commit fill events), a fresh
                  collector takes one round of UUIDv7 batches at peak: prints events/s, p50/p99 and
                  database CPU per 1M events, the curve the group-commit defaults are chosen from
+      --citus-workers
+                 the URL names a Citus coordinator and these (superuser URLs, comma-separated)
+                 its workers: the scratch database is made on each node with the extension, the
+                 workers added, so the tables are distributed; database CPU is the whole
+                 cluster's (docs/deployment.md, "Past one machine")
     """
 
     struct Latencies {
@@ -97,6 +102,8 @@ enum BenchCommand {
         var curve: [CurvePoint]
         var tapwire: String
         var location: DatabaseLocation
+        /// With Citus: the workers' superuser URLs (the location is the coordinator).
+        var citusWorkers: [String]
 
         init(_ args: inout Arguments) throws {
             connections = try args.int("connections") ?? 16
@@ -112,6 +119,7 @@ enum BenchCommand {
             jsonOut = try args.option("json")
             curve = try (try args.option("curve")).map(CurvePoint.parse) ?? []
             tapwire = try tapwirePath(try args.option("tapwire"))
+            citusWorkers = (try args.option("citus-workers") ?? "").split(separator: ",").map(String.init)
             location = try DatabaseLocation.resolve(&args)
             try args.finish()
         }
@@ -125,19 +133,50 @@ enum BenchCommand {
         var url: String
         var adminURL: String
         var name: String
+        /// With Citus, the workers' superuser URLs: the scratch database is on each of them too.
+        var workerAdminURLs: [String] = []
 
-        static func create(beside location: DatabaseLocation) throws -> ScratchDatabase {
+        static func create(beside location: DatabaseLocation, citusWorkers: [String] = []) throws -> ScratchDatabase {
             let name = "tapwire_bench_\(Int(Date().timeIntervalSince1970))"
-            let admin = try location.connect()
-            defer { admin.close() }
-            try admin.runBuiltStatement(EmbeddedSQL.createDatabaseStatement, [name], name: "CREATE DATABASE")
-            return ScratchDatabase(url: replaceDatabase(in: location.url, with: name), adminURL: location.url, name: name)
+            for adminURL in [location.url] + citusWorkers {
+                let admin = try PostgresConnection(url: adminURL)
+                defer { admin.close() }
+                try admin.runBuiltStatement(EmbeddedSQL.createDatabaseStatement, [name], name: "CREATE DATABASE")
+            }
+            let scratch = ScratchDatabase(url: replaceDatabase(in: location.url, with: name), adminURL: location.url, name: name,
+                                          workerAdminURLs: citusWorkers)
+            guard !citusWorkers.isEmpty else { return scratch }
+            // As docs/deployment.md tells an operator: the extension on every node, then the
+            // coordinator told its address and the workers added.
+            var addresses: [(String, String)] = []
+            for workerURL in citusWorkers.map({ replaceDatabase(in: $0, with: name) }) {
+                let worker = try PostgresConnection(url: workerURL)
+                defer { worker.close() }
+                try worker.query(BenchSQL.citusNode)
+                let row = try worker.query(BenchSQL.citusServerAddress).rows.first ?? []
+                addresses.append((row.first.flatMap { $0 } ?? "127.0.0.1", row.count > 1 ? row[1] ?? "" : ""))
+            }
+            let coordinator = try PostgresConnection(url: scratch.url)
+            defer { coordinator.close() }
+            try coordinator.query(BenchSQL.citusNode)
+            let own = try coordinator.query(BenchSQL.citusServerAddress).rows.first ?? []
+            try coordinator.query(BenchSQL.citusSetCoordinator, [own.first.flatMap { $0 } ?? "127.0.0.1", own.count > 1 ? own[1] : nil])
+            for (host, port) in addresses { try coordinator.query(BenchSQL.citusAddWorker, [host, port]) }
+            return scratch
+        }
+
+        /// A connection to each worker's scratch database, held for the run: its backend's parent
+        /// is the worker's postmaster, whose processes' CPU time the benchmark reads.
+        func workerConnections() throws -> [PostgresConnection] {
+            try workerAdminURLs.map { try PostgresConnection(url: replaceDatabase(in: $0, with: name)) }
         }
 
         func drop() {
-            guard let admin = try? PostgresConnection(url: adminURL) else { return }
-            _ = try? admin.runBuiltStatement(BenchSQL.dropDatabaseStatement, [name], name: "DROP DATABASE")
-            admin.close()
+            for adminURL in [adminURL] + workerAdminURLs {
+                guard let admin = try? PostgresConnection(url: adminURL) else { continue }
+                _ = try? admin.runBuiltStatement(BenchSQL.dropDatabaseStatement, [name], name: "DROP DATABASE")
+                admin.close()
+            }
         }
     }
 
@@ -174,14 +213,16 @@ enum BenchCommand {
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         let options = try Options(&args)
-        let scratch = try ScratchDatabase.create(beside: options.location)
+        let scratch = try ScratchDatabase.create(beside: options.location, citusWorkers: options.citusWorkers)
         defer { scratch.drop() }
         let setup = try PostgresConnection(url: scratch.url)
         defer { setup.close() }
         try Migrator().migrate(setup)
         try setup.query(BenchSQL.baselineTable)
         // CREATE EXTENSION succeeds without the preload; only a reset proves the counters run.
-        let probes = DatabaseProbes(cpu: DatabaseCPU(backendPID: setup.backendPID),
+        let workers = try scratch.workerConnections()
+        defer { workers.forEach { $0.close() } }
+        let probes = DatabaseProbes(cpu: DatabaseCPU(backendPIDs: [setup.backendPID] + workers.map(\.backendPID)),
                                     statements: (try? setup.query(BenchSQL.statementsEnable)) != nil && (try? setup.query(BenchSQL.statementsReset)) != nil)
         print("bench: \(options.batchCount) batches × \(options.batchSize) events a round, \(options.rounds) rounds per id kind, \(options.connections) keep-alive connections")
         if !probes.statements { print("bench: no pg_stat_statements (start PostgreSQL with shared_preload_libraries=pg_stat_statements, as make bench does): no per-statement times") }
@@ -486,7 +527,7 @@ enum BenchCommand {
     /// Database execution time (s) per statement since the last reset, named by the sql/ file
     /// the statement came from.
     static func statementTimes(_ connection: PostgresConnection) throws -> [String: Double] {
-        let known: [SQL] = [EmbeddedSQL.copyEventIds, EmbeddedSQL.copyStagedIds, EmbeddedSQL.claimEventIds, EmbeddedSQL.stagedDuplicates,
+        let known: [SQL] = [EmbeddedSQL.copyEventIds, EmbeddedSQL.copyStagedIds, EmbeddedSQL.claimEventIds,
                             EmbeddedSQL.copyEvents, EmbeddedSQL.copyRollupDeltaBatch, EmbeddedSQL.takeRollupDeltaBatches, EmbeddedSQL.copyRollupDeltas,
                             EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.pendingDeltaApps, EmbeddedSQL.foldApps, EmbeddedSQL.ensurePartitions,
                             EmbeddedSQL.summarizeEventRanges,
@@ -512,14 +553,22 @@ enum BenchCommand {
     /// its reaped children's (cutime, cstime), plus every live child's. Nil when the server is
     /// not on this machine.
     struct DatabaseCPU {
-        let postmaster: Int32
+        /// Every server's postmaster: one, or a Citus coordinator's and its workers'.
+        let postmasters: [Int32]
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
 
-        init?(backendPID: Int32) {
-            guard backendPID > 0, let stat = Self.stat(backendPID), stat.count > 2, let parent = Int32(stat[2]),
-                  let parentStat = Self.stat(parent), parentStat.first?.contains("postgres") == true || parentStat.first?.contains("postmaster") == true
-            else { return nil }
-            postmaster = parent
+        init?(backendPID: Int32) { self.init(backendPIDs: [backendPID]) }
+
+        init?(backendPIDs: [Int32]) {
+            var found: [Int32] = []
+            for backendPID in backendPIDs {
+                guard backendPID > 0, let stat = Self.stat(backendPID), stat.count > 2, let parent = Int32(stat[2]),
+                      let parentStat = Self.stat(parent), parentStat.first?.contains("postgres") == true || parentStat.first?.contains("postmaster") == true
+                else { return nil }
+                found.append(parent)
+            }
+            guard !found.isEmpty else { return nil }
+            postmasters = found
         }
 
         /// The fields of /proc/PID/stat after the pid: (comm), state, ppid, …
@@ -531,12 +580,15 @@ enum BenchCommand {
 
         func seconds() -> Double {
             var total = 0.0
+            let parents = Set(postmasters.map(String.init))
             // Fields after comm: 1 state, 2 ppid, … 12 utime, 13 stime, 14 cutime, 15 cstime.
-            if let own = Self.stat(postmaster), own.count > 15 {
-                total += [12, 13, 14, 15].compactMap { Double(own[$0]) }.reduce(0, +)
+            for postmaster in postmasters {
+                if let own = Self.stat(postmaster), own.count > 15 {
+                    total += [12, 13, 14, 15].compactMap { Double(own[$0]) }.reduce(0, +)
+                }
             }
             for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-                guard let pid = Int32(entry), let fields = Self.stat(pid), fields.count > 13, fields[2] == String(postmaster) else { continue }
+                guard let pid = Int32(entry), let fields = Self.stat(pid), fields.count > 13, parents.contains(fields[2]) else { continue }
                 total += [12, 13].compactMap { Double(fields[$0]) }.reduce(0, +)
             }
             return total / ticks

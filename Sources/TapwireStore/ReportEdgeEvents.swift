@@ -24,10 +24,11 @@ struct ReportEdgeEvents {
     /// The finest rows (grain 5, every dimension) of the app's events in the ranges, read with
     /// one COPY however many ranges there are.
     static func deltas(appId: Int64, ranges: [ReportEdgeRange], on connection: PostgresConnection) throws(DatabaseError) -> RollupDeltas {
-        try connection.query(EmbeddedSQL.reportEdgeEventsRange, [String(appId), PostgresValue.timestampArray(ranges.map(\.lo)),
-                                                                 PostgresValue.timestampArray(ranges.map(\.hi))])
         var reader = EventRowReader()
-        try connection.copyOut(EmbeddedSQL.reportEdgeEvents) { (piece) throws(DatabaseError) in try reader.consume(piece) }
+        try connection.copyOut(built: EmbeddedSQL.reportEdgeEvents, [String(appId), PostgresValue.timestampArray(ranges.map(\.lo)),
+                                                                     PostgresValue.timestampArray(ranges.map(\.hi))]) { (piece) throws(DatabaseError) in
+            try reader.consume(piece)
+        }
         return try reader.finishFinest()
     }
 
