@@ -29,11 +29,15 @@ run: release
 	.build/release/tapwire serve --quickstart
 
 ## make test: the SDK's Apple adapter type-checked for iOS, macOS, watchOS, tvOS and visionOS (about
-## 35 s), the whole suite against a throwaway PostgreSQL, stopped whatever the outcome, then the body
+## 35 s), the whole suite against a throwaway PostgreSQL (and CitusTests against a three-node Citus
+## cluster it starts), stopped whatever the outcome, then the body
 ## decoder's fuzzers (30 s each), schemathesis against a live collector (60 s a pass) and the short
 ## soak (60 s).
 test: deps
 	@scripts/install-deps.sh chromium python3-jsonschema pgbouncer
+	@# Citus for CitusTests: installed, or built once from TAPWIRE_CITUS_SOURCE; where it cannot
+	@# be had (exit 3) the tests say so and are skipped, except under CI=true, where this fails.
+	@scripts/install-citus.sh || [ $$? -eq 3 ]
 	scripts/test-prometheus-rules.sh
 	Tests/AppleAdapterCheck/check.sh
 	$(SWIFT) build --build-tests

@@ -80,7 +80,7 @@ let package = Package(
                           path: "Sources/TapwireBench", swiftSettings: strict, plugins: ["EmbedSQL"]),
 
         // Shared helpers for tests: a private PostgreSQL per suite, requests over the loopback client, the soak's faults (SoakSQL).
-        .target(name: "TapwireTestSupport", dependencies: ["TapwireCore", "TapwireStatistics", "TapwireLifecycle", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireLoopbackClient", "TapwireZlib", "TapwireRollupOracle"],
+        .target(name: "TapwireTestSupport", dependencies: ["TapwireCore", "TapwireStatistics", "TapwireLifecycle", "TapwireStore", "TapwireServer", "TapwireReport", "TapwireLoopbackClient", "TapwireZlib", "TapwireRollupOracle", "TapwireDemo"],
                 path: "Tests/TapwireTestSupport", swiftSettings: strict, plugins: ["EmbedSQL"]),
         // The independent recomputations of the statistics (Tests/Statistics/*.py), run from the tests.
         .target(name: "TapwireStatisticsOracle", path: "Tests/StatisticsOracle", swiftSettings: strict),
@@ -99,6 +99,9 @@ let package = Package(
         .testTarget(name: "TapwireClientTests", dependencies: ["TapwireClient", "TapwireZlib", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "ReliabilityTests", dependencies: ["TapwireFuzz", "TapwireServer", "TapwireLoopbackClient", "TapwireZlib", "TapwireTestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "CitusTests", dependencies: ["TapwireServer", "TapwireReport", "TapwireDemo", "TapwireLoopbackClient", "TapwireTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MixedFleetTests", dependencies: ["TapwireStore", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["TapwireTestSupport", "TapwireRollupOracle"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

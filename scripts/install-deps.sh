@@ -10,6 +10,9 @@
 #     runtime  the shared libraries the binary loads, plus curl for the container health check
 #              (Dockerfile final stage); no compiler, no headers
 #     check    the config checkers scripts/check-deploy.sh runs (haproxy -c, promtool)
+#     citus    what building the Citus extension from source needs (scripts/install-citus.sh): a
+#              compiler, the compression and Kerberos headers, and the server headers pinned to the
+#              installed server's exact version (newer headers than the server break Citus 13.2.2)
 #     list-build, list-runtime, list-dev   print that profile's packages, one a line, and exit
 set -euo pipefail
 
@@ -18,10 +21,19 @@ build_pkgs=(pkg-config libpq-dev zlib1g-dev libmicrohttpd-dev)
 runtime_pkgs=(libpq5 zlib1g libmicrohttpd12 libstdc++6 ca-certificates curl)
 dev_pkgs=("${build_pkgs[@]}" postgresql)
 check_pkgs=(haproxy prometheus)
+citus_pkgs=(build-essential liblz4-dev libzstd-dev libkrb5-dev)
+
+# The server's major version and exact Debian version, for the pinned server headers.
+server_version() {
+  local major
+  major=$(ls /usr/lib/postgresql 2>/dev/null | sort -rn | head -1)
+  [ -n "$major" ] || return 1
+  echo "$major $(dpkg-query -W -f='${Version}' "postgresql-$major" 2>/dev/null)"
+}
 
 profile=dev
 case "${1:-}" in
-  dev|build|runtime|check) profile=$1; shift ;;
+  dev|build|runtime|check|citus) profile=$1; shift ;;
   list-build) printf '%s\n' "${build_pkgs[@]}"; exit 0 ;;
   list-runtime) printf '%s\n' "${runtime_pkgs[@]}"; exit 0 ;;
   list-dev) printf '%s\n' "${dev_pkgs[@]}"; exit 0 ;;
@@ -31,10 +43,20 @@ case $profile in
   build) wanted=("${build_pkgs[@]}") ;;
   runtime) wanted=("${runtime_pkgs[@]}") ;;
   check) wanted=("${check_pkgs[@]}") ;;
+  citus)
+    read -r major version < <(server_version) || { echo "install-deps: no PostgreSQL server installed" >&2; exit 1; }
+    [ -n "${version:-}" ] || { echo "install-deps: postgresql-$major is not a Debian package here; install its server headers by hand" >&2; exit 1; }
+    wanted=("${citus_pkgs[@]}" "postgresql-server-dev-$major=$version") ;;
 esac
 
 need=()
-have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+# A package, or package=version for an exact version.
+have_pkg() {
+  local name=${1%%=*} status
+  status=$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null) || return 1
+  case $status in "install ok installed "*) ;; *) return 1 ;; esac
+  [ "$name" = "$1" ] || [ "${status##* }" = "${1#*=}" ]
+}
 for pkg in "${wanted[@]}" "$@"; do
   have_pkg "$pkg" || need+=("$pkg")
 done
@@ -48,13 +70,14 @@ if ((${#need[@]})); then
   echo "install-deps: installing ${need[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
   # A fresh machine (or a container image) may have no package lists yet; retry once after updating them.
-  $sudo apt-get install -y --no-install-recommends "${need[@]}" >/dev/null 2>&1 || {
+  # --allow-downgrades: a pinned version (the server headers) may be older than one installed.
+  $sudo apt-get install -y --no-install-recommends --allow-downgrades "${need[@]}" >/dev/null 2>&1 || {
     $sudo apt-get update -q >/dev/null
-    $sudo apt-get install -y --no-install-recommends "${need[@]}" >/dev/null
+    $sudo apt-get install -y --no-install-recommends --allow-downgrades "${need[@]}" >/dev/null
   }
 fi
 
-[ "$profile" = runtime ] || [ "$profile" = check ] && exit 0
+case $profile in runtime|check|citus) exit 0 ;; esac
 
 if ! command -v swift >/dev/null; then
   if [ -x /opt/swift/usr/bin/swift ]; then

@@ -11,7 +11,7 @@ import PackagePlugin
 struct EmbedSQL: BuildToolPlugin {
     /// The folders of `sql/` a target embeds, and the name of the enum they become.
     static let embedded: [String: (folders: [String], enumName: String)] = [
-        "TapwireStore": (["migrations", "queries"], "EmbeddedSQL"),
+        "TapwireStore": (["migrations", "citus", "queries"], "EmbeddedSQL"),
         "TapwireRollupOracle": (["fresh", "oracle"], "OracleSQL"),
         "tapwire-bench": (["bench"], "BenchSQL"),
         "tapwire-soak": (["soak"], "SoakSQL"),

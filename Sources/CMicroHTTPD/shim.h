@@ -21,6 +21,9 @@ struct tapwire_mhd_options {
     unsigned int connection_timeout_seconds;
     size_t connection_memory_limit;
     unsigned int listen_backlog;
+    /// Where libmicrohttpd's own messages go (MHD_USE_ERROR_LOG must be in `flags`).
+    MHD_LogCallback logger;
+    void *logger_cls;
 };
 
 /// The request-line callback of MHD_OPTION_URI_LOG_CALLBACK (called before query arguments are parsed).
@@ -38,7 +41,9 @@ tapwire_mhd_start(const struct tapwire_mhd_options *o,
     } else if (o->address->sa_family == AF_INET6) {
         port = ntohs(((const struct sockaddr_in6 *)o->address)->sin6_port);
     }
+    /* The logger goes first: options before it would log to standard error. */
     return MHD_start_daemon(o->flags, port, NULL, NULL, handler, handler_cls,
+                            MHD_OPTION_EXTERNAL_LOGGER, o->logger, o->logger_cls,
                             MHD_OPTION_SOCK_ADDR, o->address,
                             MHD_OPTION_THREAD_POOL_SIZE, o->thread_pool_size,
                             MHD_OPTION_CONNECTION_LIMIT, o->connection_limit,

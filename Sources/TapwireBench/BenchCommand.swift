@@ -18,7 +18,7 @@ enum BenchCommand {
     tapwire-bench ingest --database-url URL [--shape benchmark|real|benchmark,real] [--seed 42]
                          [--connections 16] [--batch-size 500] [--batches 400] [--rounds 3]
                          [--apps 1] [--half-peak-seconds 10] [--json FILE] [--tapwire PATH]
-                         [--curve W:LINGER_MS:FILL,…]
+                         [--curve W:LINGER_MS:FILL,…] [--citus-workers URL,URL…]
       For each shape, creates a scratch database next to the one URL names and starts its own
       `tapwire serve` on it. For random (v4) and then UUIDv7 ids it alternates rounds of: a plain
       COPY of pre-built rows into a table with a uuid primary key (the baseline), and the same
@@ -43,6 +43,11 @@ enum BenchCommand {
       --curve    then, for each point (writers : commit linger ms : commit fill events), a fresh
                  collector takes one round of UUIDv7 batches at peak: prints events/s, p50/p99 and
                  database CPU per 1M events, the curve the group-commit defaults are chosen from
+      --citus-workers
+                 the URL names a Citus coordinator and these (superuser URLs, comma-separated)
+                 its workers: the scratch database is made on each node with the extension, the
+                 workers added, so the tables are distributed; database CPU is the whole
+                 cluster's (docs/deployment.md, "Past one machine")
     """
 
     struct Latencies {
@@ -95,6 +100,8 @@ enum BenchCommand {
         var curve: [CurvePoint]
         var tapwire: String
         var location: DatabaseLocation
+        /// With Citus: the workers' superuser URLs (the location is the coordinator).
+        var citusWorkers: [String]
 
         init(_ args: inout Arguments) throws {
             workload = try WorkloadOptions(&args)
@@ -111,6 +118,7 @@ enum BenchCommand {
             jsonOut = try args.option("json")
             curve = try (try args.option("curve")).map(CurvePoint.parse) ?? []
             tapwire = try tapwirePath(try args.option("tapwire"))
+            citusWorkers = (try args.option("citus-workers") ?? "").split(separator: ",").map(String.init)
             location = try DatabaseLocation.resolve(&args)
             try args.finish()
         }
@@ -169,7 +177,7 @@ enum BenchCommand {
         var rigs: [Rig] = []
         defer { rigs.forEach { $0.stop() } }
         for name in options.workload.shapes {
-            let scratch = try ScratchDatabase.create(beside: options.location, suffix: name.rawValue)
+            let scratch = try ScratchDatabase.create(beside: options.location, suffix: name.rawValue, citusWorkers: options.citusWorkers)
             let setup: PostgresConnection
             do { setup = try PostgresConnection(url: scratch.url) } catch { scratch.drop(); throw error }
             rigs.append(Rig(shape: .named(name), scratch: scratch, setup: setup))
@@ -179,7 +187,10 @@ enum BenchCommand {
         // CREATE EXTENSION succeeds without the preload; only a reset proves the counters run.
         let statements = rigs.allSatisfy { (try? $0.setup.query(BenchSQL.statementsEnable)) != nil }
             && (try? rigs[0].setup.query(BenchSQL.statementsReset)) != nil
-        let probes = DatabaseProbes(cpu: DatabaseCPU(backendPID: rigs[0].setup.backendPID), statements: statements)
+        // The first shape's workers (the shapes' databases share the cluster's processes).
+        let workers = try rigs[0].scratch.workerConnections()
+        defer { workers.forEach { $0.close() } }
+        let probes = DatabaseProbes(cpu: DatabaseCPU(backendPIDs: [rigs[0].setup.backendPID] + workers.map(\.backendPID)), statements: statements)
         print("bench: \(options.batchCount) batches × \(options.batchSize) events a round, \(options.rounds) rounds per id kind, \(options.connections) keep-alive connections, shape \(options.workload.shapes.map(\.rawValue).joined(separator: " and ")) (seed \(options.workload.seed))")
         if !probes.statements { print("bench: no pg_stat_statements (start PostgreSQL with shared_preload_libraries=pg_stat_statements, as make bench does): no per-statement times") }
         if probes.cpu == nil { print("bench: the database's processes are not on this machine: no database CPU figures") }
@@ -536,7 +547,7 @@ enum BenchCommand {
     /// Database execution time (s) per statement since the last reset, named by the sql/ file
     /// the statement came from.
     static func statementTimes(_ connection: PostgresConnection) throws -> [String: Double] {
-        let known: [SQL] = [EmbeddedSQL.copyEventIds, EmbeddedSQL.copyStagedIds, EmbeddedSQL.claimEventIds, EmbeddedSQL.stagedDuplicates,
+        let known: [SQL] = [EmbeddedSQL.copyEventIds, EmbeddedSQL.copyStagedIds, EmbeddedSQL.claimEventIds,
                             EmbeddedSQL.copyEvents, EmbeddedSQL.copyRollupDeltaBatch, EmbeddedSQL.takeRollupDeltaBatches, EmbeddedSQL.copyRollupDeltas,
                             EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.pendingDeltaApps, EmbeddedSQL.foldApps, EmbeddedSQL.ensurePartitions,
                             EmbeddedSQL.summarizeEventRanges,
@@ -562,14 +573,22 @@ enum BenchCommand {
     /// its reaped children's (cutime, cstime), plus every live child's. Nil when the server is
     /// not on this machine.
     struct DatabaseCPU {
-        let postmaster: Int32
+        /// Every server's postmaster: one, or a Citus coordinator's and its workers'.
+        let postmasters: [Int32]
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
 
-        init?(backendPID: Int32) {
-            guard backendPID > 0, let stat = Self.stat(backendPID), stat.count > 2, let parent = Int32(stat[2]),
-                  let parentStat = Self.stat(parent), parentStat.first?.contains("postgres") == true || parentStat.first?.contains("postmaster") == true
-            else { return nil }
-            postmaster = parent
+        init?(backendPID: Int32) { self.init(backendPIDs: [backendPID]) }
+
+        init?(backendPIDs: [Int32]) {
+            var found: [Int32] = []
+            for backendPID in backendPIDs {
+                guard backendPID > 0, let stat = Self.stat(backendPID), stat.count > 2, let parent = Int32(stat[2]),
+                      let parentStat = Self.stat(parent), parentStat.first?.contains("postgres") == true || parentStat.first?.contains("postmaster") == true
+                else { return nil }
+                found.append(parent)
+            }
+            guard !found.isEmpty else { return nil }
+            postmasters = found
         }
 
         /// The fields of /proc/PID/stat after the pid: (comm), state, ppid, …
@@ -581,12 +600,15 @@ enum BenchCommand {
 
         func seconds() -> Double {
             var total = 0.0
+            let parents = Set(postmasters.map(String.init))
             // Fields after comm: 1 state, 2 ppid, … 12 utime, 13 stime, 14 cutime, 15 cstime.
-            if let own = Self.stat(postmaster), own.count > 15 {
-                total += [12, 13, 14, 15].compactMap { Double(own[$0]) }.reduce(0, +)
+            for postmaster in postmasters {
+                if let own = Self.stat(postmaster), own.count > 15 {
+                    total += [12, 13, 14, 15].compactMap { Double(own[$0]) }.reduce(0, +)
+                }
             }
             for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-                guard let pid = Int32(entry), let fields = Self.stat(pid), fields.count > 13, fields[2] == String(postmaster) else { continue }
+                guard let pid = Int32(entry), let fields = Self.stat(pid), fields.count > 13, parents.contains(fields[2]) else { continue }
                 total += [12, 13].compactMap { Double(fields[$0]) }.reduce(0, +)
             }
             return total / ticks

@@ -8,10 +8,44 @@ struct ScratchDatabase {
     var url: String
     var adminURL: String
     var name: String
+    /// With Citus, the workers' superuser URLs: the scratch database is on each of them too.
+    var workerAdminURLs: [String] = []
 
-    /// A new database named `tapwire_bench_<time>_<suffix>`.
-    static func create(beside location: DatabaseLocation, suffix: String) throws -> ScratchDatabase {
-        try create(named: "tapwire_bench_\(Int(Date().timeIntervalSince1970))_" + suffix, beside: location)
+    /// A new database named `tapwire_bench_<time>_<suffix>`; with `citusWorkers` (their superuser
+    /// URLs; `location` is then the coordinator), made on every node and laid out as
+    /// docs/deployment.md tells an operator: the extension on every node, then the coordinator
+    /// told its address and the workers added.
+    static func create(beside location: DatabaseLocation, suffix: String, citusWorkers: [String] = []) throws -> ScratchDatabase {
+        let name = "tapwire_bench_\(Int(Date().timeIntervalSince1970))_" + suffix
+        for adminURL in citusWorkers {
+            let admin = try PostgresConnection(url: adminURL)
+            defer { admin.close() }
+            try admin.runBuiltStatement(EmbeddedSQL.createDatabaseStatement, [name], name: "CREATE DATABASE")
+        }
+        var scratch = try create(named: name, beside: location)
+        scratch.workerAdminURLs = citusWorkers
+        guard !citusWorkers.isEmpty else { return scratch }
+        var addresses: [(String, String)] = []
+        for workerURL in citusWorkers.map({ replaceDatabase(in: $0, with: name) }) {
+            let worker = try PostgresConnection(url: workerURL)
+            defer { worker.close() }
+            try worker.query(BenchSQL.citusNode)
+            let row = try worker.query(BenchSQL.citusServerAddress).rows.first ?? []
+            addresses.append((row.first.flatMap { $0 } ?? "127.0.0.1", row.count > 1 ? row[1] ?? "" : ""))
+        }
+        let coordinator = try PostgresConnection(url: scratch.url)
+        defer { coordinator.close() }
+        try coordinator.query(BenchSQL.citusNode)
+        let own = try coordinator.query(BenchSQL.citusServerAddress).rows.first ?? []
+        try coordinator.query(BenchSQL.citusSetCoordinator, [own.first.flatMap { $0 } ?? "127.0.0.1", own.count > 1 ? own[1] : nil])
+        for (host, port) in addresses { try coordinator.query(BenchSQL.citusAddWorker, [host, port]) }
+        return scratch
+    }
+
+    /// A connection to each worker's scratch database, held for the run: its backend's parent is
+    /// the worker's postmaster, whose processes' CPU time the benchmark reads.
+    func workerConnections() throws -> [PostgresConnection] {
+        try workerAdminURLs.map { try PostgresConnection(url: Self.replaceDatabase(in: $0, with: name)) }
     }
 
     static func create(named name: String, beside location: DatabaseLocation) throws -> ScratchDatabase {
@@ -30,9 +64,11 @@ struct ScratchDatabase {
     }
 
     func drop() {
-        guard let admin = try? PostgresConnection(url: adminURL) else { return }
-        _ = try? admin.runBuiltStatement(BenchSQL.dropDatabaseStatement, [name], name: "DROP DATABASE")
-        admin.close()
+        for adminURL in [adminURL] + workerAdminURLs {
+            guard let admin = try? PostgresConnection(url: adminURL) else { continue }
+            _ = try? admin.runBuiltStatement(BenchSQL.dropDatabaseStatement, [name], name: "DROP DATABASE")
+            admin.close()
+        }
     }
 
     /// The same URL with another database name.

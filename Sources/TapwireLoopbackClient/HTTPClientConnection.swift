@@ -23,10 +23,13 @@ public final class HTTPClientConnection: @unchecked Sendable {
     let fd: Int32
     /// The Host header `request` sends.
     public let host: String
+    /// Seconds a read may wait for bytes.
+    public let timeout: Double
     private var buffer: [UInt8] = []
 
     public init(host: String = "127.0.0.1", port: Int, timeout: Double = 30) throws(HTTPClientError) {
         self.host = host
+        self.timeout = timeout
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -83,21 +86,49 @@ public final class HTTPClientConnection: @unchecked Sendable {
         }
     }
 
-    /// Reads more bytes; false on EOF or timeout.
-    private func fill() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard n > 0 else { return false }
-        buffer.append(contentsOf: chunk[0..<n])
-        return true
+    /// What one read got.
+    private enum Read {
+        case bytes
+        case closed
+        case timedOut
+        case failed(errno: Int32)
     }
 
-    /// Reads one response (Content-Length or chunked, or until close).
+    /// Reads more bytes into the buffer.
+    private func read() -> Read {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n > 0 {
+            buffer.append(contentsOf: chunk[0..<n])
+            return .bytes
+        }
+        if n == 0 { return .closed }
+        let error = errno
+        if error == EAGAIN || error == EWOULDBLOCK { return .timedOut }
+        return error == ECONNRESET ? .closed : .failed(errno: error)
+    }
+
+    /// Reads more bytes; false on EOF, timeout or error.
+    private func fill() -> Bool {
+        if case .bytes = read() { return true }
+        return false
+    }
+
+    /// Reads one response (Content-Length or chunked, or until close). Before the head is whole,
+    /// it says which of the server closing and the timeout ending the wait happened: a client
+    /// cannot otherwise tell a server that dropped its request from one that was slow.
     public func readResponse() throws(HTTPClientError) -> HTTPClientResponse {
         var headerEnd: Int?
         while headerEnd == nil {
             if let range = findHeaderEnd() { headerEnd = range; break }
-            guard fill() else { throw HTTPClientError(.closed, message: "connection closed before a response (\(buffer.count) bytes read)") }
+            switch read() {
+            case .bytes: continue
+            case .closed: throw HTTPClientError(.closed, message: "connection closed before a response (\(buffer.count) bytes read)")
+            case .timedOut:
+                throw HTTPClientError(.timedOut, message: "no response within \(String(format: "%g", timeout)) s (\(buffer.count) bytes read)")
+            case .failed(let error):
+                throw HTTPClientError(.closed, message: "connection failed before a response (errno \(error), \(buffer.count) bytes read)")
+            }
         }
         let headText = String(decoding: buffer[0..<headerEnd!], as: UTF8.self)
         buffer.removeFirst(headerEnd! + 4)
@@ -142,8 +173,12 @@ public final class HTTPClientConnection: @unchecked Sendable {
         return nil
     }
 
-    /// True when the server has closed the connection (EOF within the socket timeout).
-    public func isClosedByPeer() -> Bool { !fill() }
+    /// True when the server has closed the connection within the socket timeout (a timeout is
+    /// not a close: the connection is still open).
+    public func isClosedByPeer() -> Bool {
+        if case .closed = read() { return true }
+        return false
+    }
 }
 
 extension Array where Element == UInt8 {

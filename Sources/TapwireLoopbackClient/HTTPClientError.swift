@@ -10,8 +10,11 @@ public struct HTTPClientError: Error, CustomStringConvertible {
         /// Nothing listens there (or it did not accept in time).
         case connectFailed = "connect_failed"
         case sendFailed = "send_failed"
-        /// The server closed the connection (or the read timed out) before a whole response.
+        /// The server closed (or reset) the connection before a whole response.
         case closed
+        /// No response came within the connection's timeout: the connection may still be open,
+        /// and the server may still answer (a different thing from `closed`).
+        case timedOut = "timed_out"
         case malformedResponse = "malformed_response"
     }
 

@@ -40,6 +40,8 @@ func identifier(_ relative: String) -> String {
 }
 
 var migrations: [(version: Int, name: String, relative: String)] = []
+/// sql/citus/NNNN_*.sql: what runs on Citus instead of one statement of migration NNNN.
+var citusReplacements: [Int: String] = [:]
 var freshStatements: [String] = []
 var queries: [(name: String, relative: String)] = []
 var contents: [String: String] = [:]
@@ -65,6 +67,13 @@ for path in files {
             exit(1)
         }
         migrations.append((version, String(fileName.dropLast(4)), relative))
+    } else if relative.hasPrefix("citus/") {
+        let digits = fileName.prefix(while: \.isNumber)
+        guard let version = Int(digits), !digits.isEmpty, citusReplacements[version] == nil else {
+            FileHandle.standardError.write(Data("error: \(relative) must start with the number of the migration it amends, once\n".utf8))
+            exit(1)
+        }
+        citusReplacements[version] = relative
     } else if relative.hasPrefix("fresh/") {
         freshStatements.append(relative)
     } else {
@@ -78,6 +87,10 @@ for path in files {
     }
 }
 migrations.sort { $0.version < $1.version }
+for (version, relative) in citusReplacements where !migrations.contains(where: { $0.version == version }) {
+    FileHandle.standardError.write(Data("error: \(relative) amends migration \(version), which does not exist\n".utf8))
+    exit(1)
+}
 
 /// A Swift string literal of a path (paths hold no quote or backslash, but be safe).
 func quoted(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
@@ -90,7 +103,9 @@ if folders.contains("migrations") {
     out += "/// One migration file from `sql/migrations/`.\n"
     out += "package struct EmbeddedMigration: Sendable {\n    package let version: Int\n    package let name: String\n    package let sql: String\n"
     out += "    /// The file under `sql/`, e.g. `sql/migrations/0001_core.sql`.\n    package let file: String\n"
-    out += "    /// The script, named by its file.\n    package var script: SQL { SQL(sql, name: file) }\n}\n\n"
+    out += "    /// The script, named by its file.\n    package var script: SQL { SQL(sql, name: file) }\n"
+    out += "    /// On Citus, `sql/citus/` text that runs instead of one of its statements (the file names which), and that file.\n"
+    out += "    package var citus: (sql: String, file: String)? = nil\n}\n\n"
 }
 out += "/// The files of `sql/\(folders.joined(separator: "/`, `sql/"))/`, embedded at build time.\n"
 out += "package enum \(enumName) {\n"
@@ -98,7 +113,11 @@ if folders.contains("migrations") {
     out += "    package static let migrations: [EmbeddedMigration] = [\n"
     for migration in migrations {
         out += "        EmbeddedMigration(version: \(migration.version), name: \"\(migration.name)\", sql: \(literal(contents[migration.relative]!)),\n"
-        out += "                          file: \(quoted("sql/" + migration.relative))),\n"
+        out += "                          file: \(quoted("sql/" + migration.relative))"
+        if let citus = citusReplacements[migration.version] {
+            out += ",\n                          citus: (\(literal(contents[citus]!)), \(quoted("sql/" + citus)))"
+        }
+        out += "),\n"
     }
     out += "    ]\n"
 }

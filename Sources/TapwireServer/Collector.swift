@@ -58,7 +58,7 @@ public final class Collector: Sendable {
             + extraRoutes
         let handler = CollectorHandler(routes: routes, keys: KeyCache(ttlSeconds: configuration.keyCacheSeconds),
                                        resolver: DatabaseKeys(database: database), metrics: metrics, logger: logger, executor: handlers)
-        let http = HTTPServer(handler: handler, options: configuration.http)
+        let http = HTTPServer(handler: handler, options: configuration.http, logger: logger)
         metrics.gauge(CollectorMetrics.queueDepth, help: "Events waiting for a group commit.") { Double(committer.queuedEvents) }
         metrics.gauge(CollectorMetrics.connections, help: "Open HTTP connections.") { Double(http.currentConnections) }
         metrics.gauge(CollectorMetrics.bufferedBodyBytes, help: "Bytes of request bodies held decoded (bounded; past it 503).") {

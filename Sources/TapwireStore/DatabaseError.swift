@@ -63,6 +63,11 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
 
     /// 23505: a unique index refused a row (a duplicate id, a name taken).
     public var isUniqueViolation: Bool { sqlState == "23505" }
+    /// XX000 (internal_error): besides a real internal error, what Citus raises for any error a
+    /// worker raised during a COPY into a distributed table, a duplicate key included: its COPY
+    /// passes on the worker's message but not its SQLSTATE (docs/deployment.md, "Where PostgreSQL
+    /// and Citus differ"). So it says only that the COPY failed, never why.
+    public var isInternalError: Bool { sqlState == "XX000" }
     /// 42501 or 25006: the role may not write, or the session is read-only (a standby, a
     /// read-only role such as Grafana's).
     public var isNotWritable: Bool { sqlState == "42501" || sqlState == "25006" }

@@ -25,9 +25,9 @@ public final class EventWriter {
     /// One transaction: claim the group's ids (repeats within the group dropped, in key order)
     /// in event_ids, either with one COPY (`ClaimStrategy.bulk`, which fails if any was stored
     /// before, and the group is then claimed again) or by staging them and inserting with
-    /// ON CONFLICT DO NOTHING (sql/queries/claim_event_ids.sql, then staged_duplicates.sql says
-    /// which were skipped); COPY the new rows into events; COPY the finest rollup rows they add
-    /// into rollup_delta_batches (sql/queries/copy_rollup_delta_batch.sql); COMMIT.
+    /// ON CONFLICT DO NOTHING (sql/queries/claim_event_ids.sql, which returns the ids it
+    /// skipped); COPY the new rows into events; COPY the finest rollup rows they add into
+    /// rollup_delta_batches (sql/queries/copy_rollup_delta_batch.sql); COMMIT.
     public func commit(_ batches: [StagedBatch]) throws(DatabaseError) -> [BatchOutcome] {
         guard batches.contains(where: { !$0.events.isEmpty }) else {
             return batches.map { _ in BatchOutcome(stored: 0, duplicates: 0) }
@@ -46,8 +46,11 @@ public final class EventWriter {
                 claimStrategy.committed(storedBefore: storedBefore)
                 return outcomes
             } catch {
-                if mode == .bulk, error.isUniqueViolation {
-                    // An id of the group was stored before: claim again, skipping such ids.
+                if mode == .bulk, error.isUniqueViolation || (error.isInternalError && error.query == EmbeddedSQL.copyEventIds.name) {
+                    // An id of the group was stored before: claim again, skipping such ids. On
+                    // Citus the claim's COPY fails with XX000 whatever the reason (see
+                    // `isInternalError`); the skipping claim then tells exactly which ids were
+                    // stored before, or fails itself, with the SQLSTATE, if that was not the reason.
                     claimStrategy.bulkClaimHitDuplicate()
                     continue
                 }
@@ -119,11 +122,10 @@ public final class EventWriter {
                 // transaction may run on a server session that has no such table yet.
                 try connection.query(EmbeddedSQL.createStagedIds)
                 try connection.copyIn(EmbeddedSQL.copyStagedIds, data: ids)
-                let claimed = try connection.query(EmbeddedSQL.claimEventIds).affectedRows
-                if claimed < plan.order.count {
-                    let before = Set(try connection.query(EmbeddedSQL.stagedDuplicates).namedRows.map { (row) throws(DatabaseError) in
-                        try row.decode("seq", as: Int.self)
-                    })
+                let before = Set(try connection.query(EmbeddedSQL.claimEventIds).namedRows.map { (row) throws(DatabaseError) in
+                    try row.decode("seq", as: Int.self)
+                })
+                if !before.isEmpty {
                     rows = GroupRows(batches, plan: plan, rows: plan.order.filter { !before.contains($0) })
                 }
             }

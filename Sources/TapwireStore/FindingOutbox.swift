@@ -58,9 +58,18 @@ public struct FindingOutbox: Sendable {
         }
     }
 
-    /// Leases up to `limit` due messages to `owner` for `leaseSeconds`.
+    /// Leases up to `limit` due messages to `owner` for `leaseSeconds`: lists the due ones, then
+    /// leases those no other collector leased in between.
     public func lease(owner: String, leaseSeconds: Double, limit: Int, on connection: PostgresConnection) throws(DatabaseError) -> [LeasedMessage] {
-        try connection.query(EmbeddedSQL.findingAlertLease, [owner, String(leaseSeconds), String(limit)]).decode(LeasedMessage.self)
+        let due = try connection.query(EmbeddedSQL.findingAlertDue, [String(limit)]).namedRows.map { (row) throws(DatabaseError) in
+            FindingKey(appId: try row.decode("app_id"), appVersion: try row.decode("app_version"), kind: try row.decode("kind"),
+                       category: try row.decode("category"), detail: try row.decode("detail"))
+        }
+        guard !due.isEmpty else { return [] }
+        return try connection.query(EmbeddedSQL.findingAlertLease, [
+            owner, String(leaseSeconds), PostgresValue.textArray(due.map { String($0.appId) }), PostgresValue.textArray(due.map(\.appVersion)),
+            PostgresValue.textArray(due.map(\.kind.rawValue)), PostgresValue.textArray(due.map(\.category)), PostgresValue.textArray(due.map(\.detail)),
+        ]).decode(LeasedMessage.self)
     }
 
     /// Records what `WebhookRetryPolicy` decided for a leased message. False when the lease was

@@ -5,6 +5,13 @@ import TapwireCore
 /// it, whether its migration was applied, so concurrent runs (two collectors starting at once)
 /// take turns and apply each migration once. No session state: `tapwire migrate` works through a
 /// transaction pooler (PgBouncer) as well as directly.
+///
+/// A migration's statements are sent one at a time (`SQLScript`), which Citus needs. On a Citus
+/// coordinator each migration's transaction also runs in sequential mode, a migration whose
+/// statement Citus cannot run has that statement replaced by its `sql/citus/` file, and every
+/// run ends by laying out any table not laid out yet (a database that moved to Citus after it
+/// was migrated). The recorded checksums are those of `sql/migrations/`, whichever server ran
+/// them (docs/deployment.md, "Where PostgreSQL and Citus differ").
 public struct Migrator: Sendable {
     public struct Applied: Sendable, Equatable {
         public var version: Int
@@ -25,9 +32,10 @@ public struct Migrator: Sendable {
     /// Returns the migrations this call applied (empty when the schema was already current).
     @discardableResult
     public func migrate(_ connection: PostgresConnection, logger: Logger? = nil) throws(DatabaseError) -> [Applied] {
-        try connection.transaction { () throws(DatabaseError) in
+        let citus = try connection.transaction { () throws(DatabaseError) -> Bool in
             try connection.query(EmbeddedSQL.migrationsLock)
             try connection.query(EmbeddedSQL.migrationsBootstrap)
+            return try connection.query(EmbeddedSQL.citusInstalled).value(Bool.self)
         }
         var applied: [Applied] = []
         for migration in migrations {
@@ -39,7 +47,8 @@ public struct Migrator: Sendable {
                     if let recorded = try connection.query(EmbeddedSQL.migrationsChecksum, [String(migration.version)]).namedRows.first {
                         return try recorded.decode("checksum", as: String.self) == checksum ? .alreadyApplied : .edited
                     }
-                    try connection.executeScript(migration.script)
+                    if citus { try connection.query(EmbeddedSQL.migrationsCitusSequential) }
+                    for statement in try Self.statements(of: migration, citus: citus) { try connection.query(statement) }
                     try connection.query(EmbeddedSQL.migrationsRecord, [String(migration.version), migration.name, checksum])
                     return .applied
                 }
@@ -58,7 +67,47 @@ public struct Migrator: Sendable {
                 applied.append(Applied(version: migration.version, name: migration.name))
             }
         }
+        if citus, migrations.count == EmbeddedSQL.migrations.count {
+            do {
+                try connection.transaction { () throws(DatabaseError) in
+                    try connection.query(EmbeddedSQL.migrationsLock)
+                    try connection.query(EmbeddedSQL.migrationsCitusSequential)
+                    try connection.query(EmbeddedSQL.citusApplyLayout)
+                }
+            } catch {
+                throw DatabaseError(.migrationFailed, sqlState: error.sqlState, "laying out the tables on Citus failed: \(error.message)",
+                                    query: error.query)
+            }
+        }
         return applied
+    }
+
+    /// The statements `migration` runs, one at a time, each named by its file and position. On
+    /// Citus, the statement its `sql/citus/` file names (`-- replaces: <how it begins>`) is
+    /// swapped for that file's statements; a file that names no statement, or several, is a
+    /// mistake in the code and fails the migration.
+    static func statements(of migration: EmbeddedMigration, citus: Bool) throws(DatabaseError) -> [SQL] {
+        let script = SQLScript(migration.sql).statements
+        var statements = script.enumerated().map { index, statement in
+            SQL(statement.text, name: "\(migration.file), statement \(index + 1)")
+        }
+        guard citus, let replacement = migration.citus else { return statements }
+        let marker = "-- replaces: "
+        guard let line = replacement.sql.split(separator: "\n").first(where: { $0.hasPrefix(marker) }) else {
+            throw DatabaseError(.migrationFailed, "\(replacement.file) does not say which statement it replaces (a line `\(marker)…`)",
+                                query: replacement.file)
+        }
+        let begins = String(line.dropFirst(marker.count)).trimmingCharacters(in: [" "])
+        let matches = script.indices.filter { script[$0].head.hasPrefix(begins) }
+        guard matches.count == 1, let index = matches.first else {
+            throw DatabaseError(.migrationFailed, "\(replacement.file) replaces the statement of \(migration.file) that begins \"\(begins)\", and \(matches.count) do",
+                                query: replacement.file)
+        }
+        let swapped = SQLScript(replacement.sql).statements.enumerated().map { offset, statement in
+            SQL(statement.text, name: "\(replacement.file), statement \(offset + 1)")
+        }
+        statements.replaceSubrange(index...index, with: swapped)
+        return statements
     }
 
     private enum Outcome { case applied, alreadyApplied, edited }

@@ -328,6 +328,19 @@ public final class PostgresConnection {
         }
     }
 
+    /// `COPY (…) TO STDOUT` of a statement the database built: `builder` takes the values as
+    /// parameters and returns the COPY's text with them quoted (`format('%L')`), which is then
+    /// run, named as `builder`. COPY takes no bind parameters, and a COPY that read them from
+    /// transaction-local settings would not be planned with their values: on Citus such a read
+    /// of one app goes to every shard, and the settings are read on the workers, which lack them
+    /// (docs/deployment.md, "Where PostgreSQL and Citus differ").
+    public func copyOut(built builder: SQL, _ parameters: [String?], receive: ([UInt8]) throws(DatabaseError) -> Void) throws(DatabaseError) {
+        guard let text = try query(builder, parameters).scalar else {
+            throw DatabaseError(.unexpectedResult, "no statement was built", query: builder.name)
+        }
+        try copyOut(SQL(text, name: builder.name), receive: receive)
+    }
+
     private func copyOut(_ sql: String, receive: ([UInt8]) throws(DatabaseError) -> Void) throws(DatabaseError) {
         let connection = try startCopy(sql, expecting: PGRES_COPY_OUT)
         var receiverFailure: DatabaseError?

@@ -48,7 +48,7 @@ public struct RegressionLookStore: Sendable {
         if let stored = try stored(appId: appId, looksEnd: looksEnd, currentManifestsOnly: false, on: connection) { return stored }
         // Read before the check: a manifest posted in between makes the stored state older than
         // what the check saw, so readers recompute rather than serve a look the manifest changed.
-        let manifests = try connection.query(EmbeddedSQL.regressionLookManifests, [String(appId)]).value(String.self)
+        let manifests = try manifestsState(appId: appId, on: connection)
         var check = try RegressionStore(configuration: configuration).check(appId: appId, asOf: Timestamp(microseconds: looksEnd),
                                                                             on: connection)
         let takenAt = Timestamp.now
@@ -71,13 +71,19 @@ public struct RegressionLookStore: Sendable {
         return check
     }
 
+    /// The digest of the app's manifests in force and rebuilds (`tapwire_manifests_state`).
+    private func manifestsState(appId: Int64, on connection: PostgresConnection) throws(DatabaseError) -> String {
+        try connection.query(EmbeddedSQL.regressionLookManifests, [String(appId)]).value(String.self)
+    }
+
     /// The stored look of an app and hour with this configuration, if there is one that decodes.
     /// One that does not (written by a build whose shape differs without a new format version)
     /// counts as missing, so the check is computed rather than failing.
     private func stored(appId: Int64, looksEnd: Int64, currentManifestsOnly: Bool,
                         on connection: PostgresConnection) throws(DatabaseError) -> RegressionCheck? {
+        let manifests = currentManifestsOnly ? try manifestsState(appId: appId, on: connection) : nil
         let rows = try connection.query(EmbeddedSQL.regressionLookRead, [String(appId), RegressionStore.text(looksEnd),
-                                                                         configuration.lookFingerprint, currentManifestsOnly ? "true" : "false"])
+                                                                         configuration.lookFingerprint, manifests])
         guard let row = rows.namedRows.first else { return nil }
         let (takenAt, body) = try row.decode((Int64, String).self)
         guard var check = try? Self.decoder.decode(RegressionCheck.self, from: Data(body.utf8)) else { return nil }

@@ -68,15 +68,15 @@ public struct RegressionStore: Sendable {
         }
     }
 
-    /// `days`, inside the caller's transaction (the range settings are transaction-local).
+    /// `days`, inside the caller's transaction.
     private func readDays(appId: Int64, from: Int64, to: Int64, on connection: PostgresConnection) throws(DatabaseError) -> [RegressionDayRow] {
         // A few thousand rows by the primary key: parallel workers would cost more than they save.
         try connection.query(EmbeddedSQL.reportNoParallelWorkers)
-        try connection.query(EmbeddedSQL.regressionRange, [String(appId), Self.text(from), Self.text(to)])
+        let range = [String(appId), Self.text(from), Self.text(to)]
         var actions = ReleaseActionReader()
-        try connection.copyOut(EmbeddedSQL.regressionActions) { (piece) throws(DatabaseError) in try actions.consume(piece) }
+        try connection.copyOut(built: EmbeddedSQL.regressionActions, range) { (piece) throws(DatabaseError) in try actions.consume(piece) }
         var counts = ReleaseCountsReader(actions: try actions.finish())
-        try connection.copyOut(EmbeddedSQL.regressionCounts) { (piece) throws(DatabaseError) in try counts.consume(piece) }
+        try connection.copyOut(built: EmbeddedSQL.regressionCounts, range) { (piece) throws(DatabaseError) in try counts.consume(piece) }
         return try counts.finish()
     }
 

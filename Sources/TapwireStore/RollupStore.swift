@@ -89,9 +89,8 @@ public struct RollupStore: Sendable {
     public func rebuild(appId: Int64?, from: Timestamp, to: Timestamp, on connection: PostgresConnection,
                         progress: (Progress) -> Void = { _ in }) throws(DatabaseError) -> [Progress] {
         let days = try forEachDay(appId: appId, from: from, to: to, on: connection, progress: progress) { (parameters) throws(DatabaseError) -> Int in
-            try connection.query(EmbeddedSQL.rollupsRebuildRange, parameters)
             var reader = EventRowReader()
-            try connection.copyOut(EmbeddedSQL.rollupsRebuildEvents) { (piece) throws(DatabaseError) in try reader.consume(piece) }
+            try connection.copyOut(built: EmbeddedSQL.rollupsRebuildEvents, parameters) { (piece) throws(DatabaseError) in try reader.consume(piece) }
             _ = try upsert(try reader.finish(), on: connection)
             return reader.eventsRead
         }

@@ -61,9 +61,23 @@ import Synchronization
         #expect(try RollupSnapshot.rows(appId: appId, on: promotedServer) == committed)
     }
 
+    /// The collector's batch writers whose COMMIT waits for the synchronous standby. Only the
+    /// writers: the collector's fold and findings monitor commit too, and theirs wait the same
+    /// way whenever they fall while the standby is down.
+    static let writersWaiting = """
+        SELECT pid FROM pg_stat_activity WHERE datname = 'tapwire' AND application_name = 'tapwire-writer' AND wait_event = 'SyncRep'
+        """
+
     /// A connection lost while its COMMIT waits (here: for the synchronous standby, which is
     /// stopped) leaves the outcome unknown to the collector: the batch is answered 503 with
     /// Retry-After, never 200, although the primary did commit it; the retry is exact.
+    ///
+    /// Another commit of the database waits for the standby beside it, as the collector's fold
+    /// or findings monitor does when its commit falls in this window. This test once failed with
+    /// no answer at all: it terminated whichever backend waited first, which could be the
+    /// findings monitor's while the batch's COMMIT had not got there yet; that COMMIT then
+    /// waited for good, and the client gave up after its 30 s. Now only the writer's backend is
+    /// terminated, and the client waits longer than the test allows for the COMMIT to wait.
     @Test func aCommitInDoubtIsAnswered503AndItsRetryIsExact() throws {
         let cluster = try ReplicatedCluster.start(synchronous: true)
         defer { cluster.stop() }
@@ -75,19 +89,31 @@ import Synchronization
         #expect(try collector.client.post("/v1/batch", key: writeKey, json: TestBatch.body([TestBatch.event()])).status == 200)
 
         try cluster.standby.stop()
+        let admin = try PostgresConnection(url: cluster.primary.url())
+        defer { admin.close() }
+        // The bystander: a transaction that writes (a temporary table's catalog rows) commits,
+        // and waits for the standby until it is back.
+        Thread {
+            guard let bystander = try? PostgresConnection(url: primary, applicationName: "tapwire-test-bystander") else { return }
+            _ = try? bystander.query("CREATE TEMPORARY TABLE bystander (x int)")
+            bystander.close()
+        }.start()
+        let bystanderWaits = "SELECT 1 FROM pg_stat_activity WHERE application_name = 'tapwire-test-bystander' AND wait_event = 'SyncRep'"
+        #expect(eventually(timeout: 30) { (try? admin.query(bystanderWaits).rows.isEmpty) == false })
+
         let body = TestBatch.body((0..<25).map { _ in TestBatch.event() })
         let answer = Mutex<TestResponse?>(nil)
         let posted = DispatchSemaphore(value: 0)
         Thread {
-            let response = try? HTTPTestClient(port: collector.port).post("/v1/batch", key: writeKey, json: body)
+            let response = try? HTTPTestClient(port: collector.port).post("/v1/batch", key: writeKey, json: body, timeout: 120)
             answer.withLock { $0 = response }
             posted.signal()
         }.start()
-        let admin = try PostgresConnection(url: cluster.primary.url())
-        defer { admin.close() }
-        let waiting = "SELECT pid FROM pg_stat_activity WHERE datname = 'tapwire' AND wait_event = 'SyncRep'"
-        #expect(eventually(timeout: 30) { (try? admin.query(waiting).rows.isEmpty) == false })
-        try admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'tapwire' AND wait_event = 'SyncRep'")
+        #expect(eventually(timeout: 30) { (try? admin.query(Self.writersWaiting).rows.isEmpty) == false })
+        try admin.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = 'tapwire' AND application_name = 'tapwire-writer' AND wait_event = 'SyncRep'
+            """)
         #expect(posted.wait(timeout: .now() + 60) == .success)
         let response = try #require(answer.withLock { $0 })
         #expect(response.status == 503, "\(response.status) \(response.text)")
@@ -126,7 +152,8 @@ import Synchronization
             let ids = events.compactMap { $0["eventId"]?.stringValue }
             done.enter()
             Thread {
-                let response = try? HTTPTestClient(port: collector.port).post("/v1/batch", key: writeKey, json: TestBatch.body(events))
+                let response = try? HTTPTestClient(port: collector.port).post("/v1/batch", key: writeKey, json: TestBatch.body(events),
+                                                                             timeout: 120)
                 answers.withLock { $0.append((ids, response)) }
                 done.leave()
             }.start()
@@ -135,8 +162,7 @@ import Synchronization
         post()
         let admin = try PostgresConnection(url: cluster.primary.url())
         defer { admin.close() }
-        let waiting = "SELECT pid FROM pg_stat_activity WHERE datname = 'tapwire' AND wait_event = 'SyncRep'"
-        #expect(eventually(timeout: 30) { (try? admin.query(waiting).rows.isEmpty) == false })
+        #expect(eventually(timeout: 30) { (try? admin.query(Self.writersWaiting).rows.isEmpty) == false })
         // …so of six more, the queue takes what fits and the rest are refused at once.
         for _ in 0..<6 { post() }
         let refusedAtOnce = eventually(timeout: 30) { answers.withLock { $0.count } >= 4 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import TapwireLoopbackClient
 import TapwireStore
@@ -34,6 +37,34 @@ import TapwireTestSupport
         #expect(!HTTPClientConnection.answers200(port: port))
     }
 
+    /// A server that never answers and one that closes the connection are different failures,
+    /// and the error says which (a benchmark's "connection closed before a response" could be
+    /// either before).
+    @Test func noAnswerInTimeIsNotAClose() throws {
+        let listener = try SilentListener()
+        let silent = try HTTPClientConnection(port: listener.port, timeout: 0.3)
+        defer { silent.close() }
+        try silent.send(httpRequestHead("GET", "/healthz", headers: [:], contentLength: nil))
+        do {
+            _ = try silent.readResponse()
+            Issue.record("a response from a server that never answers")
+        } catch {
+            #expect(error.code == .timedOut, "\(error)")
+            #expect(error.message == "no response within 0.3 s (0 bytes read)")
+        }
+        #expect(!silent.isClosedByPeer())
+
+        let closing = try HTTPClientConnection(port: listener.port, timeout: 5)
+        defer { closing.close() }
+        try listener.acceptAndClose(2) // the silent one, then this one
+        do {
+            _ = try closing.readResponse()
+            Issue.record("a response from a server that closed the connection")
+        } catch {
+            #expect(error.code == .closed, "\(error)")
+        }
+    }
+
     @Test func failuresSayWhichStepFailed() {
         do {
             _ = try HTTPClientConnection(host: "collector.example", port: 8080)
@@ -48,4 +79,39 @@ import TapwireTestSupport
             #expect(error.code == .connectFailed)
         }
     }
+}
+
+/// A loopback port whose connections the kernel accepts but nobody answers (the listening
+/// socket is never read from until `acceptAndClose`).
+final class SilentListener {
+    let fd: Int32
+    let port: Int
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Bool in
+                bind(fd, raw, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, raw, &length) == 0
+            }
+        }
+        guard fd >= 0, bound else { throw TestClientError(message: "cannot listen on 127.0.0.1") }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Accepts `count` waiting connections and closes each at once.
+    func acceptAndClose(_ count: Int) throws {
+        for _ in 0..<count {
+            let connection = accept(fd, nil, nil)
+            guard connection >= 0 else { throw TestClientError(message: "accept failed") }
+            Glibc.close(connection)
+        }
+    }
+
+    deinit { Glibc.close(fd) }
 }

@@ -117,6 +117,41 @@ import TapwireTestSupport
     }
 }
 
+/// The header deadline as the watchdog applies it to one connection (`OpenConnection.State`).
+@Suite struct HeaderDeadlineTests {
+    let second: UInt64 = 1_000_000_000
+
+    /// One look at a connection waiting since `since` (nil: a request in progress); returns
+    /// how long it has waited if overdue, and what the look left of its wait.
+    func look(since: UInt64?, now: UInt64, excused: UInt64 = 0) -> (overdue: UInt64?, waitingSince: UInt64?) {
+        var connection = OpenConnection.State(socket: -1, waitingSince: since)
+        let overdue = connection.overdueWait(now: now, excused: excused, deadline: 30 * second)
+        return (overdue, connection.waitingSince)
+    }
+
+    @Test func aConnectionIsOverdueOnlyPastTheDeadline() {
+        #expect(look(since: 100 * second, now: 130 * second).overdue == nil)
+        #expect(look(since: 100 * second, now: 130 * second + 1).overdue == 30 * second + 1)
+        #expect(look(since: nil, now: 1_000 * second).overdue == nil)
+    }
+
+    /// The lost answers of `tapwire-bench ingest --apps 50`: a sweep reads the clock, then a
+    /// request on the connection is answered before the sweep takes its lock. The wait began
+    /// after the sweep's `now`; with wrap-around subtraction it looked 584 years old.
+    @Test func aWaitThatBeganAfterTheSweepsClockIsNotOverdue() {
+        #expect(look(since: 100 * second + 5, now: 100 * second) == (nil, 100 * second + 5))
+        #expect(look(since: 100 * second + 5, now: 100 * second, excused: 20 * second) == (nil, 100 * second + 5))
+    }
+
+    @Test func aPauseOfTheCollectorIsExcused() {
+        // 40 s since, 20 s of it the collector was not running: 20 s waited.
+        #expect(look(since: 0, now: 40 * second, excused: 20 * second) == (nil, 20 * second))
+        #expect(look(since: 0, now: 51 * second, excused: 20 * second) == (31 * second, 20 * second))
+        // The excuse never moves a wait past now.
+        #expect(look(since: 39 * second, now: 40 * second, excused: 20 * second) == (nil, 40 * second))
+    }
+}
+
 /// The watchdog on a real libmicrohttpd server over loopback, with a handler that keeps the
 /// collector busy the way a slow commit or a slow decode does.
 @Suite(.serialized) struct UploadWatchdogHTTPTests {
@@ -216,6 +251,29 @@ import TapwireTestSupport
         }
         #expect(statuses == [200, 200, 200, 200])
         #expect(sizes == [10, 30_000, 50_000, 70_000])
+    }
+
+    /// A sweep that read the clock, then looks at a connection that started waiting for its
+    /// next request's headers after that (the watchdog thread descheduled between the two, as on
+    /// a loaded machine): one whose request was answered in between, or one accepted in between.
+    /// The connection stays open and its next request is answered. Before the fix the sweep
+    /// shut it down, and that request got no response.
+    @Test(arguments: [true, false]) func aConnectionThatStartedWaitingAfterASweepReadTheClockStaysOpen(answeredBetween: Bool) throws {
+        let server = try Self.server(threads: 2)
+        defer { server.stop() }
+        var sweepClock = monotonicNanoseconds()
+        let connection = try TestConnection(port: server.port, timeout: 10)
+        defer { connection.close() }
+        if answeredBetween {
+            sweepClock = monotonicNanoseconds()
+            try connection.send(Self.post("/echo", Self.body(100)))
+            #expect(try connection.readResponse().status == 200)
+        }
+        // Accepted, or its request completed: waiting for the next headers, since after sweepClock.
+        #expect(eventually { server.server.watchdog.connectionsAwaitingHeaders == 1 })
+        server.server.watchdog.sweep(now: sweepClock)
+        try connection.send(Self.post("/echo", Self.body(300)))
+        #expect(try connection.readResponse().json?["bytes"]?.numberValue?.integer == 300)
     }
 
     /// The stream offsets stay exact over a keep-alive connection: after several whole requests,

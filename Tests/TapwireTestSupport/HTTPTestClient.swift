@@ -34,9 +34,10 @@ public struct HTTPTestClient: Sendable {
         return try connection.readResponse()
     }
 
-    /// POST with a key, gzip-compressing the body unless told otherwise.
+    /// POST with a key, gzip-compressing the body unless told otherwise. `timeout`: how long the
+    /// answer may take (longer than whatever the test itself waits for meanwhile).
     public func post(_ path: String, key: String?, json: [UInt8], encoding: String? = "gzip",
-                     extraHeaders: [String: String] = [:]) throws -> TestResponse {
+                     extraHeaders: [String: String] = [:], timeout: Double = 30) throws -> TestResponse {
         var headers = extraHeaders
         headers["Content-Type"] = "application/json"
         if let key { headers["Authorization"] = Self.basic(key) }
@@ -49,7 +50,7 @@ public struct HTTPTestClient: Sendable {
             default: break
             }
         }
-        return try request("POST", path, headers: headers, body: body)
+        return try request("POST", path, headers: headers, body: body, timeout: timeout)
     }
 
     public func get(_ path: String, key: String? = nil) throws -> TestResponse {

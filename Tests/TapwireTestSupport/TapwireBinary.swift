@@ -15,11 +15,12 @@ public enum TapwireBinary {
         throw TestClientError(message: "the tapwire binary is not built; run `swift build` (or set TAPWIRE_BINARY)")
     }
 
-    /// Runs `tapwire ARGS…` to completion.
-    public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Subprocess.Result {
+    /// Runs `tapwire ARGS…` to completion (`binary`: another build of it, such as the previous
+    /// release's).
+    public static func run(_ arguments: [String], environment: [String: String] = [:], binary: String? = nil) throws -> Subprocess.Result {
         let log = NSTemporaryDirectory() + "tapwire-run-\(UInt32.random(in: 0...UInt32.max)).log"
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let child = try Subprocess.spawn(try path(), arguments, logPath: log, environment: environment)
+        let child = try Subprocess.spawn(try binary ?? path(), arguments, logPath: log, environment: environment)
         let status = child.wait(timeout: 120) ?? -1
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         return Subprocess.Result(status: status, output: output)
@@ -28,10 +29,10 @@ public enum TapwireBinary {
     /// Starts `tapwire serve` on `port` (a free one when nil: a restart passes the old one) and
     /// waits until /healthz answers.
     public static func serve(databaseURL: String, port: Int? = nil, extraArguments: [String] = [],
-                             environment: [String: String] = [:]) throws -> ServeProcess {
+                             environment: [String: String] = [:], binary: String? = nil) throws -> ServeProcess {
         let port = port ?? EmbeddedPostgres.freePort()
         let log = NSTemporaryDirectory() + "tapwire-serve-\(port).log"
-        let child = try Subprocess.spawn(try path(), ["serve", "--database-url", databaseURL, "--port", String(port)] + extraArguments,
+        let child = try Subprocess.spawn(try binary ?? path(), ["serve", "--database-url", databaseURL, "--port", String(port)] + extraArguments,
                                          logPath: log, environment: environment)
         let process = ServeProcess(child: child, port: port, logPath: log)
         let up = eventually(timeout: 30) { (try? HTTPTestClient(port: port).get("/healthz").status) == 200 }

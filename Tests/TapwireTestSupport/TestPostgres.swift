@@ -90,6 +90,12 @@ public struct TestDatabase: Sendable {
     public let name: String
     public let url: String
 
+    /// A database made some other way (a Citus cluster's, say).
+    public init(name: String, url: String) {
+        self.name = name
+        self.url = url
+    }
+
     public static func create() throws -> TestDatabase {
         let template = try TestPostgres.templateName()
         let name = "t_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)

@@ -1,15 +1,18 @@
--- Step 2 of reading a report's edge minutes: the raw events of the app and ranges
--- report_edge_events_range.sql set, with the columns of rollups_rebuild_events.sql, streamed back
--- in one COPY to the report, which aggregates them with TapwireCore.RollupDeltas (the one
--- definition of every aggregate; TapwireStore/ReportEdgeEvents.swift). Each range is its own BRIN
--- scan of the partitions it can touch (LATERAL, OFFSET 0: never a join with all of events).
-COPY (
+-- A report's edge minutes (TapwireStore/ReportEdgeEvents.swift): builds the COPY that streams
+-- back the raw events of app $1 in the ranges [$2[i], $3[i]) (arrays of instants, ISO 8601), with
+-- the columns of rollups_rebuild_events.sql, to the report, which aggregates them with
+-- TapwireCore.RollupDeltas (the one definition of every aggregate). COPY takes no bind
+-- parameters: the database quotes the values into the statement (format %L), and the caller
+-- runs it (PostgresConnection.copyOut(built:)). With the app a constant, Citus sends the whole
+-- statement to the app's shard. Each range is its own BRIN scan of the partitions it can touch
+-- (LATERAL, OFFSET 0: never a join with all of events).
+SELECT format($copy$COPY (
     SELECT e.app_id, e.event_time, e.type::text, e.category, e.action_identifier, e.user_text_length, e.has_media,
            e.media_requested, e.category_registered, e.campaign, e.variant, e.delivered_at, e.app_version, e.platform,
            e.os_version
-    FROM unnest(current_setting('tapwire.edge_from')::timestamptz[], current_setting('tapwire.edge_to')::timestamptz[]) AS r (lo, hi)
+    FROM unnest(%L::timestamptz[], %L::timestamptz[]) AS r (lo, hi)
     CROSS JOIN LATERAL (
         SELECT * FROM events
-        WHERE app_id = current_setting('tapwire.edge_app')::bigint AND event_time >= r.lo AND event_time < r.hi
+        WHERE app_id = %s AND event_time >= r.lo AND event_time < r.hi
         OFFSET 0) e
-) TO STDOUT (FORMAT binary)
+) TO STDOUT (FORMAT binary)$copy$, $2::text, $3::text, $1::bigint)

@@ -19,6 +19,9 @@ public final class HTTPServer: Service {
     public let name = "http"
     let handler: any HTTPHandler
     public let options: HTTPServerOptions
+    /// Why a request ended without its answer reaching the client, and libmicrohttpd's own
+    /// messages (connections refused at the limits, failed sends), go here.
+    let logger: Logger
     private let daemon = Mutex<UInt>(0)
     private let boundPort = Atomic<Int>(0)
     let watchdog: UploadWatchdog
@@ -30,13 +33,15 @@ public final class HTTPServer: Service {
     /// Signalled when the last request completes while draining.
     private let drained = DispatchSemaphore(value: 0)
 
-    public init(handler: any HTTPHandler, options: HTTPServerOptions) {
+    public init(handler: any HTTPHandler, options: HTTPServerOptions, logger: Logger = Logger(label: "http")) {
         self.handler = handler
         self.options = options
+        self.logger = logger
         self.bodyBudget = BodyBudget(limit: options.maxBufferedBodyBytes)
         self.watchdog = UploadWatchdog(stalledNanoseconds: UInt64(options.stalledUploadSeconds) * 1_000_000_000,
                                        deadlineNanoseconds: UInt64(options.uploadDeadlineSeconds) * 1_000_000_000,
-                                       headerDeadlineNanoseconds: UInt64(options.idleTimeoutSeconds) * 1_000_000_000)
+                                       headerDeadlineNanoseconds: UInt64(options.idleTimeoutSeconds) * 1_000_000_000,
+                                       sweepInterval: options.watchdogSweepNanoseconds, logger: logger)
     }
 
     /// The port actually bound (useful when options.port is 0).
@@ -59,7 +64,8 @@ public final class HTTPServer: Service {
         guard let address = SocketAddress(host: options.host, port: options.port) else {
             throw HTTPServerError(message: "cannot listen on host \(options.host): give an IPv4 or IPv6 address such as 127.0.0.1, 0.0.0.0 or ::1")
         }
-        var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue)
+        var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+                           | MHD_USE_ERROR_LOG.rawValue)
         if address.isIPv6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         let cls = Unmanaged.passUnretained(self).toOpaque()
         let started: OpaquePointer? = address.withSockaddr { sockaddrPointer in
@@ -67,7 +73,7 @@ public final class HTTPServer: Service {
                 flags: flags, address: sockaddrPointer, thread_pool_size: UInt32(max(1, options.threads)),
                 connection_limit: UInt32(options.connectionLimit), per_ip_connection_limit: UInt32(options.perIPConnectionLimit),
                 connection_timeout_seconds: UInt32(options.idleTimeoutSeconds), connection_memory_limit: options.connectionMemoryLimit,
-                listen_backlog: 511)
+                listen_backlog: 511, logger: tapwireLibraryMessage, logger_cls: cls)
             return tapwire_mhd_start(&settings, tapwireAccessHandler, cls, tapwireRequestCompleted, cls,
                                      tapwireConnectionNotice, cls, tapwireRequestLine, cls)
         }
@@ -344,10 +350,12 @@ private func tapwireRequestCompleted(
     let ended = requestContext?.pointee.map { raw in
         Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue().state.withLock { $0.wireEnd }
     } ?? nil
+    var closedByWatchdog = false
     if let connection, let entry = openConnection(connection) {
         entry.state.withLock { c in
             c.waitingSince = c.refused ? nil : monotonicNanoseconds()
             c.nextRequestStart = ended
+            closedByWatchdog = c.closedByWatchdog
         }
     }
     guard let cls, let requestContext, let raw = requestContext.pointee else { return }
@@ -356,12 +364,83 @@ private func tapwireRequestCompleted(
     let context = Unmanaged<RequestContext>.fromOpaque(raw).takeRetainedValue()
     server.watchdog.forget(context)
     defer { server.closed(context) }
-    let (status, annotations, label) = context.state.withLock { s in
-        let (status, annotations) = s.complete(budget: server.bodyBudget)
-        return (status, annotations, s.label)
+    let termination = RequestLifecycle.Termination(reason)
+    let (outcome, label) = context.state.withLock { s in (s.complete(termination, budget: server.bodyBudget), s.label) }
+    let nanoseconds = monotonicNanoseconds() &- context.startedAt
+    if let phase = outcome.unansweredIn {
+        server.logUnanswered(label: label, status: outcome.status, phase: phase, termination: termination,
+                             closedByWatchdog: closedByWatchdog, nanoseconds: nanoseconds)
     }
-    server.handler.completed(context.head, label: label, status: status, annotations: annotations,
-                             nanoseconds: monotonicNanoseconds() &- context.startedAt)
+    server.handler.completed(context.head, label: label, status: outcome.status, annotations: outcome.annotations,
+                             nanoseconds: nanoseconds)
+}
+
+extension RequestLifecycle.Termination {
+    init(_ code: MHD_RequestTerminationCode) {
+        switch code {
+        case .REQUEST_TERMINATED_COMPLETED_OK: self = .completed
+        case .REQUEST_TERMINATED_TIMEOUT_REACHED: self = .idleTimeout
+        case .REQUEST_TERMINATED_DAEMON_SHUTDOWN: self = .shutdown
+        case .REQUEST_TERMINATED_READ_ERROR: self = .readError
+        case .REQUEST_TERMINATED_CLIENT_ABORT: self = .clientClosed
+        default: self = .connectionError
+        }
+    }
+}
+
+extension HTTPServer {
+    /// One line for a request whose client got no whole answer, saying why: a warning when the
+    /// collector ended it, info when the client went away. Only the route, never the URL.
+    func logUnanswered(label: String?, status: Int, phase: RequestLifecycle.Phase, termination: RequestLifecycle.Termination,
+                       closedByWatchdog: Bool, nanoseconds: UInt64) {
+        let why: String
+        switch termination {
+        case _ where closedByWatchdog:
+            why = "the upload watchdog closed the connection: its next request's headers were overdue"
+        case .completed: why = "libmicrohttpd completed the request without the collector's answer"
+        case .connectionError: why = "the connection failed before the answer was sent (libmicrohttpd's message says how)"
+        case .idleTimeout: why = "no bytes moved for the idle timeout (\(options.idleTimeoutSeconds) s), so libmicrohttpd closed the connection"
+        case .shutdown: why = "the collector stopped"
+        case .readError: why = "the client reset the connection"
+        case .clientClosed: why = "the client closed the connection"
+        }
+        var fields: [(String, LogValue)] = [("status", .of(status)), ("phase", .string(phase.rawValue)),
+                                            ("termination", .string(termination.rawValue)), ("why", .string(why)),
+                                            ("latency_ms", .double(Double(nanoseconds) / 1e6))]
+        if let label { fields.insert(("route", .string(label)), at: 0) }
+        logger.log(termination.byClient && !closedByWatchdog ? .info : .warning, "request ended without a response", fields)
+    }
+}
+
+/// libmicrohttpd's own messages (MHD_USE_ERROR_LOG): why it refused a connection at the limits
+/// or closed one mid-request, which no other callback reports. Formatted here, since only this
+/// file may hold MHD's pointers; a quoted URL is left out of the log.
+private func tapwireLibraryMessage(cls: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVaListPointer?) {
+    guard let cls, let format, let arguments else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    var text = [CChar](repeating: 0, count: 512)
+    _ = vsnprintf(&text, text.count, format, arguments)
+    let message = libraryMessageForLog(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    server.logger.warning("libmicrohttpd", ["message": .string(message)])
+}
+
+/// A libmicrohttpd message as it may be logged: one line, with any `quoted' text (the URL of the
+/// request it concerns, which may carry anything a client sent) replaced by an ellipsis.
+func libraryMessageForLog(_ raw: String) -> String {
+    var out = ""
+    var rest = Substring(raw)
+    while let open = rest.firstIndex(of: "`") {
+        out += rest[...open]
+        guard let close = rest[rest.index(after: open)...].firstIndex(of: "'") else {
+            rest = rest[rest.endIndex...]
+            out += "…"
+            break
+        }
+        out += "…"
+        rest = rest[close...]
+    }
+    out += rest
+    return out.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// Collects one kind of connection values (headers, query arguments) into a dictionary, and

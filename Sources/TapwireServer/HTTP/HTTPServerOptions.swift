@@ -32,6 +32,9 @@ public struct HTTPServerOptions: Sendable, Equatable {
     /// commit, a report by its reads); a request still unanswered after it gets 503 with
     /// Retry-After. Requests that arrive meanwhile get that 503 at once.
     public var drainSeconds = 30.0
+    /// How often the upload watchdog looks at every upload and idle connection. Not a setting:
+    /// tests look far more often, so that a look racing a request shows up in a short run.
+    var watchdogSweepNanoseconds: UInt64 = 250_000_000
 
     public init() {}
 }

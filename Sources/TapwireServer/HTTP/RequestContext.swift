@@ -66,8 +66,8 @@ final class RequestContext: Sendable {
         }
 
         /// libmicrohttpd completed the request: every byte it held of the budget goes back.
-        mutating func complete(budget: BodyBudget) -> (status: Int, annotations: [String: Int]) {
-            let outcome = lifecycle.completed()
+        mutating func complete(_ termination: RequestLifecycle.Termination, budget: BodyBudget) -> RequestLifecycle.Completion {
+            let outcome = lifecycle.completed(termination)
             dropBody()
             budget.release(budgetBytes)
             budgetBytes = 0

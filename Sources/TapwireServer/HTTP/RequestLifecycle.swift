@@ -5,7 +5,7 @@
 /// (HTTPServer.swift) feeds it events, under the request's lock, and performs the actions it
 /// returns, so the rules are unit-tested without sockets.
 struct RequestLifecycle: Sendable, Equatable {
-    enum Phase: Sendable, Equatable {
+    enum Phase: String, Sendable, Equatable {
         /// The body is being read (or was never asked for): libmicrohttpd calls back with chunks,
         /// then once more when the body has ended.
         case receiving
@@ -19,6 +19,34 @@ struct RequestLifecycle: Sendable, Equatable {
         case responding
         /// libmicrohttpd completed the request: answered, aborted by the client or timed out.
         case finished
+    }
+
+    /// How libmicrohttpd ended a request (its `MHD_RequestTerminationCode`), named for the log.
+    enum Termination: String, Sendable, Equatable {
+        /// The answer was sent whole.
+        case completed
+        /// The connection failed, or was closed by the collector, before the answer was sent.
+        case connectionError = "connection_error"
+        /// libmicrohttpd's idle timeout: no bytes moved either way for `--idle-timeout`.
+        case idleTimeout = "idle_timeout"
+        /// The collector stopped.
+        case shutdown
+        /// Reading the request failed (the client reset the connection).
+        case readError = "read_error"
+        /// The client closed the connection before its request was complete.
+        case clientClosed = "client_closed"
+
+        /// Whether the client, not the collector, ended the request.
+        var byClient: Bool { self == .readError || self == .clientClosed }
+    }
+
+    /// What a request completed with: its answer's status (0 when it had none) and annotations,
+    /// for logs and metrics, and where it was when it ended if its client did not get that
+    /// answer whole (nil when it did).
+    struct Completion: Sendable, Equatable {
+        var status: Int
+        var annotations: [String: Int]
+        var unansweredIn: Phase?
     }
 
     /// What the driver does after an event.
@@ -143,11 +171,15 @@ struct RequestLifecycle: Sendable, Equatable {
         return true
     }
 
-    /// libmicrohttpd completed the request. Returns what it was answered, for logs and metrics.
-    mutating func completed() -> (status: Int, annotations: [String: Int]) {
+    /// libmicrohttpd completed the request, ending it as `termination`. Its client got an answer
+    /// when libmicrohttpd sent the queued one whole, or when the watchdog wrote its 408 on the
+    /// socket; any other end leaves the client unable to tell what became of its request.
+    mutating func completed(_ termination: Termination = .completed) -> Completion {
+        let endedIn = phase
         phase = .finished
         decodingBody = false
-        return (status, annotations)
+        let answered = timedOut || (termination == .completed && status != 0)
+        return Completion(status: status, annotations: annotations, unansweredIn: answered ? nil : endedIn)
     }
 
     private mutating func respond(_ response: HTTPResponse) -> Action {

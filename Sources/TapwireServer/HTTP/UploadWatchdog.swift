@@ -16,23 +16,28 @@ final class UploadWatchdog: Sendable {
     private let uploads = Mutex<[ObjectIdentifier: RequestContext]>([:])
     private let connections = Mutex<[ObjectIdentifier: OpenConnection]>([:])
     private let loop = BackgroundLoop(name: "tapwire-upload-watchdog")
-    private static let sweepInterval: UInt64 = 250_000_000
-    private let clock = Mutex(WatchdogClock(interval: sweepInterval, tolerance: 8 * sweepInterval))
+    private let sweepInterval: UInt64
+    private let clock: Mutex<WatchdogClock>
     private let stalledNanoseconds: UInt64
     private let deadlineNanoseconds: UInt64
     private let headerDeadlineNanoseconds: UInt64
+    private let logger: Logger
 
-    init(stalledNanoseconds: UInt64, deadlineNanoseconds: UInt64, headerDeadlineNanoseconds: UInt64) {
+    init(stalledNanoseconds: UInt64, deadlineNanoseconds: UInt64, headerDeadlineNanoseconds: UInt64,
+         sweepInterval: UInt64 = 250_000_000, logger: Logger = Logger(label: "http")) {
+        self.logger = logger
         self.stalledNanoseconds = stalledNanoseconds
         self.deadlineNanoseconds = deadlineNanoseconds
         self.headerDeadlineNanoseconds = headerDeadlineNanoseconds
+        self.sweepInterval = sweepInterval
+        clock = Mutex(WatchdogClock(interval: sweepInterval, tolerance: 8 * sweepInterval))
     }
 
     /// Sweeps every `sweepInterval` until `stop`.
     func start() {
         loop.start { [self] in
             while loop.isRunning {
-                loop.pause(seconds: Double(Self.sweepInterval) / 1e9)
+                loop.pause(seconds: Double(sweepInterval) / 1e9)
                 if loop.isRunning { sweep(now: monotonicNanoseconds()) }
             }
         }
@@ -52,17 +57,32 @@ final class UploadWatchdog: Sendable {
     func opened(_ connection: OpenConnection) { connections.withLock { $0[ObjectIdentifier(connection)] = connection } }
     func closed(_ connection: OpenConnection) { connections.withLock { $0[ObjectIdentifier(connection)] = nil } }
 
-    private func sweep(now: UInt64) {
+    /// Open connections waiting for their next request's headers: a request answered on a
+    /// keep-alive connection counts here once libmicrohttpd has completed it.
+    var connectionsAwaitingHeaders: Int {
+        connections.withLock { Array($0.values) }.filter { $0.state.withLock { $0.waitingSince != nil } }.count
+    }
+
+    /// One look at every connection and upload. `now` is read once, before any of their locks
+    /// is taken: a connection may have moved on since (tests call it with an old `now`).
+    func sweep(now: UInt64) {
         let excused = clock.withLock { $0.excuse(now: now) }
         // Connections between requests (just opened, or answered) whose next request's headers
         // are not complete by the deadline: closed, whatever trickles in.
         for connection in connections.withLock({ Array($0.values) }) {
-            connection.state.withLock { c in
-                if excused > 0, let since = c.waitingSince { c.waitingSince = min(now, since &+ excused) }
-                guard let since = c.waitingSince, now &- since > headerDeadlineNanoseconds, c.socket >= 0,
-                      Self.unreadBytes(c.socket) == 0 else { return }
+            let waited = connection.state.withLock { c -> UInt64? in
+                guard let waited = c.overdueWait(now: now, excused: excused, deadline: headerDeadlineNanoseconds), c.socket >= 0,
+                      Self.unreadBytes(c.socket) == 0 else { return nil }
                 c.waitingSince = nil
+                c.closedByWatchdog = true
                 shutdown(c.socket, Int32(SHUT_RDWR))
+                return waited
+            }
+            if let waited {
+                // Idle keep-alive connections and slow headers alike: a client that sends a request
+                // just as this happens gets no answer, and this line is why.
+                logger.info("closed a connection: its next request's headers were overdue",
+                            ["waited_s": .double(Double(waited) / 1e9), "deadline_s": .double(Double(headerDeadlineNanoseconds) / 1e9)])
             }
         }
         let watched = uploads.withLock { Array($0.values) }
