@@ -125,6 +125,12 @@ public struct RollupStore: Sendable {
             let chunkStart = max(start, chunkEnd - day)
             let parameters = [appId.map(String.init), Timestamp(microseconds: chunkStart).iso8601(fractionDigits: 6),
                               Timestamp(microseconds: chunkEnd).iso8601(fractionDigits: 6)]
+            // The blocks of days (grains 3 to 6) that hold the day.
+            let grains = RollupRows.Grain.dayBlocks.filter { $0 > RollupRows.Grain.day }
+            let starts = grains.map { RollupRows.Grain.block(of: chunkStart, grain: $0) }
+            let blocks = [appId.map(String.init), "{" + grains.map(String.init).joined(separator: ",") + "}",
+                          PostgresValue.timestampArray(starts),
+                          PostgresValue.timestampArray(zip(grains, starts).map { $1 + RollupRows.Grain.days($0) * day })]
             var attempt = 0
             while true {
                 do {
@@ -134,8 +140,7 @@ public struct RollupStore: Sendable {
                         try connection.query(EmbeddedSQL.rollupsRebuildDelete, parameters)
                         let events = try recompute(parameters)
                         // The blocks of days that hold the day, made again from their days.
-                        try connection.query(EmbeddedSQL.rollupsRebuildBlocks, parameters)
-                        try connection.query(EmbeddedSQL.rollupsRebuildBlocksSum, parameters)
+                        try connection.query(EmbeddedSQL.rollupsRebuildBlocks, blocks)
                         try connection.query(EmbeddedSQL.rollupsQuarterCoverage, parameters)
                         return events
                     }

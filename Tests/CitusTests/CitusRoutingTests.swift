@@ -108,7 +108,8 @@ import TapwireTestSupport
         let reads = logged.filter { !Self.isFold($0.query) }
         let distributed = reads.filter { !$0.taskCounts.isEmpty }
         // Every statement family of the report, the regression check, the stored look and the key.
-        for part in ["rollup_counts", "rollup_actions", "rollup_histograms", "rollup_quarter_coverage", "FROM events", "current_manifests",
+        for part in ["rollup_totals", "rollup_total_actions", "rollup_total_histograms", "rollup_trend", "rollup_uplift_days",
+                     "rollup_quarter_coverage", "FROM events", "current_manifests",
                      "rollup_release_counts", "rollup_release_actions", "regression_looks", "mismatch_usage", "api_keys"] {
             #expect(distributed.contains { $0.query.contains(part) }, "no plan read \(part)")
         }

@@ -23,21 +23,21 @@ import TapwireTestSupport
         let values = try #require(deltas.counts.keys.first).dimensions.values
         #expect(values.os == "26")
         for (index, dimension) in ReportDimension.allCases.enumerated() {
-            let sql = try connection.query("SELECT tapwire_dimension_value($1::text, e) FROM events e WHERE app_id = $2::bigint",
+            let sql = try connection.query("SELECT tapwire_dimension_value($1::text, e.app_version, e.platform, e.campaign, e.variant, e.os_version) FROM events e WHERE app_id = $2::bigint",
                                            [dimension.rawValue, String(app.appId)]).scalar
             #expect(sql == values[dimension], "\(dimension): SQL \(sql ?? "NULL"), Swift \(values[dimension])")
             // The filter at the dimension's position matches its value and only it.
             func matches(_ value: String) throws -> String? {
                 var filters = [String?](repeating: nil, count: ReportDimension.allCases.count)
                 filters[index] = value
-                return try connection.query("SELECT tapwire_event_matches($1::text[], e) FROM events e WHERE app_id = $2::bigint",
+                return try connection.query("SELECT tapwire_event_matches($1::text[], e.app_version, e.platform, e.campaign, e.variant, e.os_version) FROM events e WHERE app_id = $2::bigint",
                                             [PostgresValue.textArray(filters), String(app.appId)]).scalar
             }
             #expect(try matches(values[dimension]) == "t", "\(dimension) at position \(index + 1)")
             #expect(try matches(values[dimension] + "x") == "f", "\(dimension) at position \(index + 1)")
         }
         // One more element than there are dimensions: the SQL has no dimension there.
-        let unknown = try connection.query("SELECT tapwire_dimension_value('noSuchDimension', e) FROM events e WHERE app_id = $1::bigint",
+        let unknown = try connection.query("SELECT tapwire_dimension_value('noSuchDimension', e.app_version, e.platform, e.campaign, e.variant, e.os_version) FROM events e WHERE app_id = $1::bigint",
                                            [String(app.appId)]).scalar
         #expect(unknown == "")
     }

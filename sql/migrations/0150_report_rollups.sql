@@ -61,8 +61,11 @@ RETURN timestamptz '1970-01-01 00:00:00+00'
 
 -- A histogram's bins as two sorted arrays (bins, counts), merged by adding the counts of equal bins
 -- (a bin whose count comes to 0, as when a rebuild takes a day out of its blocks, goes).
-CREATE FUNCTION tapwire_merge_bins(bins_a smallint[], counts_a bigint[], bins_b smallint[], counts_b bigint[],
-                                   OUT bins smallint[], OUT counts bigint[])
+-- It returns a named type, not a record: Citus sends the statements that call it to the workers as
+-- text, and a function returning a record in FROM would need a column definition list there.
+CREATE TYPE tapwire_bins AS (bins smallint[], counts bigint[]);
+CREATE FUNCTION tapwire_merge_bins(bins_a smallint[], counts_a bigint[], bins_b smallint[], counts_b bigint[])
+RETURNS tapwire_bins
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $fn$
     SELECT coalesce(array_agg(b ORDER BY b), '{}'), coalesce(array_agg(n ORDER BY b), '{}')
@@ -86,15 +89,17 @@ RETURN round(a * 1.00000000000000000000 / b, 20);
 -- function of its counts, and a sum of terms is exact whatever the order it was added in: the
 -- sums the fold keeps by adding each change of a stratum's terms equal a recomputation, digit for
 -- digit.
--- It returns its one row as a table, which lets the planner inline it (a SQL function returning
--- a set, not STRICT) into the query that calls it in FROM: its arithmetic costs no call.
-CREATE FUNCTION tapwire_uplift_terms(rich_delivered bigint, rich_engaged bigint, text_delivered bigint, text_engaged bigint)
-RETURNS TABLE (strata integer, excluded_delivered bigint,
+-- It returns its one row as a set, which lets the planner inline it (a SQL function returning a
+-- set, not STRICT) into the query that calls it in FROM: its arithmetic costs no call. The set is
+-- of a named type, not of records, for Citus (as tapwire_merge_bins).
+CREATE TYPE tapwire_uplift_term AS (strata integer, excluded_delivered bigint,
     weights numeric, numerator numeric, p numeric, q numeric, null_sum numeric, deviation numeric,
     used_rich_delivered bigint, used_rich_engaged bigint, used_text_delivered bigint, used_text_engaged bigint,
     both_rich_delivered bigint, both_rich_engaged bigint, both_text_delivered bigint, both_text_engaged bigint,
-    not_meaningful_delivered bigint, engaged_without_deliveries bigint)
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    not_meaningful_delivered bigint, engaged_without_deliveries bigint);
+CREATE FUNCTION tapwire_uplift_terms(rich_delivered bigint, rich_engaged bigint, text_delivered bigint, text_engaged bigint)
+RETURNS SETOF tapwire_uplift_term
+LANGUAGE sql IMMUTABLE PARALLEL SAFE ROWS 1
 AS $fn$
     SELECT (n1 > 0 AND n2 > 0)::integer,
            CASE WHEN n1 > 0 AND n2 > 0 THEN 0 ELSE n1 + n2 END,
@@ -125,23 +130,27 @@ $fn$;
 -- and whether an event passes filters given as one element per dimension in Dimension.allCases
 -- order (appVersion, platform, campaign, variant, os), NULL where there is none. A missing
 -- campaign or variant is '', the OS is its major version. A new dimension replaces both.
-CREATE FUNCTION tapwire_dimension_value(dimension text, e events) RETURNS text
+-- They take an event's columns, not its row: Citus sends the statements that call them to each
+-- shard, whose rows are of the shard's own type (events_102008, …), not of `events`.
+CREATE FUNCTION tapwire_dimension_value(dimension text, app_version text, platform text, campaign text, variant text,
+                                        os_version text) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE dimension
-    WHEN 'appVersion' THEN e.app_version
-    WHEN 'platform' THEN e.platform
-    WHEN 'campaign' THEN coalesce(e.campaign, '')
-    WHEN 'variant' THEN coalesce(e.variant, '')
-    WHEN 'os' THEN split_part(coalesce(e.os_version, ''), '.', 1)
+    WHEN 'appVersion' THEN app_version
+    WHEN 'platform' THEN platform
+    WHEN 'campaign' THEN coalesce(campaign, '')
+    WHEN 'variant' THEN coalesce(variant, '')
+    WHEN 'os' THEN split_part(coalesce(os_version, ''), '.', 1)
     ELSE '' END;
 
-CREATE FUNCTION tapwire_event_matches(filters text[], e events) RETURNS boolean
+CREATE FUNCTION tapwire_event_matches(filters text[], app_version text, platform text, campaign text, variant text,
+                                      os_version text) RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN (filters[1] IS NULL OR e.app_version = filters[1])
-   AND (filters[2] IS NULL OR e.platform = filters[2])
-   AND (filters[3] IS NULL OR coalesce(e.campaign, '') = filters[3])
-   AND (filters[4] IS NULL OR coalesce(e.variant, '') = filters[4])
-   AND (filters[5] IS NULL OR split_part(coalesce(e.os_version, ''), '.', 1) = filters[5]);
+RETURN (filters[1] IS NULL OR app_version = filters[1])
+   AND (filters[2] IS NULL OR platform = filters[2])
+   AND (filters[3] IS NULL OR coalesce(campaign, '') = filters[3])
+   AND (filters[4] IS NULL OR coalesce(variant, '') = filters[4])
+   AND (filters[5] IS NULL OR split_part(coalesce(os_version, ''), '.', 1) = filters[5]);
 
 -- Totals over the range by category and rich/text-only. grain 0: quarter hours; grain 2: UTC days
 -- (`bucket` is the day's midnight); grains 3 to 6: blocks of 2, 4, 8 and 16 days (`bucket` is the
@@ -344,8 +353,9 @@ DECLARE
 BEGIN
     -- Every report folds first, and most find nothing to fold: planning the statement below costs
     -- milliseconds, a probe of an empty table microseconds. Rows another transaction has not
-    -- committed yet are invisible to both alike; that transaction folds its own.
-    IF NOT EXISTS (SELECT FROM rollup_deltas) THEN
+    -- committed yet are invisible to both alike; that transaction folds its own. (A select list,
+    -- even a constant one: Citus cannot send a query with none to its workers.)
+    IF NOT EXISTS (SELECT 1 FROM rollup_deltas) THEN
         RETURN 0;
     END IF;
     WITH pending AS (
@@ -643,5 +653,58 @@ LANGUAGE plpgsql AS $fn$
 BEGIN
     RAISE EXCEPTION 'the rollups were rebuilt by migration 0150; this collector predates it and must be upgraded'
         USING ERRCODE = '57P03';
+END
+$fn$;
+
+-- A rebuilt day's blocks of days (grains 3 to 6 that hold it: `grains`, their first midnights
+-- `starts` and ends `stops`, computed by TapwireCore's RollupRows.Grain.block) made again from the
+-- day rows (grain 2) of their days, for `app` or every app when NULL: whatever they held before, a
+-- rebuild leaves every block the sum of its days (sql/queries/rollups_rebuild_blocks.sql). One
+-- statement per table: Citus sends a single statement that writes several distributed tables to a
+-- worker whole, where it cannot run.
+CREATE FUNCTION tapwire_rebuild_blocks(app bigint, grains smallint[], starts timestamptz[], stops timestamptz[]) RETURNS void
+LANGUAGE plpgsql AS $fn$
+BEGIN
+    DELETE FROM rollup_totals t
+    USING unnest(grains, starts) AS b(grain, start)
+    WHERE (app IS NULL OR t.app_id = app) AND t.grain = b.grain AND t.bucket = b.start;
+    DELETE FROM rollup_total_actions t
+    USING unnest(grains, starts) AS b(grain, start)
+    WHERE (app IS NULL OR t.app_id = app) AND t.grain = b.grain AND t.bucket = b.start;
+    DELETE FROM rollup_total_histograms t
+    USING unnest(grains, starts) AS b(grain, start)
+    WHERE (app IS NULL OR t.app_id = app) AND t.grain = b.grain AND t.bucket = b.start;
+    DELETE FROM rollup_dismiss_base t
+    USING unnest(grains, starts) AS b(grain, start)
+    WHERE (app IS NULL OR t.app_id = app) AND t.grain = b.grain AND t.bucket = b.start;
+    INSERT INTO rollup_totals (app_id, grain, bucket, category, has_media, delivered, sent, media_requested, opens, dismissals,
+                               actions, replies)
+    SELECT d.app_id, b.grain, b.start, d.category, d.has_media, sum(d.delivered), sum(d.sent), sum(d.media_requested), sum(d.opens),
+           sum(d.dismissals), sum(d.actions), sum(d.replies)
+    FROM unnest(grains, starts, stops) AS b(grain, start, stop) JOIN rollup_totals d ON d.grain = 2 AND d.bucket >= b.start AND d.bucket < b.stop
+    WHERE (app IS NULL OR d.app_id = app)
+    GROUP BY 1, 2, 3, 4, 5
+    ORDER BY 1, 2, 3, 4, 5;
+    INSERT INTO rollup_total_actions (app_id, grain, bucket, category, action, n)
+    SELECT d.app_id, b.grain, b.start, d.category, d.action, sum(d.n)
+    FROM unnest(grains, starts, stops) AS b(grain, start, stop) JOIN rollup_total_actions d ON d.grain = 2 AND d.bucket >= b.start AND d.bucket < b.stop
+    WHERE (app IS NULL OR d.app_id = app)
+    GROUP BY 1, 2, 3, 4, 5
+    ORDER BY 1, 2, 3, 4, 5;
+    INSERT INTO rollup_total_histograms (app_id, grain, bucket, category, metric, bins, counts)
+    SELECT app_id, grain, start, category, metric, array_agg(bin ORDER BY bin), array_agg(n ORDER BY bin)
+    FROM (SELECT d.app_id, b.grain, b.start, d.category, d.metric, u.bin, sum(u.n)::bigint AS n
+          FROM unnest(grains, starts, stops) AS b(grain, start, stop) JOIN rollup_total_histograms d ON d.grain = 2 AND d.bucket >= b.start AND d.bucket < b.stop
+          CROSS JOIN LATERAL unnest(d.bins, d.counts) AS u(bin, n)
+          WHERE (app IS NULL OR d.app_id = app)
+          GROUP BY 1, 2, 3, 4, 5, 6) s
+    GROUP BY 1, 2, 3, 4, 5
+    ORDER BY 1, 2, 3, 4, 5;
+    INSERT INTO rollup_dismiss_base (app_id, grain, bucket, category, app_version, delivered, dismissals)
+    SELECT d.app_id, b.grain, b.start, d.category, d.app_version, sum(d.delivered), sum(d.dismissals)
+    FROM unnest(grains, starts, stops) AS b(grain, start, stop) JOIN rollup_dismiss_base d ON d.grain = 2 AND d.bucket >= b.start AND d.bucket < b.stop
+    WHERE (app IS NULL OR d.app_id = app)
+    GROUP BY 1, 2, 3, 4, 5
+    ORDER BY 1, 2, 3, 4, 5;
 END
 $fn$;

@@ -1,10 +1,10 @@
 -- The dismiss base of report_dismiss.sql computed from the events of app $1 in [$2, $3) (see
 -- report_raw_totals.sql), for every app version: the report keeps those whose manifest makes
 -- dismissals measurable. $4: the filters; $5: the --by dimension.
-SELECT tapwire_dimension_value($5::text, e) AS group_value, e.category, e.app_version,
+SELECT tapwire_dimension_value($5::text, e.app_version, e.platform, e.campaign, e.variant, e.os_version) AS group_value, e.category, e.app_version,
     count(*) FILTER (WHERE e.type = 'delivered') AS delivered,
     count(*) FILTER (WHERE e.type = 'response' AND e.action_identifier = 'com.apple.UNNotificationDismissActionIdentifier') AS dismissals
 FROM events e
 WHERE e.app_id = $1::bigint AND e.event_time >= $2::timestamptz AND e.event_time < $3::timestamptz
-  AND tapwire_event_matches($4::text[], e)
+  AND tapwire_event_matches($4::text[], e.app_version, e.platform, e.campaign, e.variant, e.os_version)
 GROUP BY 1, 2, 3

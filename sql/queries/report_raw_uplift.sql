@@ -5,8 +5,8 @@
 -- dimension the strata do not keep (app version, variant, OS) splits strata, whose terms do not
 -- add up. Strata without a delivery or an engaged response make no row. $4: the filters.
 WITH cells AS (
-    SELECT GROUPING(tapwire_dimension_value($5::text, e)) = 1 AS whole_report,
-        coalesce(tapwire_dimension_value($5::text, e), '') AS group_value, e.category, tapwire_utc_day(e.event_time) AS day,
+    SELECT GROUPING(tapwire_dimension_value($5::text, e.app_version, e.platform, e.campaign, e.variant, e.os_version)) = 1 AS whole_report,
+        coalesce(tapwire_dimension_value($5::text, e.app_version, e.platform, e.campaign, e.variant, e.os_version), '') AS group_value, e.category, tapwire_utc_day(e.event_time) AS day,
         coalesce(e.campaign, '') AS campaign, e.platform,
         count(*) FILTER (WHERE e.has_media AND e.type = 'delivered') AS rich_delivered,
         count(*) FILTER (WHERE e.has_media AND e.type = 'response'
@@ -17,8 +17,8 @@ WITH cells AS (
     FROM events e
     WHERE e.app_id = $1::bigint AND e.event_time >= $2::timestamptz AND e.event_time < $3::timestamptz
       AND tapwire_utc_day(e.event_time) >= $2::timestamptz AND tapwire_utc_day(e.event_time) + interval '86400 seconds' <= $3::timestamptz
-      AND tapwire_event_matches($4::text[], e)
-    GROUP BY GROUPING SETS ((tapwire_dimension_value($5::text, e), e.category, tapwire_utc_day(e.event_time), coalesce(e.campaign, ''), e.platform),
+      AND tapwire_event_matches($4::text[], e.app_version, e.platform, e.campaign, e.variant, e.os_version)
+    GROUP BY GROUPING SETS ((tapwire_dimension_value($5::text, e.app_version, e.platform, e.campaign, e.variant, e.os_version), e.category, tapwire_utc_day(e.event_time), coalesce(e.campaign, ''), e.platform),
                             (e.category, tapwire_utc_day(e.event_time), coalesce(e.campaign, ''), e.platform))
     HAVING count(*) FILTER (WHERE e.type = 'delivered' OR (e.type = 'response'
                                   AND e.action_identifier <> 'com.apple.UNNotificationDismissActionIdentifier')) > 0
