@@ -27,7 +27,7 @@ enum RollupDeltaRows {
                         metric: Value = .null, bin: Value = .null, counters: [Int64]) -> [Value] {
             [.int16(kind), .int64(d.appId), .int16(d.grain), .timestamp(Timestamp(microseconds: d.bucket)), .text(d.category),
              .text(d.appVersion), .text(d.platform), .text(d.campaign), .text(d.variant), hasMedia, action, metric, bin,
-             .null, .null] + (0..<7).map { $0 < counters.count ? .int64(counters[$0]) : .null } + [.null, .null, .text(d.os)]
+             .null, .null] + (0..<7).map { $0 < counters.count ? .int64(counters[$0]) : .null } + [.null, .null, .text(d.os ?? "")]
         }
         for (key, c) in deltas.counts {
             body(engagement(1, key.dimensions, hasMedia: .bool(key.hasMedia),
@@ -230,7 +230,7 @@ enum RollupDeltaRows {
                                             appVersion: try required(appVersion[i], "app_version"),
                                             platform: try required(platform[i], "platform"),
                                             campaign: try required(campaign[i], "campaign"), variant: try required(variant[i], "variant"),
-                                            os: os.isEmpty ? "" : try required(os[i], "os"))
+                                            os: os.isEmpty ? nil : try required(os[i], "os"))
                 }
                 switch kind[i] {
                 case 1:

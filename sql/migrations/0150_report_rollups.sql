@@ -334,6 +334,22 @@ RETURN array_fill(0::bigint, ARRAY[lead::integer]) || body || array_fill(0::bigi
 -- A commit's finest rows now carry the OS major version of the batch's context; a collector of
 -- the previous version appends none (an empty array: every element '').
 ALTER TABLE rollup_delta_batches ADD COLUMN os text[] NOT NULL DEFAULT '{}';
+-- From now on a batch without it is refused: only a collector older than this migration appends
+-- one (it does not name the column, so the default is evaluated), and its events' OS would be
+-- missing from rollup_marginals. Its commit fails as a server that cannot take the work now
+-- (57P03), which that collector answers with 503 and Retry-After: the client or the balancer
+-- takes the batch to an upgraded collector, so nothing acknowledged is lost and nothing is
+-- counted without its OS. The batches such collectors appended before (pending now) keep '{}':
+-- the fold adds no OS marginal for them, since the OS marginals below are counted from the
+-- events, theirs included. docs/deployment.md, "Upgrading a fleet across migration 0150".
+CREATE FUNCTION tapwire_refuse_batch_without_os() RETURNS text[]
+LANGUAGE plpgsql AS $fn$
+BEGIN
+    RAISE EXCEPTION 'a collector older than migration 0150 appended a batch of rollup deltas; upgrade it'
+        USING ERRCODE = '57P03';
+END
+$fn$;
+ALTER TABLE rollup_delta_batches ALTER COLUMN os SET DEFAULT tapwire_refuse_batch_without_os();
 ALTER TABLE rollup_delta_batches ADD CONSTRAINT rollup_delta_batches_os_check
     CHECK (cardinality(os) = 0 OR cardinality(os) = cardinality(kind));
 
@@ -512,7 +528,7 @@ END
 $fn$;
 
 -- What is already stored, moved into the tables above from the rollups of 0010-0100, which hold
--- everything these do but the OS (rollup_marginals starts without it: '' for every row moved).
+-- everything these do but the OS (rollup_marginals counts it from the events, below).
 -- Quarter hours exist from rollup_quarter_coverage.complete_from on (of apps with a row); before
 -- it, the running sums of rollup_trend and rollup_dismiss_quarters hold each hour in its first
 -- quarter, which the report only ever reads as part of a whole hour (TapwireReport/ReportPlan.swift).
@@ -629,15 +645,41 @@ CROSS JOIN LATERAL tapwire_uplift_terms(s.rich_delivered, s.rich_engaged, s.text
 GROUP BY 1, 2, 3
 ORDER BY 1, 2, 3;
 
-INSERT INTO rollup_marginals (app_id, day, dimension, value, category, has_media, delivered, sent, opens, actions)
-SELECT app_id, tapwire_utc_day(hour), d.dimension, d.value, category, has_media, sum(delivered), sum(sent), sum(opens), sum(actions)
-FROM rollup_counts
-CROSS JOIN LATERAL (VALUES ('appVersion', app_version), ('platform', platform), ('campaign', campaign), ('variant', variant),
-                           ('os', '')) AS d(dimension, value)
-WHERE grain = 0
-GROUP BY 1, 2, 3, 4, 5, 6
-HAVING sum(delivered) <> 0 OR sum(sent) <> 0 OR sum(opens) <> 0 OR sum(actions) <> 0
-ORDER BY 1, 2, 3, 4, 5, 6;
+-- The OS marginals are counted from the events where they are still stored (the old rollups never
+-- kept the OS), and are '' only for the days `tapwire retention` dropped the events of. The events
+-- read are every event committed before this statement, so they include the events of batches
+-- still pending, which the fold then folds without an OS marginal (their rows carry no OS).
+-- PL/pgSQL, so the horizon is a constant in each statement (on Citus, the statements are sent to
+-- the shards, where the retention functions do not exist).
+DO $do$
+DECLARE
+    horizon timestamptz := coalesce(tapwire_retention_horizon(), '-infinity');
+BEGIN
+    INSERT INTO rollup_marginals (app_id, day, dimension, value, category, has_media, delivered, sent, opens, actions)
+    SELECT app_id, tapwire_utc_day(hour), d.dimension, d.value, category, has_media, sum(delivered), sum(sent), sum(opens), sum(actions)
+    FROM rollup_counts
+    CROSS JOIN LATERAL (VALUES ('appVersion', app_version), ('platform', platform), ('campaign', campaign), ('variant', variant),
+                               ('os', '')) AS d(dimension, value)
+    WHERE grain = 0 AND (d.dimension <> 'os' OR hour < horizon)
+    GROUP BY 1, 2, 3, 4, 5, 6
+    HAVING sum(delivered) <> 0 OR sum(sent) <> 0 OR sum(opens) <> 0 OR sum(actions) <> 0
+    ORDER BY 1, 2, 3, 4, 5, 6;
+
+    INSERT INTO rollup_marginals (app_id, day, dimension, value, category, has_media, delivered, sent, opens, actions)
+    SELECT e.app_id, tapwire_utc_day(e.event_time), 'os', split_part(coalesce(e.os_version, ''), '.', 1), e.category, e.has_media,
+        count(*) FILTER (WHERE e.type = 'delivered'),
+        count(*) FILTER (WHERE e.type = 'sent'),
+        count(*) FILTER (WHERE e.type = 'response' AND e.action_identifier = 'com.apple.UNNotificationDefaultActionIdentifier'),
+        count(*) FILTER (WHERE e.type = 'response' AND e.action_identifier NOT IN
+            ('com.apple.UNNotificationDefaultActionIdentifier', 'com.apple.UNNotificationDismissActionIdentifier'))
+    FROM events e
+    WHERE e.event_time >= horizon
+    GROUP BY 1, 2, 3, 4, 5, 6
+    HAVING count(*) FILTER (WHERE e.type IN ('delivered', 'sent') OR (e.type = 'response'
+                                  AND e.action_identifier <> 'com.apple.UNNotificationDismissActionIdentifier')) > 0
+    ORDER BY 1, 2, 3, 4, 5, 6;
+END
+$do$;
 
 DROP TABLE rollup_counts, rollup_actions, rollup_histograms;
 DELETE FROM tapwire_table_layout WHERE table_name IN ('rollup_counts', 'rollup_actions', 'rollup_histograms');

@@ -31,11 +31,13 @@ public struct RollupDeltas: Sendable, Equatable {
         public var platform: String
         public var campaign: String
         public var variant: String
-        /// The OS major version (`ReportDimension.osMajor`).
-        public var os: String
+        /// The OS major version (`ReportDimension.osMajor`); nil when unknown: the rows of a batch a
+        /// collector older than migration 0150 appended, which carried none. Those add no OS
+        /// marginal (migration 0150 counted their events' OS from the events instead).
+        public var os: String?
 
         public init(appId: Int64, grain: Int16, bucket: Int64, category: String, appVersion: String, platform: String,
-                    campaign: String, variant: String, os: String = "") {
+                    campaign: String, variant: String, os: String? = "") {
             self.appId = appId
             self.grain = grain
             self.bucket = bucket
@@ -49,7 +51,7 @@ public struct RollupDeltas: Sendable, Equatable {
 
         /// What filters test and `--by` groups on.
         public var values: DimensionValues {
-            DimensionValues(appVersion: appVersion, platform: platform, campaign: campaign, variant: variant, os: os)
+            DimensionValues(appVersion: appVersion, platform: platform, campaign: campaign, variant: variant, os: os ?? "")
         }
     }
 
@@ -264,7 +266,7 @@ public struct RollupDeltas: Sendable, Equatable {
                                                               appVersion: d.appVersion), default: .zero].add(c.delivered, c.dismissals)
             if c.delivered != 0 || c.sent != 0 || c.opens != 0 || c.actions != 0 {
                 let values = d.values
-                for dimension in ReportDimension.allCases {
+                for dimension in ReportDimension.allCases where dimension != .os || d.os != nil {
                     rows.marginals[RollupRows.MarginalKey(appId: d.appId, day: day, dimension: dimension, value: values[dimension],
                                                           category: d.category, hasMedia: key.hasMedia), default: RollupRows.MarginalCounts()]
                         .add(c)
