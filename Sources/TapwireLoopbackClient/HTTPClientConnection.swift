@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TapwireCore
 #if canImport(Glibc)
 import Glibc
@@ -17,10 +18,18 @@ public func httpRequestHead(_ method: String, _ path: String, headers: [String: 
 /// address (loopback in practice), keep-alive capable: what `tapwire-bench`, `tapwire-soak` and
 /// `tapwire demo` post with, and what tests use to send exactly the bytes they mean (bad
 /// encodings, partial bodies, stalls), which URLSession would not allow.
-/// @unchecked Sendable: `send` touches only the socket (the kernel serializes it), and the read
-/// buffer is used by whichever single thread reads responses; callers never read from two threads.
+/// @unchecked Sendable: the descriptor is reached only through `withDescriptor` (behind a Mutex),
+/// and the read buffer is used by whichever single thread reads responses; callers never read
+/// from two threads.
 public final class HTTPClientConnection: @unchecked Sendable {
-    let fd: Int32
+    /// The socket, and how many sends and reads are using it right now. `close()` releases the
+    /// number only once none is (see `withDescriptor`).
+    private struct Descriptor {
+        let fd: Int32
+        var users = 0
+        var closed = false
+    }
+    private let descriptor: Mutex<Descriptor>
     /// The Host header `request` sends.
     public let host: String
     /// Seconds a read may wait for bytes.
@@ -36,7 +45,7 @@ public final class HTTPClientConnection: @unchecked Sendable {
         guard inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host, &address.sin_addr) == 1 else {
             throw HTTPClientError(.badAddress, message: "\(host) is not an IPv4 address such as 127.0.0.1")
         }
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HTTPClientError(.socketFailed, message: "socket() failed") }
         var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
@@ -47,6 +56,7 @@ public final class HTTPClientConnection: @unchecked Sendable {
             Glibc.close(fd)
             throw HTTPClientError(.connectFailed, message: "cannot connect to \(host):\(port)")
         }
+        descriptor = Mutex(Descriptor(fd: fd))
     }
 
     /// Whether `GET path` on a new connection answers 200 within `timeout` seconds: is the
@@ -65,23 +75,57 @@ public final class HTTPClientConnection: @unchecked Sendable {
         return try readResponse()
     }
 
-    private var closed = false
-
-    /// Idempotent: a second close must not close a descriptor number the process has reused
-    /// (the server under test runs in this process, so that would be one of its sockets).
+    /// Idempotent, and safe while another thread sends or reads: no call of this connection
+    /// reaches its descriptor number once the process may have given it to another socket (the
+    /// server under test runs in this process: a test's sender thread that outlived its
+    /// connection once wrote a byte into a new PostgreSQL connection, which the server then
+    /// closed). A send or read in progress is woken by a shutdown and the last one releases the
+    /// number; any later call throws `closedHere` without touching a descriptor.
     public func close() {
-        guard !closed else { return }
-        closed = true
-        Glibc.close(fd)
+        let release = descriptor.withLock { d -> Int32? in
+            guard !d.closed else { return nil }
+            d.closed = true
+            guard d.users == 0 else {
+                // Still open (its last user closes it), so this cannot reach another socket.
+                shutdown(d.fd, Int32(SHUT_RDWR))
+                return nil
+            }
+            return d.fd
+        }
+        if let release { Glibc.close(release) }
     }
 
     deinit { close() }
 
+    /// Runs one system call on the socket; nil, without calling `body`, once `close()` was called.
+    /// `closed` says whether `close()` came while the call was in progress (it then woke it).
+    private func withDescriptor<R>(_ body: (Int32) -> R) -> (result: R, closed: Bool)? {
+        guard let fd = descriptor.withLock({ d -> Int32? in
+            guard !d.closed else { return nil }
+            d.users += 1
+            return d.fd
+        }) else { return nil }
+        let result = body(fd)
+        let (closed, release) = descriptor.withLock { d -> (Bool, Bool) in
+            d.users -= 1
+            return (d.closed, d.closed && d.users == 0)
+        }
+        if release { Glibc.close(fd) }
+        return (result, closed)
+    }
+
+    private static let closedHere = HTTPClientError(.closedHere, message: "the connection was closed by this client")
+
     public func send(_ bytes: [UInt8]) throws(HTTPClientError) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { throw HTTPClientError(.sendFailed, message: "send failed (errno \(errno))") }
+            let call = withDescriptor { fd in
+                let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                return (n, errno)
+            }
+            guard let call, !call.closed else { throw Self.closedHere }
+            let (n, error) = call.result
+            guard n > 0 else { throw HTTPClientError(.sendFailed, message: "send failed (errno \(error))") }
             offset += n
         }
     }
@@ -90,6 +134,7 @@ public final class HTTPClientConnection: @unchecked Sendable {
     private enum Read {
         case bytes
         case closed
+        case closedHere
         case timedOut
         case failed(errno: Int32)
     }
@@ -97,13 +142,18 @@ public final class HTTPClientConnection: @unchecked Sendable {
     /// Reads more bytes into the buffer.
     private func read() -> Read {
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        let call = withDescriptor { fd in
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            return (n, errno)
+        }
+        guard let call else { return .closedHere }
+        let (n, error) = call.result
         if n > 0 {
             buffer.append(contentsOf: chunk[0..<n])
             return .bytes
         }
+        if call.closed { return .closedHere }
         if n == 0 { return .closed }
-        let error = errno
         if error == EAGAIN || error == EWOULDBLOCK { return .timedOut }
         return error == ECONNRESET ? .closed : .failed(errno: error)
     }
@@ -124,6 +174,7 @@ public final class HTTPClientConnection: @unchecked Sendable {
             switch read() {
             case .bytes: continue
             case .closed: throw HTTPClientError(.closed, message: "connection closed before a response (\(buffer.count) bytes read)")
+            case .closedHere: throw Self.closedHere
             case .timedOut:
                 throw HTTPClientError(.timedOut, message: "no response within \(String(format: "%g", timeout)) s (\(buffer.count) bytes read)")
             case .failed(let error):

@@ -12,6 +12,9 @@ public struct HTTPClientError: Error, CustomStringConvertible {
         case sendFailed = "send_failed"
         /// The server closed (or reset) the connection before a whole response.
         case closed
+        /// This connection's own `close()` came first (perhaps from another thread): nothing
+        /// was sent or read.
+        case closedHere = "closed_here"
         /// No response came within the connection's timeout: the connection may still be open,
         /// and the server may still answer (a different thing from `closed`).
         case timedOut = "timed_out"

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -62,6 +63,42 @@ import TapwireTestSupport
             Issue.record("a response from a server that closed the connection")
         } catch {
             #expect(error.code == .closed, "\(error)")
+        }
+    }
+
+    /// A connection closed by one thread while another uses it: a read in progress is woken at
+    /// once, and no later call reaches the descriptor number, which the process may have given to
+    /// another socket (a test's sender thread that outlived its connection once wrote a byte into
+    /// a new PostgreSQL connection that way, and the server closed that connection).
+    @Test func aCloseFromAnotherThreadEndsEveryCallWithoutReusingTheDescriptor() throws {
+        let listener = try SilentListener()
+        let connection = try HTTPClientConnection(port: listener.port, timeout: 20)
+        let failure = Mutex<HTTPClientError?>(nil)
+        let readEnded = DispatchSemaphore(value: 0)
+        Thread {
+            do {
+                _ = try connection.readResponse()
+            } catch {
+                failure.withLock { $0 = error as? HTTPClientError }
+            }
+            readEnded.signal()
+        }.start()
+        // Likely inside recv by now; the outcome must be the same if not.
+        Thread.sleep(forTimeInterval: 0.2)
+        connection.close()
+        #expect(readEnded.wait(timeout: .now() + 10) == .success, "close() did not wake the read (its timeout is 20 s)")
+        #expect(failure.withLock { $0?.code } == .closedHere, "\(String(describing: failure.withLock { $0 }))")
+        do {
+            try connection.send(Array("x".utf8))
+            Issue.record("a send after close() reached a descriptor")
+        } catch {
+            #expect(error.code == .closedHere, "\(error)")
+        }
+        do {
+            _ = try connection.readResponse()
+            Issue.record("a read after close() reached a descriptor")
+        } catch {
+            #expect(error.code == .closedHere, "\(error)")
         }
     }
 

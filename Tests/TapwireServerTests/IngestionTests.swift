@@ -326,13 +326,21 @@ import TapwireZlib
         try connection.send(HTTPTestClient.head("POST", "/v1/batch", headers: ["Authorization": HTTPTestClient.basic(app.writeKey.text)],
                                                 contentLength: 1000))
         // One byte every 300 ms never stalls, but never finishes either.
+        let senderEnded = DispatchSemaphore(value: 0)
         let sender = Thread {
+            defer { senderEnded.signal() }
             for byte in Array(String(repeating: " ", count: 30).utf8) {
                 Thread.sleep(forTimeInterval: 0.3)
                 if (try? connection.send([byte])) == nil { return }
             }
         }
         sender.start()
+        // The sender ends (its next send fails) before the test does: it once outlived the
+        // connection and wrote a byte into whatever socket took the descriptor number next.
+        defer {
+            connection.close()
+            senderEnded.wait()
+        }
         let response = try connection.readResponse()
         #expect(response.status == 408)
     }

@@ -92,7 +92,10 @@ public final class HTTPServer: Service {
     private func drain() {
         let raw = daemon.withLock { $0 }
         guard raw != 0, let pointer = OpaquePointer(bitPattern: raw) else { return }
-        _ = MHD_quiesce_daemon(pointer)
+        // The listening socket is ours once quiesced: MHD_stop_daemon no longer closes it, and
+        // left open it kept the port bound, the kernel completing connections nobody would accept.
+        // Closed only after the stop, when no MHD thread can still be polling it.
+        let listener = MHD_quiesce_daemon(pointer)
         draining.store(true, ordering: .releasing)
         if !requests.withLock({ $0.isEmpty }), drained.wait(timeout: .now() + options.drainSeconds) == .timedOut {
             // Answered now; a suspended connection resumes at once (MHD forbids stopping with one
@@ -103,6 +106,7 @@ public final class HTTPServer: Service {
         daemon.withLock { $0 = 0 }
         watchdog.stop()
         MHD_stop_daemon(pointer)
+        if listener >= 0 { close(listener) }
     }
 
     /// A request's head arrived; true when the server is draining (it is then refused).
