@@ -56,12 +56,16 @@ public final class WebhookReceiver: Sendable {
     public var attempts: Int { state.withLock { $0.attempts } }
     public func set(_ mode: Mode) { state.withLock { $0.mode = mode } }
 
-    /// Stops listening: the port then refuses connections (the receiver is "down").
+    /// Stops listening: the port then refuses connections (the receiver is "down"). The socket
+    /// is shut down first, which ends a poll or accept under way, and closed only once the accept
+    /// thread has ended: closed earlier, its number could be reused by another socket of this
+    /// process (a collector's listener, a database connection) that the thread would then poll
+    /// and accept on.
     public func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
         done.wait()
+        close(listener)
         for fd in state.withLock({ $0.held }) { close(fd) }
     }
 
