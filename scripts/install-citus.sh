@@ -42,7 +42,19 @@ unavailable() {
   exit 3
 }
 
-source_tarball=${TAPWIRE_CITUS_SOURCE:-$root/../shared/citus/citus-13.2.2.tar.gz}
+# The tarball: TAPWIRE_CITUS_SOURCE, else a citus-13.2.2.tar.gz whose sha256 is that of the
+# `git archive` of tag v13.2.2, found under .build/citus/ or within three directory levels of the
+# checkout's parent directory (where a machine keeps sources beside its checkouts).
+# docs/deployment.md, "Setting it up".
+citus_release=citus-13.2.2.tar.gz
+citus_sha256=cc5fb2bc63b877065796b362d3335c94110ef22869d0590f84960bb76c2945c4
+source_tarball=${TAPWIRE_CITUS_SOURCE:-}
+if [ -z "$source_tarball" ]; then
+  while IFS= read -r candidate; do
+    if [ "$(sha256sum "$candidate" | cut -d' ' -f1)" = "$citus_sha256" ]; then source_tarball=$candidate; break; fi
+  done < <(find "$root/.build/citus" "$(dirname "$root")" -maxdepth 3 -name "$citus_release" -type f 2>/dev/null)
+fi
+[ -n "$source_tarball" ] || unavailable "TAPWIRE_CITUS_SOURCE is not set and no $citus_release with the release's sha256 is under .build/citus or beside the checkout"
 [ -f "$source_tarball" ] || unavailable "no source tarball at $source_tarball"
 
 sudo=""
