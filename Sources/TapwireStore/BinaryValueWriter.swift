@@ -33,6 +33,13 @@ extension BinaryValueWriter {
         didAppendValue(isNull: false)
     }
 
+    /// A float8: its IEEE 754 bits, big-endian.
+    mutating func float64(_ value: Double) {
+        append32(8)
+        append64(value.bitPattern)
+        didAppendValue(isNull: false)
+    }
+
     mutating func bool(_ value: Bool) {
         append32(1)
         bytes.append(value ? 1 : 0)
@@ -106,6 +113,7 @@ extension BinaryValueWriter {
     mutating func optionalBool(_ value: Bool?) { if let value { bool(value) } else { null() } }
     mutating func optionalTimestamp(_ value: Timestamp?) { if let value { timestamp(value) } else { null() } }
     mutating func optionalInt32(_ value: Int32?) { if let value { int32(value) } else { null() } }
+    mutating func optionalFloat64(_ value: Double?) { if let value { float64(value) } else { null() } }
     mutating func optionalInt16(_ value: Int16?) { if let value { int16(value) } else { null() } }
 
     mutating func append16(_ v: UInt16) {

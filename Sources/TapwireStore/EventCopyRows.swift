@@ -15,7 +15,7 @@ package enum EventCopyRows {
             let batch = batches[b]
             let event = batch.events[i]
             let context = batch.context
-            encoder.beginRow(fields: 24)
+            encoder.beginRow(fields: 27)
             encoder.int64(batch.appId)
             encoder.timestamp(event.eventTime)
             encoder.uuid(event.eventId)
@@ -39,7 +39,10 @@ package enum EventCopyRows {
             encoder.text(context.platform)
             encoder.optionalText(context.osVersion)
             encoder.optionalText(context.sdk)
-            encoder.optionalText(context.deviceId)
+            encoder.optionalText(event.deviceId ?? context.deviceId)
+            encoder.optionalText(event.conversion?.name)
+            encoder.optionalFloat64(event.conversion?.value)
+            encoder.optionalText(event.conversion?.currency)
         }
         return encoder.finish()
     }
@@ -57,6 +60,32 @@ extension EventCopyRows {
             encoder.int64(batches[b].appId)
             encoder.uuid(batches[b].events[i].eventId)
             encoder.timestamp(batches[b].receivedAt)
+        }
+        return encoder.finish()
+    }
+}
+
+extension EventCopyRows {
+    /// A row per app of the stored rows' install ids and times (delivered, response and
+    /// conversion events that carry one), for sql/queries/copy_attribution_pending.sql: the fold
+    /// recomputes the credits those events can change (docs/outcomes.md).
+    static func encodeAttributionPending(_ batches: [StagedBatch], plan: EventWriter.StagingPlan, rows seqs: [Int]) -> [UInt8] {
+        var apps: [Int64: (devices: BinaryArray, times: BinaryArray)] = [:]
+        for seq in seqs {
+            let (b, i) = plan.locations[seq]
+            let batch = batches[b]
+            let event = batch.events[i]
+            guard event.type != .sent, let device = event.deviceId ?? batch.context.deviceId else { continue }
+            apps[batch.appId, default: (BinaryArray(.text), BinaryArray(.timestamptz))].devices.text(device)
+            apps[batch.appId]!.times.timestamp(event.eventTime)
+        }
+        guard !apps.isEmpty else { return [] }
+        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + apps.values.reduce(0) { $0 + $1.devices.bytes.count + $1.times.bytes.count + 48 })
+        for appId in apps.keys.sorted() {
+            encoder.beginRow(fields: 3)
+            encoder.int64(appId)
+            encoder.array(apps[appId]!.devices)
+            encoder.array(apps[appId]!.times)
         }
         return encoder.finish()
     }

@@ -96,6 +96,8 @@ public final class EventWriter {
         var seqs: [Int]
         var events: [UInt8]
         var deltas: [UInt8]
+        /// What attribution must look at again: sql/queries/copy_attribution_pending.sql.
+        var attribution: [UInt8]
 
         init(_ batches: [StagedBatch], plan: StagingPlan, rows seqs: [Int]) {
             self.seqs = seqs
@@ -107,6 +109,7 @@ public final class EventWriter {
             }
             rollups.finishFinest() // the fold derives the coarser grains, once for many commits
             deltas = RollupDeltaRows.encodeBatch(rollups)
+            attribution = EventCopyRows.encodeAttributionPending(batches, plan: plan, rows: seqs)
         }
     }
 
@@ -132,6 +135,7 @@ public final class EventWriter {
             if !rows.seqs.isEmpty {
                 try connection.copyIn(EmbeddedSQL.copyEvents, data: rows.events)
                 try connection.copyIn(EmbeddedSQL.copyRollupDeltaBatch, data: rows.deltas)
+                if !rows.attribution.isEmpty { try connection.copyIn(EmbeddedSQL.copyAttributionPending, data: rows.attribution) }
             }
             return (Self.outcomes(batches, storedSeqs: rows.seqs), plan.order.count - rows.seqs.count)
         }

@@ -154,9 +154,11 @@ enum RollupDeltaRows {
         }
         var encoder = CopyBinaryEncoder(reservingCapacity: 64 + apps.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.bytes.count + 24 } })
         for appId in apps.keys.sorted() {
-            encoder.beginRow(fields: 1 + batchColumnTypes.count)
+            encoder.beginRow(fields: 2 + batchColumnTypes.count)
             encoder.int64(appId)
             for column in apps[appId]! { encoder.array(column) }
+            // attribution_queued: this commit queues its attribution (migration 0161).
+            encoder.bool(true)
         }
         return encoder.finish()
     }

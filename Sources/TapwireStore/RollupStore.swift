@@ -39,6 +39,20 @@ public struct RollupStore: Sendable {
     /// tapwire_fold_rollups() upsert them. Summing here is what keeps the fold cheap: the database sorts and upserts
     /// each key once per fold, not once per commit that touched it (a key belongs to one app).
     package func foldPending(on connection: PostgresConnection) throws(DatabaseError) -> Int {
+        let moved = try foldPendingDeltas(on: connection)
+        try attributePending(on: connection)
+        return moved
+    }
+
+    /// Attribution's share of the fold: each app's queued events, their conversions' credits
+    /// recomputed and the change added to the conversion rollups (docs/outcomes.md).
+    private func attributePending(on connection: PostgresConnection) throws(DatabaseError) {
+        for app in try connection.query(EmbeddedSQL.pendingAttributionApps).rows.compactMap({ $0.first ?? nil }) {
+            try connection.query(EmbeddedSQL.attributePending, [app])
+        }
+    }
+
+    private func foldPendingDeltas(on connection: PostgresConnection) throws(DatabaseError) -> Int {
         let apps = try connection.query(EmbeddedSQL.pendingDeltaApps).rows.compactMap { $0.first ?? nil }
         guard !apps.isEmpty else { return try upsert(RollupRows(), on: connection).pending }
         var moved = 0

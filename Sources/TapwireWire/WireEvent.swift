@@ -18,11 +18,20 @@ public struct WireEvent: Sendable, Equatable {
     public var campaign: String?
     public var variant: String?
     public var deliveredAt: Timestamp?
+    /// A conversion's name (`purchase`, `signup`): only on `type: conversion`.
+    public var name: String?
+    /// A conversion's value, at least 0, with its ISO 4217 `currency`.
+    public var value: Double?
+    public var currency: String?
+    /// The install id of this event's device, when it is not the batch context's (a backend
+    /// posting for many devices).
+    public var deviceId: String?
 
-    public init(eventId: EventID, type: WireEventType, timestamp: Timestamp, notificationId: String? = nil, category: String,
+    public init(eventId: EventID, type: WireEventType, timestamp: Timestamp, notificationId: String? = nil, category: String = "",
                 actionIdentifier: String? = nil, userTextLength: Int64? = nil, hasMedia: Bool = false, mediaTypes: [String] = [],
                 mediaRequested: Bool? = nil, categoryRegistered: Bool? = nil, campaign: String? = nil, variant: String? = nil,
-                deliveredAt: Timestamp? = nil) {
+                deliveredAt: Timestamp? = nil, name: String? = nil, value: Double? = nil, currency: String? = nil,
+                deviceId: String? = nil) {
         self.eventId = eventId
         self.type = type
         self.timestamp = timestamp
@@ -37,6 +46,18 @@ public struct WireEvent: Sendable, Equatable {
         self.campaign = campaign
         self.variant = variant
         self.deliveredAt = deliveredAt
+        self.name = name
+        self.value = value
+        self.currency = currency
+        self.deviceId = deviceId
+    }
+
+    /// A conversion: what the app counts as an outcome, and the notification whose tap opened
+    /// the session when the app knows it.
+    public static func conversion(eventId: EventID, timestamp: Timestamp, name: String, value: Double? = nil,
+                                  currency: String? = nil, notificationId: String? = nil, deviceId: String? = nil) -> WireEvent {
+        WireEvent(eventId: eventId, type: .conversion, timestamp: timestamp, notificationId: notificationId,
+                  name: name, value: value, currency: currency, deviceId: deviceId)
     }
 
     public var json: JSONValue {
@@ -46,16 +67,20 @@ public struct WireEvent: Sendable, Equatable {
             ("timestamp", .string(timestamp.description)),
         ]
         if let notificationId { members.append(("notificationId", .string(notificationId))) }
-        members.append(("category", .string(category)))
+        if type != .conversion || !category.isEmpty { members.append(("category", .string(category))) }
         if let actionIdentifier { members.append(("actionIdentifier", .string(actionIdentifier))) }
         if let userTextLength { members.append(("userTextLength", .int(userTextLength))) }
-        if type != .sent { members.append(("hasMedia", .bool(hasMedia))) }
+        if type != .sent, type != .conversion { members.append(("hasMedia", .bool(hasMedia))) }
         if !mediaTypes.isEmpty { members.append(("mediaTypes", .array(mediaTypes.map { .string($0) }))) }
         if let mediaRequested { members.append(("mediaRequested", .bool(mediaRequested))) }
         if let categoryRegistered { members.append(("categoryRegistered", .bool(categoryRegistered))) }
         if let campaign { members.append(("campaign", .string(campaign))) }
         if let variant { members.append(("variant", .string(variant))) }
         if let deliveredAt { members.append(("deliveredAt", .string(deliveredAt.description))) }
+        if let name { members.append(("name", .string(name))) }
+        if let value { members.append(("value", .number(JSONNumber(double: value, integer: nil)))) }
+        if let currency { members.append(("currency", .string(currency))) }
+        if let deviceId { members.append(("deviceId", .string(deviceId))) }
         return .object(members)
     }
 }

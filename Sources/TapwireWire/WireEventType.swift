@@ -3,4 +3,6 @@ public enum WireEventType: String, Sendable, CaseIterable, Hashable {
     case delivered
     case response
     case sent
+    /// An outcome the app counts (a purchase, a signup): `name`, optional `value` and `currency`.
+    case conversion
 }

@@ -112,7 +112,7 @@ public struct BatchDecoder: Sendable {
             }
             guard let typeText = try reader.string("type", max: 16, required: true) else { throw reader.missing("type") }
             guard let type = EventType(rawValue: typeText) else {
-                throw FieldProblem(.unknownType, "type must be delivered, response or sent, got \"\(FieldRules.truncatedForEcho(typeText))\"")
+                throw FieldProblem(.unknownType, "type must be delivered, response, sent or conversion, got \"\(FieldRules.truncatedForEcho(typeText))\"")
             }
             guard let deviceTime = try reader.timestamp("timestamp") else { throw reader.missing("timestamp") }
             let (eventTime, clamped) = skew.correct(deviceTime)
@@ -134,10 +134,11 @@ public struct BatchDecoder: Sendable {
                 guard let action, !action.isEmpty else {
                     throw FieldProblem(.missingField, "actionIdentifier is required on a response")
                 }
-            case .delivered, .sent:
+            case .delivered, .sent, .conversion:
                 if action != nil { throw FieldProblem(.invalidField, "actionIdentifier is only valid on a response") }
                 if textLength != nil { throw FieldProblem(.invalidField, "userTextLength is only valid on a response") }
             }
+            let conversion = try reader.conversion(type: type)
             var media: MediaKinds = []
             if let list = try reader.stringArray("mediaTypes", maxCount: limits.maxMediaTypesPerEvent, maxBytes: limits.maxMediaTypeBytes) {
                 for name in list {
@@ -166,7 +167,8 @@ public struct BatchDecoder: Sendable {
                               categoryRegistered: try reader.bool("categoryRegistered"),
                               campaign: try reader.string("campaign", max: limits.maxIdentifierBytes),
                               variant: try reader.string("variant", max: limits.maxIdentifierBytes),
-                              deliveredAt: deliveredAt)
+                              deliveredAt: deliveredAt, conversion: conversion,
+                              deviceId: try reader.string("deviceId", max: limits.maxTagBytes))
             return .success(event)
         } catch {
             return reject(error.code, error.reason)
@@ -217,6 +219,40 @@ private struct FieldReader {
         if let i = n.integer { return i }
         if n.double.isFinite, n.double == n.double.rounded(), abs(n.double) < 9e15 { return Int64(n.double) }
         throw FieldProblem(.invalidField, "\(name) must be an integer")
+    }
+
+    func number(_ name: String) throws(FieldProblem) -> Double? {
+        guard let v = value(name) else { return nil }
+        guard let n = v.numberValue, n.double.isFinite else { throw FieldProblem(.invalidField, "\(name) must be a number, got \(v.typeName)") }
+        return n.double
+    }
+
+    /// A conversion's fields (docs/outcomes.md): `name` is required, `value` is at least 0 and
+    /// comes with an ISO 4217 `currency`; none of them is valid on another type.
+    func conversion(type: EventType) throws(FieldProblem) -> Event.Conversion? {
+        let name = try string("name", max: limits.maxIdentifierBytes)
+        let amount = try number("value")
+        let currency = try string("currency", max: 3)
+        guard type == .conversion else {
+            for (field, present) in [("name", name != nil), ("value", amount != nil), ("currency", currency != nil)] where present {
+                throw FieldProblem(.invalidField, "\(field) is only valid on a conversion")
+            }
+            return nil
+        }
+        guard let name, !name.isEmpty else { throw FieldProblem(.missingField, "name is required on a conversion (purchase, signup, …)") }
+        if let amount {
+            guard amount >= 0, amount <= IngestLimits.maxConversionValue else {
+                throw FieldProblem(.invalidField, "value must be a number from 0 to \(Int64(IngestLimits.maxConversionValue)); post a refund as a conversion of its own name")
+            }
+            guard currency != nil else { throw FieldProblem(.missingField, "currency is required with a value: an ISO 4217 code such as EUR") }
+        }
+        if let currency {
+            guard amount != nil else { throw FieldProblem(.invalidField, "currency is only valid with a value") }
+            guard currency.utf8.count == 3, currency.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) else {
+                throw FieldProblem(.invalidField, "currency must be an ISO 4217 code of three capital letters, such as EUR")
+            }
+        }
+        return Event.Conversion(name: name, value: amount, currency: currency)
     }
 
     func timestamp(_ name: String) throws(FieldProblem) -> Timestamp? {

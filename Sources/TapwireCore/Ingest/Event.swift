@@ -24,12 +24,29 @@ public struct Event: Sendable, Equatable {
     public var variant: String?
     /// When the notification was delivered, corrected with the same clock offset.
     public var deliveredAt: Timestamp?
+    /// A conversion's name, value (at least 0) and ISO 4217 currency; nil on every other type.
+    public var conversion: Conversion?
+    /// This event's own install id, when it differs from the batch context's.
+    public var deviceId: String?
+
+    /// What a `conversion` event counts (docs/outcomes.md).
+    public struct Conversion: Sendable, Equatable {
+        public var name: String
+        public var value: Double?
+        public var currency: String?
+        public init(name: String, value: Double? = nil, currency: String? = nil) {
+            self.name = name
+            self.value = value
+            self.currency = currency
+        }
+    }
 
     public init(eventId: EventID, type: EventType, deviceTime: Timestamp, eventTime: Timestamp? = nil,
                 timeClamped: Bool = false, notificationId: String? = nil, category: String,
                 actionIdentifier: String? = nil, userTextLength: Int32? = nil, hasMedia: Bool = false,
                 mediaTypes: MediaKinds = [], mediaRequested: Bool? = nil, categoryRegistered: Bool? = nil,
-                campaign: String? = nil, variant: String? = nil, deliveredAt: Timestamp? = nil) {
+                campaign: String? = nil, variant: String? = nil, deliveredAt: Timestamp? = nil,
+                conversion: Conversion? = nil, deviceId: String? = nil) {
         self.eventId = eventId
         self.type = type
         self.deviceTime = deviceTime
@@ -46,5 +63,7 @@ public struct Event: Sendable, Equatable {
         self.campaign = campaign
         self.variant = variant
         self.deliveredAt = deliveredAt
+        self.conversion = conversion
+        self.deviceId = deviceId
     }
 }

@@ -1,0 +1,403 @@
+-- 0161: conversions attributed to notifications, kept as they change (docs/outcomes.md).
+--
+-- A conversion is credited to one notification of its device, or to none:
+--   direct      the latest engaged response (an open or any action but the dismiss) on the same
+--               device within the direct window before it; among those, the one to the
+--               notification the conversion names, if it names one;
+--   influenced  otherwise, the latest delivery on the same device within the influence window
+--               before it, when no engaged response (to any notification) came after that delivery;
+--   unattributed otherwise.
+-- The rule reads the device's events through events_by_device. Devices post late and out of
+-- order, so every commit queues the (device, time) of its new events (attribution_pending), and
+-- the fold recomputes the credit of every conversion of those devices that an event at that time
+-- can change (from that time to the longer window after it), and adds the change of each credit
+-- to the rollups. The result depends only on which events are stored, never on their order.
+
+ALTER TABLE events ADD COLUMN conversion_name text,
+                   ADD COLUMN conversion_value double precision,
+                   ADD COLUMN conversion_currency text;
+
+-- A device's events in time order: attribution's reads (a few index pages per conversion), and
+-- a device's deletion (`tapwire devices forget`). Events without an install id are not in it.
+CREATE INDEX events_by_device ON events (app_id, device_id, event_time) WHERE device_id IS NOT NULL;
+
+-- Each app's windows; a report may override them (it then computes credits from the events).
+ALTER TABLE apps ADD COLUMN direct_window interval NOT NULL DEFAULT interval '1 hour'
+                     CHECK (direct_window > interval '0' AND direct_window <= interval '30 days'),
+                 ADD COLUMN influence_window interval NOT NULL DEFAULT interval '24 hours'
+                     CHECK (influence_window > interval '0' AND influence_window <= interval '30 days');
+
+-- One row per app and commit: the install ids and times of its new delivered, response and
+-- conversion events, for the fold to attribute.
+CREATE TABLE attribution_pending (
+    app_id      bigint        NOT NULL,
+    device_ids  text[]        NOT NULL,
+    event_times timestamptz[] NOT NULL,
+    CHECK (cardinality(device_ids) = cardinality(event_times))
+);
+CREATE INDEX attribution_pending_by_app ON attribution_pending (app_id);
+
+-- The credit of every stored conversion. kind: 1 direct, 2 influenced, 3 unattributed (then the
+-- notification's columns are NULL). currency is '' and value 0 for a conversion without a value.
+CREATE TABLE conversion_credits (
+    app_id            bigint      NOT NULL,
+    event_id          uuid        NOT NULL,
+    event_time        timestamptz NOT NULL,
+    device_id         text        NOT NULL,
+    name              text        NOT NULL,
+    currency          text        NOT NULL,
+    value             numeric     NOT NULL,
+    kind              smallint    NOT NULL CHECK (kind IN (1, 2, 3)),
+    -- The credited notification: its notificationId, or 'event:' and the event id of the tap or
+    -- delivery when it had none.
+    notification_key  text,
+    -- The credited tap (direct) or delivery (influenced), and what it says of its notification.
+    touch_time        timestamptz,
+    category          text,
+    has_media         boolean,
+    campaign          text,
+    platform          text,
+    -- Direct: the action of the tap (Apple's default action identifier for an open).
+    action_identifier text,
+    PRIMARY KEY (app_id, event_id)
+);
+CREATE INDEX conversion_credits_by_time ON conversion_credits (app_id, event_time);
+CREATE INDEX conversion_credits_by_touch ON conversion_credits (app_id, touch_time);
+CREATE INDEX conversion_credits_by_notification ON conversion_credits (app_id, device_id, notification_key);
+
+-- Per credited notification and conversion name (and currency): how many conversions it was
+-- credited with, of which kind, and their value. A notification takes the day, category, side,
+-- campaign and platform of the credited tap or delivery of its earliest conversion, so that a
+-- notification counts once in a rate over delivered.
+CREATE TABLE notification_conversions (
+    app_id           bigint      NOT NULL,
+    device_id        text        NOT NULL,
+    notification_key text        NOT NULL,
+    name             text        NOT NULL,
+    currency         text        NOT NULL,
+    touch_time       timestamptz NOT NULL,
+    category         text        NOT NULL,
+    has_media        boolean     NOT NULL,
+    campaign         text        NOT NULL,
+    platform         text        NOT NULL,
+    first_kind       smallint    NOT NULL,
+    direct           bigint      NOT NULL,
+    influenced       bigint      NOT NULL,
+    value            numeric     NOT NULL,
+    PRIMARY KEY (app_id, device_id, notification_key, name, currency)
+);
+CREATE INDEX notification_conversions_by_touch ON notification_conversions (app_id, touch_time);
+
+-- The report's rollups, by the UTC day of the notification's credited tap or delivery (the
+-- conversion's own day for rollup_conversion_totals). The value moments are of each converted
+-- notification's value, so a mean per delivered and its skew-adjusted interval follow from them
+-- with the delivered count (notifications without a conversion have value 0).
+CREATE TABLE rollup_conversions (
+    app_id     bigint      NOT NULL,
+    day        timestamptz NOT NULL,
+    category   text        NOT NULL,
+    has_media  boolean     NOT NULL,
+    name       text        NOT NULL,
+    currency   text        NOT NULL,
+    direct     bigint      NOT NULL,
+    influenced bigint      NOT NULL,
+    converted  bigint      NOT NULL,
+    value_sum  numeric     NOT NULL,
+    value_sq   numeric     NOT NULL,
+    value_cube numeric     NOT NULL,
+    PRIMARY KEY (app_id, day, category, has_media, name, currency)
+);
+
+-- Converted notifications by side within the engagement strata (rollup_strata: campaign ×
+-- platform × UTC day), for the Mantel–Haenszel difference on conversion.
+CREATE TABLE rollup_conversion_strata (
+    app_id         bigint      NOT NULL,
+    day            timestamptz NOT NULL,
+    category       text        NOT NULL,
+    campaign       text        NOT NULL,
+    platform       text        NOT NULL,
+    name           text        NOT NULL,
+    currency       text        NOT NULL,
+    rich_converted bigint      NOT NULL,
+    text_converted bigint      NOT NULL,
+    PRIMARY KEY (app_id, day, category, campaign, platform, name, currency)
+);
+
+-- Direct conversions by the action of the tap that preceded them.
+CREATE TABLE rollup_conversion_actions (
+    app_id            bigint      NOT NULL,
+    day               timestamptz NOT NULL,
+    category          text        NOT NULL,
+    action_identifier text        NOT NULL,
+    name              text        NOT NULL,
+    direct            bigint      NOT NULL,
+    PRIMARY KEY (app_id, day, category, action_identifier, name)
+);
+
+-- Every conversion by its own UTC day and kind, unattributed ones included, so totals add up.
+CREATE TABLE rollup_conversion_totals (
+    app_id      bigint      NOT NULL,
+    day         timestamptz NOT NULL,
+    name        text        NOT NULL,
+    currency    text        NOT NULL,
+    kind        smallint    NOT NULL,
+    conversions bigint      NOT NULL,
+    value_sum   numeric     NOT NULL,
+    PRIMARY KEY (app_id, day, name, currency, kind)
+);
+
+INSERT INTO tapwire_table_layout (table_name, layout, reason) VALUES
+    ('attribution_pending', 'distributed', 'attribution queue, co-located with events'),
+    ('conversion_credits', 'distributed', 'attribution, co-located with events'),
+    ('notification_conversions', 'distributed', 'attribution, co-located with events'),
+    ('rollup_conversions', 'distributed', 'report rollup, co-located with events'),
+    ('rollup_conversion_strata', 'distributed', 'report rollup, co-located with events'),
+    ('rollup_conversion_actions', 'distributed', 'report rollup, co-located with events'),
+    ('rollup_conversion_totals', 'distributed', 'report rollup, co-located with events');
+SELECT tapwire_apply_citus_layout();
+
+-- A collector older than this migration queues nothing to attribute: its commits are refused
+-- (57P03, answered with 503 and Retry-After, so the client takes the batch to an upgraded
+-- collector), as 0150 did. This version's commits set the column.
+ALTER TABLE rollup_delta_batches ADD COLUMN attribution_queued boolean NOT NULL DEFAULT true;
+CREATE FUNCTION tapwire_refuse_batch_without_attribution() RETURNS boolean
+LANGUAGE plpgsql AS $fn$
+BEGIN
+    RAISE EXCEPTION 'a collector older than migration 0161 appended a batch without queueing its attribution; upgrade it'
+        USING ERRCODE = '57P03';
+END
+$fn$;
+ALTER TABLE rollup_delta_batches ALTER COLUMN attribution_queued SET DEFAULT tapwire_refuse_batch_without_attribution();
+
+-- What a conversion is credited to, under the given windows (the rule above).
+CREATE TYPE tapwire_credit AS (
+    kind              smallint,
+    notification_key  text,
+    touch_time        timestamptz,
+    category          text,
+    has_media         boolean,
+    campaign          text,
+    platform          text,
+    action_identifier text
+);
+
+CREATE FUNCTION tapwire_credit_conversion(p_app bigint, p_device text, p_time timestamptz, p_notification text,
+                                          p_direct interval, p_influence interval) RETURNS tapwire_credit
+LANGUAGE sql STABLE AS $fn$
+    SELECT coalesce(
+        (SELECT ROW(1, coalesce(r.notification_id, 'event:' || r.event_id::text), r.event_time, r.category, r.has_media,
+                    coalesce(r.campaign, ''), r.platform, r.action_identifier)::tapwire_credit
+         FROM events r
+         WHERE r.app_id = p_app AND r.device_id = p_device AND r.type = 'response'
+           AND r.action_identifier <> 'com.apple.UNNotificationDismissActionIdentifier'
+           AND r.event_time >= p_time - p_direct AND r.event_time <= p_time
+         ORDER BY (p_notification IS NOT NULL AND r.notification_id IS NOT DISTINCT FROM p_notification) DESC,
+                  r.event_time DESC, r.event_id DESC
+         LIMIT 1),
+        (SELECT ROW(2, coalesce(d.notification_id, 'event:' || d.event_id::text), d.event_time, d.category, d.has_media,
+                    coalesce(d.campaign, ''), d.platform, NULL)::tapwire_credit
+         FROM events d
+         WHERE d.app_id = p_app AND d.device_id = p_device AND d.type = 'delivered'
+           AND d.event_time >= p_time - p_influence AND d.event_time <= p_time
+           AND NOT EXISTS (SELECT 1 FROM events r
+                           WHERE r.app_id = p_app AND r.device_id = p_device AND r.type = 'response'
+                             AND r.action_identifier <> 'com.apple.UNNotificationDismissActionIdentifier'
+                             AND r.event_time > d.event_time AND r.event_time <= p_time)
+         ORDER BY d.event_time DESC, d.event_id DESC
+         LIMIT 1),
+        ROW(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::tapwire_credit)
+$fn$;
+
+-- A conversion as attribution reads it.
+CREATE TYPE tapwire_conversion AS (
+    event_id        uuid,
+    event_time      timestamptz,
+    device_id       text,
+    notification_id text,
+    name            text,
+    currency        text,
+    value           numeric
+);
+
+-- Recomputes the credits the queued events of `p_app` can change, stores those that changed and
+-- adds their change to the rollups; returns how many credits changed. Under an advisory lock per
+-- app, so two folds never apply the same change twice. Each statement reads one app: on Citus it
+-- is routed to the app's shard.
+CREATE FUNCTION tapwire_attribute_pending(p_app bigint) RETURNS bigint
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_direct    interval;
+    v_influence interval;
+    v_devices   text[];
+    v_from      timestamptz[];
+    v_to        timestamptz[];
+    v_convs     tapwire_conversion[];
+    v_ids       uuid[];
+    v_changed   bigint;
+BEGIN
+    PERFORM pg_advisory_xact_lock(7358161, p_app::integer);
+    SELECT direct_window, influence_window INTO v_direct, v_influence FROM apps WHERE app_id = p_app;
+    IF NOT FOUND THEN
+        DELETE FROM attribution_pending WHERE app_id = p_app;
+        RETURN 0;
+    END IF;
+
+    -- Each queued device, from its earliest queued time to its latest plus the longer window.
+    WITH taken AS (
+        DELETE FROM attribution_pending WHERE app_id = p_app RETURNING device_ids, event_times
+    ), queued AS (
+        SELECT u.device_id, min(u.event_time) AS from_time, max(u.event_time) AS to_time
+        FROM taken, unnest(taken.device_ids, taken.event_times) AS u (device_id, event_time)
+        GROUP BY u.device_id
+    )
+    SELECT array_agg(device_id ORDER BY device_id), array_agg(from_time ORDER BY device_id),
+           array_agg(to_time + greatest(v_direct, v_influence) ORDER BY device_id)
+    INTO v_devices, v_from, v_to
+    FROM queued;
+    IF v_devices IS NULL THEN
+        RETURN 0;
+    END IF;
+
+    SELECT array_agg(ROW(e.event_id, e.event_time, e.device_id, e.notification_id, e.conversion_name,
+                         coalesce(e.conversion_currency, ''), coalesce(e.conversion_value::numeric, 0))::tapwire_conversion
+                     ORDER BY e.event_id)
+    INTO v_convs
+    FROM unnest(v_devices, v_from, v_to) AS q (device_id, from_time, to_time)
+    JOIN events e ON e.app_id = p_app AND e.device_id = q.device_id
+                 AND e.event_time >= q.from_time AND e.event_time <= q.to_time
+    WHERE e.type = 'conversion';
+    IF v_convs IS NULL THEN
+        RETURN 0;
+    END IF;
+
+    -- The new credits, beside the stored ones; only those that differ go on.
+    CREATE TEMP TABLE IF NOT EXISTS tapwire_credit_change (
+        sign smallint, event_id uuid, event_time timestamptz, device_id text, name text, currency text,
+        value numeric, kind smallint, notification_key text, touch_time timestamptz, category text,
+        has_media boolean, campaign text, platform text, action_identifier text
+    ) ON COMMIT DROP;
+    TRUNCATE tapwire_credit_change;
+    SELECT array_agg(c.event_id) INTO v_ids FROM unnest(v_convs) c;
+
+    INSERT INTO tapwire_credit_change
+    SELECT 1, c.event_id, c.event_time, c.device_id, c.name, c.currency, c.value, (cr).*
+    FROM (SELECT c.*, tapwire_credit_conversion(p_app, c.device_id, c.event_time, c.notification_id,
+                                                v_direct, v_influence) AS cr
+          FROM unnest(v_convs) c) c;
+
+    INSERT INTO tapwire_credit_change
+    SELECT -1, s.event_id, s.event_time, s.device_id, s.name, s.currency, s.value, s.kind, s.notification_key,
+           s.touch_time, s.category, s.has_media, s.campaign, s.platform, s.action_identifier
+    FROM conversion_credits s
+    WHERE s.app_id = p_app AND s.event_id = ANY (v_ids);
+
+    -- A credit unchanged appears once with each sign: drop both.
+    DELETE FROM tapwire_credit_change x
+    USING (SELECT event_id FROM tapwire_credit_change
+           GROUP BY event_id, event_time, device_id, name, currency, value, kind, notification_key, touch_time,
+                    category, has_media, campaign, platform, action_identifier
+           HAVING count(*) = 2) same
+    WHERE x.event_id = same.event_id;
+    SELECT count(*) FILTER (WHERE sign = 1) INTO v_changed FROM tapwire_credit_change;
+    IF v_changed = 0 THEN
+        RETURN 0;
+    END IF;
+
+    -- The credits.
+    DELETE FROM conversion_credits s
+    WHERE s.app_id = p_app AND s.event_id IN (SELECT event_id FROM tapwire_credit_change WHERE sign = -1);
+    INSERT INTO conversion_credits (app_id, event_id, event_time, device_id, name, currency, value, kind,
+                                    notification_key, touch_time, category, has_media, campaign, platform, action_identifier)
+    SELECT p_app, event_id, event_time, device_id, name, currency, value, kind, notification_key, touch_time,
+           category, has_media, campaign, platform, action_identifier
+    FROM tapwire_credit_change WHERE sign = 1;
+
+    -- What each credit adds: every conversion by its day and kind, direct ones by action.
+    INSERT INTO rollup_conversion_totals AS t (app_id, day, name, currency, kind, conversions, value_sum)
+    SELECT p_app, tapwire_utc_day(event_time), name, currency, kind, sum(sign), sum(sign * value)
+    FROM tapwire_credit_change
+    GROUP BY 2, 3, 4, 5
+    ORDER BY 2, 3, 4, 5
+    ON CONFLICT (app_id, day, name, currency, kind) DO UPDATE
+        SET conversions = t.conversions + excluded.conversions, value_sum = t.value_sum + excluded.value_sum;
+
+    INSERT INTO rollup_conversion_actions AS t (app_id, day, category, action_identifier, name, direct)
+    SELECT p_app, tapwire_utc_day(touch_time), category, action_identifier, name, sum(sign)
+    FROM tapwire_credit_change
+    WHERE kind = 1
+    GROUP BY 2, 3, 4, 5
+    ORDER BY 2, 3, 4, 5
+    ON CONFLICT (app_id, day, category, action_identifier, name) DO UPDATE
+        SET direct = t.direct + excluded.direct;
+
+    -- The notifications whose credits changed: their stored rows out (sign -1), their rows made
+    -- again from the credits now stored in (sign 1).
+    CREATE TEMP TABLE IF NOT EXISTS tapwire_notification_change (
+        sign smallint, device_id text, notification_key text, name text, currency text, touch_time timestamptz,
+        category text, has_media boolean, campaign text, platform text, first_kind smallint, direct bigint,
+        influenced bigint, value numeric
+    ) ON COMMIT DROP;
+    TRUNCATE tapwire_notification_change;
+
+    WITH touched AS (
+        SELECT DISTINCT device_id, notification_key, name, currency
+        FROM tapwire_credit_change WHERE notification_key IS NOT NULL
+    ), removed AS (
+        DELETE FROM notification_conversions n
+        USING touched k
+        WHERE n.app_id = p_app AND n.device_id = k.device_id AND n.notification_key = k.notification_key
+          AND n.name = k.name AND n.currency = k.currency
+        RETURNING n.*
+    )
+    INSERT INTO tapwire_notification_change
+    SELECT -1, device_id, notification_key, name, currency, touch_time, category, has_media, campaign, platform,
+           first_kind, direct, influenced, value
+    FROM removed;
+
+    INSERT INTO tapwire_notification_change
+    SELECT 1, s.device_id, s.notification_key, s.name, s.currency,
+           (array_agg(s.touch_time ORDER BY s.event_time, s.event_id))[1],
+           (array_agg(s.category ORDER BY s.event_time, s.event_id))[1],
+           (array_agg(s.has_media ORDER BY s.event_time, s.event_id))[1],
+           (array_agg(s.campaign ORDER BY s.event_time, s.event_id))[1],
+           (array_agg(s.platform ORDER BY s.event_time, s.event_id))[1],
+           (array_agg(s.kind ORDER BY s.event_time, s.event_id))[1],
+           count(*) FILTER (WHERE s.kind = 1), count(*) FILTER (WHERE s.kind = 2), sum(s.value)
+    FROM conversion_credits s
+    JOIN (SELECT DISTINCT device_id, notification_key, name, currency
+          FROM tapwire_credit_change WHERE notification_key IS NOT NULL) k
+      ON s.device_id = k.device_id AND s.notification_key = k.notification_key AND s.name = k.name AND s.currency = k.currency
+    WHERE s.app_id = p_app
+    GROUP BY s.device_id, s.notification_key, s.name, s.currency;
+
+    INSERT INTO notification_conversions (app_id, device_id, notification_key, name, currency, touch_time, category,
+                                          has_media, campaign, platform, first_kind, direct, influenced, value)
+    SELECT p_app, device_id, notification_key, name, currency, touch_time, category, has_media, campaign, platform,
+           first_kind, direct, influenced, value
+    FROM tapwire_notification_change WHERE sign = 1;
+
+    INSERT INTO rollup_conversions AS t (app_id, day, category, has_media, name, currency, direct, influenced,
+                                        converted, value_sum, value_sq, value_cube)
+    SELECT p_app, tapwire_utc_day(touch_time), category, has_media, name, currency, sum(sign * direct),
+           sum(sign * influenced), sum(sign), sum(sign * value), sum(sign * value * value), sum(sign * value * value * value)
+    FROM tapwire_notification_change
+    GROUP BY 2, 3, 4, 5, 6
+    ORDER BY 2, 3, 4, 5, 6
+    ON CONFLICT (app_id, day, category, has_media, name, currency) DO UPDATE
+        SET direct = t.direct + excluded.direct, influenced = t.influenced + excluded.influenced,
+            converted = t.converted + excluded.converted, value_sum = t.value_sum + excluded.value_sum,
+            value_sq = t.value_sq + excluded.value_sq, value_cube = t.value_cube + excluded.value_cube;
+
+    INSERT INTO rollup_conversion_strata AS t (app_id, day, category, campaign, platform, name, currency,
+                                              rich_converted, text_converted)
+    SELECT p_app, tapwire_utc_day(touch_time), category, campaign, platform, name, currency,
+           coalesce(sum(sign) FILTER (WHERE has_media), 0), coalesce(sum(sign) FILTER (WHERE NOT has_media), 0)
+    FROM tapwire_notification_change
+    GROUP BY 2, 3, 4, 5, 6, 7
+    ORDER BY 2, 3, 4, 5, 6, 7
+    ON CONFLICT (app_id, day, category, campaign, platform, name, currency) DO UPDATE
+        SET rich_converted = t.rich_converted + excluded.rich_converted,
+            text_converted = t.text_converted + excluded.text_converted;
+    RETURN v_changed;
+END
+$fn$;

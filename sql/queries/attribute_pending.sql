@@ -1,0 +1,3 @@
+-- Attribution's share of a fold, for one app: recomputes the credits its queued events can change
+-- and adds their change to the rollups; returns how many changed (migration 0161).
+SELECT tapwire_attribute_pending($1::bigint)
