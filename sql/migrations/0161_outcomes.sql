@@ -401,3 +401,20 @@ BEGIN
     RETURN v_changed;
 END
 $fn$;
+
+-- Queues every conversion of [p_from, p_to) of an app (every app when NULL) for attribution, so
+-- the next fold recomputes its credit: the rollups rebuild and a change of an app's windows use
+-- it. A credit that does not change writes nothing.
+CREATE FUNCTION tapwire_queue_attribution(p_app bigint, p_from timestamptz, p_to timestamptz) RETURNS bigint
+LANGUAGE sql AS $fn$
+    WITH queued AS (
+        INSERT INTO attribution_pending (app_id, device_ids, event_times)
+        SELECT app_id, array_agg(device_id), array_agg(event_time)
+        FROM events
+        WHERE (p_app IS NULL OR app_id = p_app) AND type = 'conversion' AND device_id IS NOT NULL
+          AND event_time >= p_from AND event_time < p_to
+        GROUP BY app_id
+        RETURNING cardinality(device_ids) AS n
+    )
+    SELECT coalesce(sum(n), 0)::bigint FROM queued
+$fn$;
