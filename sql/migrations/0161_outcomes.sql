@@ -275,7 +275,7 @@ BEGIN
         sign smallint, event_id uuid, event_time timestamptz, device_id text, name text, currency text,
         value numeric, kind smallint, notification_key text, touch_time timestamptz, category text,
         has_media boolean, campaign text, platform text, action_identifier text
-    ) ON COMMIT DROP;
+    ) ON COMMIT DELETE ROWS;
     TRUNCATE tapwire_credit_change;
     SELECT array_agg(c.event_id) INTO v_ids FROM unnest(v_convs) c;
 
@@ -336,7 +336,7 @@ BEGIN
         sign smallint, device_id text, notification_key text, name text, currency text, touch_time timestamptz,
         category text, has_media boolean, campaign text, platform text, first_kind smallint, direct bigint,
         influenced bigint, value numeric
-    ) ON COMMIT DROP;
+    ) ON COMMIT DELETE ROWS;
     TRUNCATE tapwire_notification_change;
 
     WITH touched AS (
