@@ -9,7 +9,8 @@ import Foundation
 /// their order), so by Ville's inequality P(∃ look: BF ≥ 1/a) ≤ a. The sequential p-value is
 /// p = min over looks of min(1, 1/BF): below a at any look, however often looked at, with chance
 /// at most a when the split is right. The prior is α = c·π, concentration c = 100 by default (the
-/// authors' own default in their published code): weight on mismatches of a few points.
+/// default of the first author's published implementation): weight on mismatches of a few points
+/// (docs/statistics-outcomes.md).
 public struct SequentialSampleRatioTest: Sendable, Equatable {
     /// The intended shares, normalised to sum to 1.
     public var expectedShares: [Double]

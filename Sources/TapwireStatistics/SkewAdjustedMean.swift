@@ -3,28 +3,21 @@ import Foundation
 /// A confidence interval for a mean that stays honest on skewed, zero-heavy data (revenue per
 /// delivered notification, per assigned device), from four additive sums only: n, Σx, Σx², Σx³,
 /// which rollups can store and add. Hall's (1992) transformation of the studentised mean
-/// (`HallTransformation`), the interval Zhou & Dinh (2005), "Nonparametric confidence intervals
-/// for the one- and two-sample problems", Biostatistics 6(2):187–200, recommend over Johnson's
-/// (1978) modified t ("Modified t tests and confidence intervals for asymmetrical populations",
-/// JASA 73:536–544) for skewed data: the same skewness correction, made monotone. The plain t
+/// (`HallTransformation`), as Zhou & Dinh (2005), "Nonparametric confidence intervals for the
+/// one- and two-sample problems", Biostatistics 6(2):187–200, study it beside Johnson's (1978)
+/// modified t ("Modified t tests and confidence intervals for asymmetrical populations", JASA
+/// 73:536–544): Johnson's skewness correction, made monotone so that it always inverts. The plain t
 /// interval is symmetric around x̄, and on right-skewed data it misses mostly above (a sample
 /// without its rare large values has a small mean and a small variance together).
 /// docs/statistics-outcomes.md, "Value per delivered".
 public enum SkewAdjustedMean {
     /// What the interval needs of a sample: n, x̄, s² = Σ(x − x̄)²/(n − 1) and
-    /// μ̂₃ = Σ(x − x̄)³/n.
+    /// μ̂₃ = Σ(x − x̄)³/n. Made only from sums (`moments(count:…)`), which check them.
     public struct Moments: Sendable, Equatable {
         public var count: Int
         public var mean: Double
         public var variance: Double
         public var thirdCentralMoment: Double
-
-        public init(count: Int, mean: Double, variance: Double, thirdCentralMoment: Double) {
-            self.count = count
-            self.mean = mean
-            self.variance = variance
-            self.thirdCentralMoment = thirdCentralMoment
-        }
 
         /// The standard error of the mean, s/√n.
         public var standardError: Double { (variance / Double(count)).squareRoot() }

@@ -8,8 +8,8 @@ import Foundation
 /// (`SkewAdjustedMean`, Hall 1992). With d = x̄₁ − x̄₂ and (lᵢ, uᵢ) each group's interval,
 ///   L = d − √((x̄₁ − l₁)² + (u₂ − x̄₂)²),  U = d + √((u₁ − x̄₁)² + (x̄₂ − l₂)²).
 /// Each group's asymmetry stays on its own side: the held-out group's long upper reach lowers the
-/// difference's lower bound. Hall's correction applied to the Welch statistic directly (as Zhou &
-/// Dinh 2005 do) estimates one skewness from the difference of the groups' third moments, and a
+/// difference's lower bound. Hall's correction applied to the Welch statistic directly (the
+/// two-sample form Zhou & Dinh 2005 study) estimates one skewness from the difference of the groups' third moments, and a
 /// small held-out group whose sample lacks its rare large values flips its sign; in our
 /// simulation it covered 0.75 where Welch covered 0.84 (docs/statistics-outcomes.md).
 public enum SkewAdjustedMeanDifference {

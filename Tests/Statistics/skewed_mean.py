@@ -7,8 +7,8 @@ roots and the quantile are taken in 60-digit decimal arithmetic; and instead of 
 inverse the Swift code uses, each transformed quantile is found by bisection of the cubic as the
 papers print it:
 
-  Hall (1992), JRSS B 54:221, applied as Zhou & Dinh (2005), Biostatistics 6:187 write it for one
-  mean, with T = (xbar - mu) / s, gamma = mu3 / s^3, s^2 = M2 / (n - 1), mu3 = M3 / n:
+  Hall (1992), JRSS B 54:221 (studied by Zhou & Dinh 2005, Biostatistics 6:187), in the
+  per-observation scaling, with T = (xbar - mu) / s, gamma = mu3 / s^3, s^2 = M2 / (n - 1), mu3 = M3 / n:
       g(T) = T + gamma T^2 / 3 + gamma^2 T^3 / 27 + gamma / (6 n)
       CI   = [xbar - s g^-1(z / sqrt n), xbar - s g^-1(-z / sqrt n)]
   and for a difference of two means, Zou & Donner's (2008) MOVER over the groups' intervals
