@@ -29,9 +29,9 @@ public enum SkewAdjustedMean {
     /// Σx³ − x̄·(3Σx² − 2x̄·Σx): each carries a relative error of about ε·(1 + x̄²/σ²) (and
     /// ε·(1 + |x̄|/σ)³ for μ̂₃ against σ³), ε = 2⁻⁵². Zero-heavy revenue has σ > x̄, so the loss is
     /// a few ulps even at n = 10M; only values nearly equal to each other far from 0 (σ/|x̄| below
-    /// 10⁻⁴) lose digits, and for those the `Decimal` overload
-    /// (`moments(count:decimalSum:decimalSumOfSquares:decimalSumOfCubes:)`) is exact. A variance within rounding
-    /// of 0 (below 16·ε·Σx²) counts as 0. Nil when n < 2 (no spread to estimate), a sum is not
+    /// about 10⁻⁴) lose digits, and for those the `Decimal` overload
+    /// (`moments(count:decimalSum:decimalSumOfSquares:decimalSumOfCubes:)`) keeps 38. A variance
+    /// within rounding of 0 (below 16·ε·Σx²) counts as 0. Nil when n < 2 (no spread to estimate), a sum is not
     /// finite, or the sums are inconsistent (Σx² below (Σx)²/n beyond rounding: not one sample).
     public static func moments(count n: Int, sum: Double, sumOfSquares: Double, sumOfCubes: Double) -> Moments? {
         guard n >= 2, sum.isFinite, sumOfSquares.isFinite, sumOfCubes.isFinite, sumOfSquares >= 0 else { return nil }
