@@ -122,7 +122,7 @@ public enum BodyFuzzTarget {
             switch event.type {
             case .response:
                 if (event.actionIdentifier ?? "").isEmpty { return finding("a response without an action was accepted") }
-            case .delivered, .sent, .conversion:
+            case .delivered, .sent, .conversion, .assignment:
                 if event.actionIdentifier != nil || event.userTextLength != nil { return finding("a \(event.type.rawValue) with response fields was accepted") }
             }
             if let length = event.userTextLength, length < 0 || Int64(length) > limits.maxUserTextLength {

@@ -1,3 +1,5 @@
+import TapwireCore
+
 package enum EventCopyRows {
     /// Encodes rows in the column order of `sql/queries/copy_events.sql` (straight into events).
     /// `order`: the rows to encode (their seq: position across the batches), in that order
@@ -15,7 +17,7 @@ package enum EventCopyRows {
             let batch = batches[b]
             let event = batch.events[i]
             let context = batch.context
-            encoder.beginRow(fields: 27)
+            encoder.beginRow(fields: 29)
             encoder.int64(batch.appId)
             encoder.timestamp(event.eventTime)
             encoder.uuid(event.eventId)
@@ -43,6 +45,8 @@ package enum EventCopyRows {
             encoder.optionalText(event.conversion?.name)
             encoder.optionalFloat64(event.conversion?.value)
             encoder.optionalText(event.conversion?.currency)
+            encoder.optionalBool(event.assignment.map { $0.arm == .heldOut })
+            encoder.optionalFloat64(event.assignment?.holdoutShare)
         }
         return encoder.finish()
     }
@@ -70,12 +74,25 @@ extension EventCopyRows {
     /// conversion events that carry one), for sql/queries/copy_attribution_pending.sql: the fold
     /// recomputes the credits those events can change (docs/outcomes.md).
     static func encodeAttributionPending(_ batches: [StagedBatch], plan: EventWriter.StagingPlan, rows seqs: [Int]) -> [UInt8] {
+        encodePending(batches, plan: plan, rows: seqs) { (type: EventType) in type != .sent && type != .assignment }
+    }
+
+    /// The same for sql/queries/copy_holdout_pending.sql: assignments and conversions, whose
+    /// devices' holdout rows the fold recomputes (docs/holdouts.md).
+    static func encodeHoldoutPending(_ batches: [StagedBatch], plan: EventWriter.StagingPlan, rows seqs: [Int]) -> [UInt8] {
+        encodePending(batches, plan: plan, rows: seqs) { (type: EventType) in type == .assignment || type == .conversion }
+    }
+
+    /// A row per app (app_id, device_ids, event_times) of the stored rows of the given types that
+    /// carry an install id: a fold's queue.
+    private static func encodePending(_ batches: [StagedBatch], plan: EventWriter.StagingPlan, rows seqs: [Int],
+                                      including: (EventType) -> Bool) -> [UInt8] {
         var apps: [Int64: (devices: BinaryArray, times: BinaryArray)] = [:]
         for seq in seqs {
             let (b, i) = plan.locations[seq]
             let batch = batches[b]
             let event = batch.events[i]
-            guard event.type != .sent, let device = event.deviceId ?? batch.context.deviceId else { continue }
+            guard including(event.type), let device = event.deviceId ?? batch.context.deviceId else { continue }
             apps[batch.appId, default: (BinaryArray(.text), BinaryArray(.timestamptz))].devices.text(device)
             apps[batch.appId]!.times.timestamp(event.eventTime)
         }

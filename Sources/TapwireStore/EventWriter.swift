@@ -98,6 +98,8 @@ public final class EventWriter {
         var deltas: [UInt8]
         /// What attribution must look at again: sql/queries/copy_attribution_pending.sql.
         var attribution: [UInt8]
+        /// What the holdouts must look at again: sql/queries/copy_holdout_pending.sql.
+        var holdouts: [UInt8]
 
         init(_ batches: [StagedBatch], plan: StagingPlan, rows seqs: [Int]) {
             self.seqs = seqs
@@ -110,6 +112,7 @@ public final class EventWriter {
             rollups.finishFinest() // the fold derives the coarser grains, once for many commits
             deltas = RollupDeltaRows.encodeBatch(rollups)
             attribution = EventCopyRows.encodeAttributionPending(batches, plan: plan, rows: seqs)
+            holdouts = EventCopyRows.encodeHoldoutPending(batches, plan: plan, rows: seqs)
         }
     }
 
@@ -136,6 +139,7 @@ public final class EventWriter {
                 try connection.copyIn(EmbeddedSQL.copyEvents, data: rows.events)
                 try connection.copyIn(EmbeddedSQL.copyRollupDeltaBatch, data: rows.deltas)
                 if !rows.attribution.isEmpty { try connection.copyIn(EmbeddedSQL.copyAttributionPending, data: rows.attribution) }
+                if !rows.holdouts.isEmpty { try connection.copyIn(EmbeddedSQL.copyHoldoutPending, data: rows.holdouts) }
             }
             return (Self.outcomes(batches, storedSeqs: rows.seqs), plan.order.count - rows.seqs.count)
         }

@@ -154,10 +154,12 @@ enum RollupDeltaRows {
         }
         var encoder = CopyBinaryEncoder(reservingCapacity: 64 + apps.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.bytes.count + 24 } })
         for appId in apps.keys.sorted() {
-            encoder.beginRow(fields: 2 + batchColumnTypes.count)
+            encoder.beginRow(fields: 3 + batchColumnTypes.count)
             encoder.int64(appId)
             for column in apps[appId]! { encoder.array(column) }
             // attribution_queued: this commit queues its attribution (migration 0161).
+            encoder.bool(true)
+            // holdouts_queued: and its holdouts (migration 0201).
             encoder.bool(true)
         }
         return encoder.finish()
@@ -184,7 +186,11 @@ enum RollupDeltaRows {
         }
 
         private mutating func merge(_ fields: [ArraySlice<UInt8>?]) throws(DatabaseError) {
-            guard fields.count == 25 else { throw DatabaseError(.unexpectedResult, "a rollup_delta_batches row of \(fields.count) columns, not 25") }
+            // 25 as the fold takes them; a commit's own rows (encodeBatch) end with its two queued
+            // flags (migrations 0161 and 0201), which say nothing of the deltas.
+            guard fields.count == 25 || fields.count == 27 else {
+                throw DatabaseError(.unexpectedResult, "a rollup_delta_batches row of \(fields.count) columns, not 25")
+            }
             guard let appField = fields[0] else { throw DatabaseError(.unexpectedResult, "a rollup_delta_batches row without app_id") }
             let appId = try BinaryValues.int64(appField)
             let kind = try BinaryValues.array(fields[1], of: .int2, BinaryValues.int16)

@@ -41,7 +41,16 @@ public struct RollupStore: Sendable {
     package func foldPending(on connection: PostgresConnection) throws(DatabaseError) -> Int {
         let moved = try foldPendingDeltas(on: connection)
         try attributePending(on: connection)
+        try holdoutsPending(on: connection)
         return moved
+    }
+
+    /// The holdouts' share of the fold: each app's queued devices, their holdout rows recomputed
+    /// and the change added to rollup_holdouts (docs/holdouts.md).
+    private func holdoutsPending(on connection: PostgresConnection) throws(DatabaseError) {
+        for app in try connection.query(EmbeddedSQL.pendingHoldoutApps).rows.compactMap({ $0.first ?? nil }) {
+            try connection.query(EmbeddedSQL.holdoutsPending, [app])
+        }
     }
 
     /// Attribution's share of the fold: each app's queued events, their conversions' credits
@@ -159,6 +168,7 @@ public struct RollupStore: Sendable {
                         try connection.query(EmbeddedSQL.rollupsRebuildBlocks, blocks)
                         try connection.query(EmbeddedSQL.rollupsQuarterCoverage, parameters)
                         try connection.query(EmbeddedSQL.rollupsRebuildAttribution, parameters)
+                        try connection.query(EmbeddedSQL.rollupsRebuildHoldouts, parameters)
                         return events
                     }
                     let step = Progress(from: Timestamp(microseconds: chunkStart), to: Timestamp(microseconds: chunkEnd), eventsRecomputed: events)

@@ -26,12 +26,16 @@ public struct WireEvent: Sendable, Equatable {
     /// The install id of this event's device, when it is not the batch context's (a backend
     /// posting for many devices).
     public var deviceId: String?
+    /// An assignment's arm, `treated` or `held_out`: only on `type: assignment`.
+    public var arm: String?
+    /// The share of devices the sender meant to hold out, strictly between 0 and 1.
+    public var holdoutShare: Double?
 
     public init(eventId: EventID, type: WireEventType, timestamp: Timestamp, notificationId: String? = nil, category: String = "",
                 actionIdentifier: String? = nil, userTextLength: Int64? = nil, hasMedia: Bool = false, mediaTypes: [String] = [],
                 mediaRequested: Bool? = nil, categoryRegistered: Bool? = nil, campaign: String? = nil, variant: String? = nil,
                 deliveredAt: Timestamp? = nil, name: String? = nil, value: Double? = nil, currency: String? = nil,
-                deviceId: String? = nil) {
+                deviceId: String? = nil, arm: String? = nil, holdoutShare: Double? = nil) {
         self.eventId = eventId
         self.type = type
         self.timestamp = timestamp
@@ -50,6 +54,16 @@ public struct WireEvent: Sendable, Equatable {
         self.value = value
         self.currency = currency
         self.deviceId = deviceId
+        self.arm = arm
+        self.holdoutShare = holdoutShare
+    }
+
+    /// An assignment: the sender's record that a device was treated (sent the campaign) or held
+    /// out (it would have been, and was not).
+    public static func assignment(eventId: EventID, timestamp: Timestamp, campaign: String, arm: String,
+                                  holdoutShare: Double, deviceId: String? = nil) -> WireEvent {
+        WireEvent(eventId: eventId, type: .assignment, timestamp: timestamp, campaign: campaign, deviceId: deviceId,
+                  arm: arm, holdoutShare: holdoutShare)
     }
 
     /// A conversion: what the app counts as an outcome, and the notification whose tap opened
@@ -67,10 +81,10 @@ public struct WireEvent: Sendable, Equatable {
             ("timestamp", .string(timestamp.description)),
         ]
         if let notificationId { members.append(("notificationId", .string(notificationId))) }
-        if type != .conversion || !category.isEmpty { members.append(("category", .string(category))) }
+        if (type != .conversion && type != .assignment) || !category.isEmpty { members.append(("category", .string(category))) }
         if let actionIdentifier { members.append(("actionIdentifier", .string(actionIdentifier))) }
         if let userTextLength { members.append(("userTextLength", .int(userTextLength))) }
-        if type != .sent, type != .conversion { members.append(("hasMedia", .bool(hasMedia))) }
+        if type != .sent, type != .conversion, type != .assignment { members.append(("hasMedia", .bool(hasMedia))) }
         if !mediaTypes.isEmpty { members.append(("mediaTypes", .array(mediaTypes.map { .string($0) }))) }
         if let mediaRequested { members.append(("mediaRequested", .bool(mediaRequested))) }
         if let categoryRegistered { members.append(("categoryRegistered", .bool(categoryRegistered))) }
@@ -81,6 +95,8 @@ public struct WireEvent: Sendable, Equatable {
         if let value { members.append(("value", .number(JSONNumber(double: value, integer: nil)))) }
         if let currency { members.append(("currency", .string(currency))) }
         if let deviceId { members.append(("deviceId", .string(deviceId))) }
+        if let arm { members.append(("arm", .string(arm))) }
+        if let holdoutShare { members.append(("holdoutShare", .number(JSONNumber(double: holdoutShare, integer: nil)))) }
         return .object(members)
     }
 }

@@ -5,4 +5,6 @@ public enum WireEventType: String, Sendable, CaseIterable, Hashable {
     case sent
     /// An outcome the app counts (a purchase, a signup): `name`, optional `value` and `currency`.
     case conversion
+    /// A device's arm in a campaign's holdout: `campaign`, `arm`, `holdoutShare`, `deviceId`.
+    case assignment
 }

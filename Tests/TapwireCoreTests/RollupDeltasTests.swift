@@ -9,6 +9,10 @@ import Testing
 /// recomputation written event by event.
 @Suite("Rollup deltas")
 struct RollupDeltasTests {
+    /// The types engagement's rollups count: conversions and assignments have their own
+    /// aggregates (docs/outcomes.md, docs/holdouts.md) and `add` leaves them out.
+    static let engagementTypes: [EventType] = [.delivered, .response, .sent]
+
     static let hour: Int64 = 3_600_000_000
     static let day: Int64 = 24 * hour
     /// 2026-03-01T10:00:00Z.
@@ -130,7 +134,7 @@ struct RollupDeltasTests {
             var events: [Event] = []
             for _ in 0..<Int.random(in: 1...60, using: &rng) {
                 let time = at(Int64.random(in: -3000...3000, using: &rng))
-                let type = EventType.allCases.randomElement(using: &rng)!
+                let type = Self.engagementTypes.randomElement(using: &rng)!
                 let action = type == .response ? actions.randomElement(using: &rng)! : nil
                 let delivered: Timestamp? = Bool.random(using: &rng) ? time.adding(microseconds: -Int64.random(in: -5_000_000...90_000_000_000, using: &rng)) : nil
                 events.append(Event(eventId: .v7(at: time, using: &rng), type: type, deviceTime: time, category: ["a", "b", ""].randomElement(using: &rng)!,
@@ -238,7 +242,7 @@ struct RollupDeltasTests {
         for commit in 0..<4 {
             var part = RollupDeltas()
             for i in 0..<300 {
-                let type = EventType.allCases.randomElement(using: &rng)!
+                let type = Self.engagementTypes.randomElement(using: &rng)!
                 let action = type == .response ? [SystemAction.open, SystemAction.dismiss, "reply", "like"].randomElement(using: &rng)! : nil
                 let time = at(Int64.random(in: -1500...1500, using: &rng))
                 let event = Event(eventId: .v7(at: time, using: &rng), type: type, deviceTime: time,

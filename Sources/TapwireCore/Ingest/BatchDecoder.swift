@@ -50,7 +50,7 @@ public struct BatchDecoder: Sendable {
         batch.events.reserveCapacity(elements.count)
         batch.indices.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            switch decodeEvent(element, index: index, skew: skew) {
+            switch decodeEvent(element, index: index, skew: skew, contextDeviceId: context.deviceId) {
             case .success(let event):
                 if event.timeClamped { batch.clampedCount += 1 }
                 batch.events.append(event)
@@ -88,7 +88,7 @@ public struct BatchDecoder: Sendable {
                              deviceId: try field("deviceId", max: limits.maxTagBytes))
     }
 
-    func decodeEvent(_ value: JSONValue, index: Int, skew: ClockSkew) -> Result<Event, EventRejection> {
+    func decodeEvent(_ value: JSONValue, index: Int, skew: ClockSkew, contextDeviceId: String? = nil) -> Result<Event, EventRejection> {
         guard let object = value.objectValue else {
             return .failure(EventRejection(index: index, eventId: nil, code: .notAnObject,
                                            reason: "an event must be a JSON object, got \(value.typeName)"))
@@ -112,7 +112,7 @@ public struct BatchDecoder: Sendable {
             }
             guard let typeText = try reader.string("type", max: 16, required: true) else { throw reader.missing("type") }
             guard let type = EventType(rawValue: typeText) else {
-                throw FieldProblem(.unknownType, "type must be delivered, response, sent or conversion, got \"\(FieldRules.truncatedForEcho(typeText))\"")
+                throw FieldProblem(.unknownType, "type must be delivered, response, sent, conversion or assignment, got \"\(FieldRules.truncatedForEcho(typeText))\"")
             }
             guard let deviceTime = try reader.timestamp("timestamp") else { throw reader.missing("timestamp") }
             let (eventTime, clamped) = skew.correct(deviceTime)
@@ -134,11 +134,14 @@ public struct BatchDecoder: Sendable {
                 guard let action, !action.isEmpty else {
                     throw FieldProblem(.missingField, "actionIdentifier is required on a response")
                 }
-            case .delivered, .sent, .conversion:
+            case .delivered, .sent, .conversion, .assignment:
                 if action != nil { throw FieldProblem(.invalidField, "actionIdentifier is only valid on a response") }
                 if textLength != nil { throw FieldProblem(.invalidField, "userTextLength is only valid on a response") }
             }
             let conversion = try reader.conversion(type: type)
+            let campaign = try reader.string("campaign", max: limits.maxIdentifierBytes)
+            let deviceId = try reader.string("deviceId", max: limits.maxTagBytes)
+            let assignment = try reader.assignment(type: type, campaign: campaign, deviceId: deviceId ?? contextDeviceId)
             var media: MediaKinds = []
             if let list = try reader.stringArray("mediaTypes", maxCount: limits.maxMediaTypesPerEvent, maxBytes: limits.maxMediaTypeBytes) {
                 for name in list {
@@ -165,10 +168,10 @@ public struct BatchDecoder: Sendable {
                               hasMedia: hasMediaField ?? !media.isEmpty, mediaTypes: media,
                               mediaRequested: try reader.bool("mediaRequested"),
                               categoryRegistered: try reader.bool("categoryRegistered"),
-                              campaign: try reader.string("campaign", max: limits.maxIdentifierBytes),
+                              campaign: campaign,
                               variant: try reader.string("variant", max: limits.maxIdentifierBytes),
-                              deliveredAt: deliveredAt, conversion: conversion,
-                              deviceId: try reader.string("deviceId", max: limits.maxTagBytes))
+                              deliveredAt: deliveredAt, conversion: conversion, assignment: assignment,
+                              deviceId: deviceId)
             return .success(event)
         } catch {
             return reject(error.code, error.reason)
@@ -253,6 +256,37 @@ private struct FieldReader {
             }
         }
         return Event.Conversion(name: name, value: amount, currency: currency)
+    }
+
+    /// An assignment's fields (docs/holdouts.md): a campaign, an arm, the intended holdout share
+    /// (strictly between 0 and 1) and an install id (the event's or the batch context's); arm and
+    /// holdoutShare are not valid on another type.
+    func assignment(type: EventType, campaign: String?, deviceId: String?) throws(FieldProblem) -> Event.Assignment? {
+        let armText = try string("arm", max: 16)
+        let share = try number("holdoutShare")
+        guard type == .assignment else {
+            for (field, present) in [("arm", armText != nil), ("holdoutShare", share != nil)] where present {
+                throw FieldProblem(.invalidField, "\(field) is only valid on an assignment")
+            }
+            return nil
+        }
+        guard let campaign, !campaign.isEmpty else {
+            throw FieldProblem(.missingField, "campaign is required on an assignment: the campaign the device was assigned in")
+        }
+        guard let armText else { throw FieldProblem(.missingField, "arm is required on an assignment: treated or held_out") }
+        guard let arm = HoldoutArm(rawValue: armText) else {
+            throw FieldProblem(.invalidField, "arm must be treated or held_out, got \"\(FieldRules.truncatedForEcho(armText))\"")
+        }
+        guard let share else {
+            throw FieldProblem(.missingField, "holdoutShare is required on an assignment: the share of devices meant to be held out, such as 0.1")
+        }
+        guard share > 0, share < 1 else {
+            throw FieldProblem(.invalidField, "holdoutShare must be a number strictly between 0 and 1 (0.1 holds out a tenth), got \(share)")
+        }
+        guard let deviceId, !deviceId.isEmpty else {
+            throw FieldProblem(.missingField, "an assignment needs an install id: deviceId on the event or in the batch context")
+        }
+        return Event.Assignment(arm: arm, holdoutShare: share)
     }
 
     func timestamp(_ name: String) throws(FieldProblem) -> Timestamp? {

@@ -26,6 +26,8 @@ public struct Event: Sendable, Equatable {
     public var deliveredAt: Timestamp?
     /// A conversion's name, value (at least 0) and ISO 4217 currency; nil on every other type.
     public var conversion: Conversion?
+    /// An assignment's arm and the holdout share the sender intended; nil on every other type.
+    public var assignment: Assignment?
     /// This event's own install id, when it differs from the batch context's.
     public var deviceId: String?
 
@@ -41,12 +43,23 @@ public struct Event: Sendable, Equatable {
         }
     }
 
+    /// What an `assignment` event records (docs/holdouts.md): the device's arm in the event's
+    /// campaign, and the share of devices the sender meant to hold out.
+    public struct Assignment: Sendable, Equatable {
+        public var arm: HoldoutArm
+        public var holdoutShare: Double
+        public init(arm: HoldoutArm, holdoutShare: Double) {
+            self.arm = arm
+            self.holdoutShare = holdoutShare
+        }
+    }
+
     public init(eventId: EventID, type: EventType, deviceTime: Timestamp, eventTime: Timestamp? = nil,
                 timeClamped: Bool = false, notificationId: String? = nil, category: String,
                 actionIdentifier: String? = nil, userTextLength: Int32? = nil, hasMedia: Bool = false,
                 mediaTypes: MediaKinds = [], mediaRequested: Bool? = nil, categoryRegistered: Bool? = nil,
                 campaign: String? = nil, variant: String? = nil, deliveredAt: Timestamp? = nil,
-                conversion: Conversion? = nil, deviceId: String? = nil) {
+                conversion: Conversion? = nil, assignment: Assignment? = nil, deviceId: String? = nil) {
         self.eventId = eventId
         self.type = type
         self.deviceTime = deviceTime
@@ -64,6 +77,7 @@ public struct Event: Sendable, Equatable {
         self.variant = variant
         self.deliveredAt = deliveredAt
         self.conversion = conversion
+        self.assignment = assignment
         self.deviceId = deviceId
     }
 }

@@ -14,7 +14,7 @@ public struct MismatchTally: Sendable, Hashable {
         case .delivered: delivered += count
         case .sent: sent += count
         case .response: responses += count
-        case .conversion: break
+        case .conversion, .assignment: break
         }
     }
 

@@ -214,8 +214,9 @@ public struct RollupDeltas: Sendable, Equatable {
     }
 
     public mutating func add(_ event: Event, appId: Int64, context: DeviceContext) {
-        // Conversions are counted by attribution (docs/outcomes.md), not by engagement's rollups.
-        guard event.type != .conversion else { return }
+        // Conversions are counted by attribution (docs/outcomes.md) and assignments by the holdout
+        // aggregates (docs/holdouts.md), not by engagement's rollups.
+        guard event.type != .conversion, event.type != .assignment else { return }
         let shape = Shape(appId: appId, quarter: Self.floor(event.eventTime.microseconds, Self.microsecondsPerQuarterHour),
                           appVersion: context.appVersion, platform: context.platform, category: event.category,
                           campaign: event.campaign ?? "", variant: event.variant ?? "", os: ReportDimension.osMajor(context.osVersion),
@@ -321,7 +322,7 @@ public struct RollupDeltas: Sendable, Equatable {
             c.mediaRequested = tally.mediaRequested
         case .sent:
             c.sent = tally.events
-        case .conversion:
+        case .conversion, .assignment:
             break
         case .response:
             if shape.action == SystemAction.open { c.opens = tally.events }
