@@ -32,6 +32,11 @@ public struct EngagementReport: Sendable, Equatable {
     public var categories: [CategoryEngagement]
     public var overall: CategoryEngagement
     public var groups: [ReportGroup]
+    /// Each campaign with assignments in the range: what its notifications caused, from its
+    /// holdout (docs/holdouts.md). Per app: filters and `--by` do not split a campaign's arms.
+    public var holdouts: [HoldoutEffect] = []
+    /// Over the campaigns whose estimates are shown, stratified by campaign; nil under two.
+    public var holdoutsCombined: HoldoutCombined?
 
     public static let replyLengthResolution = ReplyLengthBins.resolution
     public static let timeToResponseResolution = LatencyBins.resolution

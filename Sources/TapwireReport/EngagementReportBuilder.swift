@@ -41,10 +41,11 @@ public struct EngagementReportBuilder: Sendable {
         }
         everything.uplift = wholeUplift
         let (categories, overall) = build(everything, days: data.days, rangeDays: rangeDays, manifests: manifests)
+        let holdouts = data.holdouts.map { HoldoutEffect($0, minimum: minimumSample) }
         return EngagementReport(app: app, from: scope.from, to: scope.to, timeZone: scope.timeZone, filters: scope.filters,
                                 groupBy: scope.groupBy, source: scope.source, generatedAt: generatedAt,
                                 minimumSample: minimumSample, targetDifference: targetDifference, days: data.days, categories: categories,
-                                overall: overall, groups: groups)
+                                overall: overall, groups: groups, holdouts: holdouts, holdoutsCombined: HoldoutCombined(holdouts))
     }
 
     /// The rows of one `--by` value (or of the whole report).

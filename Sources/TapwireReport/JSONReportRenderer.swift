@@ -44,7 +44,45 @@ public struct JSONReportRenderer: Sendable {
                 ])
             })))
         }
+        if !report.holdouts.isEmpty {
+            members.append(("holdouts", .array(report.holdouts.map(holdout))))
+            members.append(("holdoutsCombined", report.holdoutsCombined.map { c in
+                .object([("campaigns", .array(c.campaigns.map { .string($0) })), ("method", .string("mantel-haenszel, stratified by campaign")),
+                         ("difference", number(c.difference)), ("ci95", interval(c.ci95)), ("pValue", number(c.pValue, digits: 12))])
+            } ?? .null))
+        }
         return .object(members)
+    }
+
+    /// One campaign's holdout (docs/holdouts.md): the names issue 36 gives tools.
+    func holdout(_ h: HoldoutEffect) -> JSONValue {
+        func arm(_ a: HoldoutEffect.ArmRate) -> JSONValue {
+            .object([("devices", .int(a.devices)), ("converted", .int(a.converted)), ("rate", number(a.rate)), ("ci95", interval(a.ci95))])
+        }
+        return .object([
+            ("campaign", .string(h.campaign)),
+            ("window", .string(h.window)),
+            ("firstAssignmentKept", .bool(true)),
+            ("treated", arm(h.treated)),
+            ("heldOut", arm(h.heldOut)),
+            ("withheld", .optional(h.withheld)),
+            ("difference", number(h.difference)),
+            ("ci95", interval(h.ci95)),
+            ("relativeLift", number(h.relativeLift)),
+            ("anytimeValid", h.anytimeValid.map { .object([("ci95", interval($0.ci95)), ("decidedOn", .optional($0.decidedOn))]) } ?? .null),
+            ("valuePerDevice", h.valuePerDevice.map { v in
+                .object([("treated", number(v.treated)), ("heldOut", number(v.heldOut)), ("difference", number(v.difference)),
+                         ("ci95", interval(v.ci95)), ("method", .string("mover over skew-adjusted means"))])
+            } ?? .null),
+            ("opens", .object([("difference", .null), ("reason", .string(HoldoutCombined.opensNote))])),
+            ("srm", .object([
+                ("expectedShare", number(h.srm.expectedShare)),
+                ("observedShare", number(h.srm.observedShare)),
+                ("pValue", number(h.srm.pValue, digits: 12)),
+                ("sequentialPValue", number(h.srm.sequentialPValue, digits: 12)),
+                ("mismatch", .bool(h.srm.mismatch)),
+            ])),
+        ])
     }
 
     func category(_ c: CategoryEngagement) -> JSONValue {

@@ -65,13 +65,17 @@ public struct PostgresReportReader: ReportReading {
                 let localDays = try connection.query(EmbeddedSQL.reportLocalDays, [from, to, scope.timeZone]).namedRows.compactMap { row in
                     row["day"].flatMap { day in row["start_us"].flatMap { Int64($0) }.map { (day: day, start: $0) } }
                 }
+                var data: ReportData
                 if scope.readsEvents {
-                    return try readEvents(scope, days: localDays.map(\.day))
+                    data = try readEvents(scope, days: localDays.map(\.day))
+                } else {
+                    try connection.query(EmbeddedSQL.reportNoParallelWorkers)
+                    let coverage = try connection.query(EmbeddedSQL.reportCoverage, [String(scope.appId)]).scalar.flatMap { Int64($0) }
+                    let plan = ReportPlan(from: scope.from.microseconds, to: scope.to.microseconds, localDays: localDays, coverage: coverage)
+                    data = try readRollups(scope, plan: plan, days: localDays.map(\.day), dismissMeasurable: dismissMeasurable)
                 }
-                try connection.query(EmbeddedSQL.reportNoParallelWorkers)
-                let coverage = try connection.query(EmbeddedSQL.reportCoverage, [String(scope.appId)]).scalar.flatMap { Int64($0) }
-                let plan = ReportPlan(from: scope.from.microseconds, to: scope.to.microseconds, localDays: localDays, coverage: coverage)
-                return try readRollups(scope, plan: plan, days: localDays.map(\.day), dismissMeasurable: dismissMeasurable)
+                data.holdouts = try HoldoutReader.campaigns(appId: scope.appId, from: scope.from, to: scope.to, on: connection)
+                return data
             }
         } catch {
             throw Self.translate(error, timeZone: scope.timeZone)

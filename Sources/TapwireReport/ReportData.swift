@@ -14,6 +14,8 @@ public struct ReportData: Sendable, Equatable {
     public var actions: [ReportActionRow]
     public var histograms: [ReportHistogramRow]
     public var uplift: [ReportUpliftDayRow]
+    /// The campaigns with assignments in the range, each with its days up to the range's end.
+    public var holdouts: [HoldoutCounts] = []
 
     public init(days: [String], totals: [ReportTotalsRow] = [], trend: [ReportTrendRow] = [], dismiss: [ReportDismissRow] = [],
                 actions: [ReportActionRow] = [], histograms: [ReportHistogramRow] = [], uplift: [ReportUpliftDayRow] = []) {

@@ -1,0 +1,176 @@
+import Foundation
+import TapwireStatistics
+
+/// What one campaign's notifications caused, from its randomised holdout (docs/holdouts.md):
+/// treated against held-out conversion rate over the devices assigned, with a fixed-horizon and
+/// an anytime-valid interval, value per assigned device with an interval for skewed revenue, and
+/// the split checked first. A sample-ratio mismatch, or assignments that state different shares,
+/// withhold every estimate with the reason.
+public struct HoldoutEffect: Sendable, Equatable {
+    public var campaign: String
+    public var window: String
+    public var treated: ArmRate
+    public var heldOut: ArmRate
+    public var srm: SplitCheck
+    /// Why the estimates below are absent: the split, or too few devices. Nil when they are shown.
+    public var withheld: String?
+    /// Treated rate minus held-out rate, and Newcombe's 95% interval (one look decided in advance).
+    public var difference: Double?
+    public var ci95: ConfidenceInterval?
+    public var relativeLift: Double?
+    /// The same difference with the normal-mixture confidence sequence, looked at once per UTC day.
+    public var anytimeValid: AnytimeValid?
+    public var valuePerDevice: ValuePerDevice?
+
+    public struct ArmRate: Sendable, Equatable {
+        public var devices: Int
+        public var converted: Int
+        public var rate: Double?
+        public var ci95: ConfidenceInterval?
+    }
+
+    /// The split against the stated holdout share: Pearson's χ² for one look and Lindon & Malek's
+    /// sequential p-value over the daily looks. `mismatch` uses the sequential one at α = 0.001,
+    /// because the report is read every day.
+    public struct SplitCheck: Sendable, Equatable {
+        public var expectedShare: Double?
+        public var observedShare: Double?
+        public var pValue: Double?
+        public var sequentialPValue: Double?
+        public var mismatch: Bool
+    }
+
+    public struct AnytimeValid: Sendable, Equatable {
+        public var ci95: ConfidenceInterval
+        /// The first UTC day whose look excluded 0; nil if none has.
+        public var decidedOn: String?
+    }
+
+    public struct ValuePerDevice: Sendable, Equatable {
+        public var treated: Double
+        public var heldOut: Double
+        public var difference: Double
+        /// MOVER over each arm's skew-adjusted interval (`SkewAdjustedMeanDifference`); nil when
+        /// neither arm's values vary.
+        public var ci95: ConfidenceInterval?
+    }
+
+    /// α of the split check, as Statsig, Eppo and GrowthBook use.
+    public static let srmAlpha = 0.001
+
+    public init(_ counts: HoldoutCounts, minimum: MinimumSample = .default,
+                tuningEffectiveTrials: Double = AnytimeUplift.defaultTuning) {
+        campaign = counts.campaign
+        window = counts.window
+        let total = counts.days.reduce((treated: HoldoutCounts.Arm(), heldOut: HoldoutCounts.Arm())) {
+            ($0.treated + $1.treated, $0.heldOut + $1.heldOut)
+        }
+        func rate(_ arm: HoldoutCounts.Arm) -> ArmRate {
+            ArmRate(devices: arm.assigned, converted: arm.converted, rate: ProportionStatistics.share(arm.converted, of: arm.assigned),
+                    ci95: ProportionStatistics.wilson(successes: arm.converted, trials: arm.assigned))
+        }
+        treated = rate(total.treated)
+        heldOut = rate(total.heldOut)
+
+        // The split, first: under one stated share, cumulative assigned counts day by day.
+        let share = counts.statedShares.count == 1 ? counts.statedShares[0] : nil
+        let devices = total.treated.assigned + total.heldOut.assigned
+        var check = SplitCheck(expectedShare: share, observedShare: devices > 0 ? Double(total.heldOut.assigned) / Double(devices) : nil,
+                               pValue: nil, sequentialPValue: nil, mismatch: false)
+        if let share, devices > 0 {
+            check.pValue = SampleRatioTest.chiSquare(counts: [total.treated.assigned, total.heldOut.assigned],
+                                                     expectedShares: [1 - share, share])?.pValue
+            if let test = SequentialSampleRatioTest(expectedShares: [1 - share, share]) {
+                var running = (treated: 0, heldOut: 0), p = 1.0
+                for day in counts.days {
+                    running.treated += day.treated.assigned
+                    running.heldOut += day.heldOut.assigned
+                    p = test.pValue(counts: [running.treated, running.heldOut], previous: p) ?? p
+                }
+                check.sequentialPValue = p
+                check.mismatch = p < Self.srmAlpha
+            }
+        }
+        srm = check
+        if counts.statedShares.count > 1 {
+            withheld = "the assignments state different holdout shares (" + counts.statedShares.sorted().map { String($0) }.joined(separator: ", ")
+                + "): the split cannot be checked"
+            return
+        }
+        if check.mismatch {
+            withheld = String(format: "sample ratio mismatch: %.4f of the devices were held out where %.4f was intended (sequential p = %.2g < %.3g): the randomisation or the logging is broken",
+                              check.observedShare ?? 0, share ?? 0, check.sequentialPValue ?? 0, Self.srmAlpha)
+            return
+        }
+        if let reason = Self.insufficiency(total.treated, total.heldOut, minimum: minimum) {
+            withheld = reason
+            return
+        }
+        let (x1, n1, x2, n2) = (total.treated.converted, total.treated.assigned, total.heldOut.converted, total.heldOut.assigned)
+        difference = Double(x1) / Double(n1) - Double(x2) / Double(n2)
+        ci95 = ProportionStatistics.newcombeDifference(x1: x1, n1: n1, x2: x2, n2: n2)
+        relativeLift = ProportionStatistics.relativeLift(x1: x1, n1: n1, x2: x2, n2: n2)
+
+        // One look per UTC day, each over every device assigned and converted up to it.
+        let boundary = NormalMixtureBoundary(alpha: 0.05, optimizedAt: tuningEffectiveTrials)
+        var running = (treated: HoldoutCounts.Arm(), heldOut: HoldoutCounts.Arm())
+        var decidedOn: String?
+        var latest: ConfidenceInterval?
+        for day in counts.days {
+            running = (running.treated + day.treated, running.heldOut + day.heldOut)
+            var look = UpliftDay()
+            look.add(rich: (running.treated.assigned, running.treated.converted), textOnly: (running.heldOut.assigned, running.heldOut.converted))
+            guard let estimate = look.snapshot.estimate(boundary: boundary) else { continue }
+            latest = estimate.anytimeValid
+            if decidedOn == nil, !estimate.anytimeValid.contains(0) { decidedOn = day.day }
+        }
+        anytimeValid = latest.map { AnytimeValid(ci95: $0, decidedOn: decidedOn) }
+
+        if let t = SkewAdjustedMean.moments(count: n1, decimalSum: total.treated.valueSum, decimalSumOfSquares: total.treated.valueSquares,
+                                            decimalSumOfCubes: total.treated.valueCubes),
+           let h = SkewAdjustedMean.moments(count: n2, decimalSum: total.heldOut.valueSum, decimalSumOfSquares: total.heldOut.valueSquares,
+                                            decimalSumOfCubes: total.heldOut.valueCubes),
+           total.treated.valueSum > 0 || total.heldOut.valueSum > 0 {
+            valuePerDevice = ValuePerDevice(treated: t.mean, heldOut: h.mean, difference: t.mean - h.mean,
+                                            ci95: SkewAdjustedMeanDifference.interval(first: t, second: h))
+        }
+    }
+
+    /// Why a campaign's arms are too small to compare, in the words of a holdout (the thresholds
+    /// are the report's `MinimumSample`).
+    static func insufficiency(_ treated: HoldoutCounts.Arm, _ heldOut: HoldoutCounts.Arm, minimum: MinimumSample) -> String? {
+        if treated.assigned < minimum.perSide || heldOut.assigned < minimum.perSide {
+            return "fewer than \(minimum.perSide) devices assigned in an arm (treated \(treated.assigned), held out \(heldOut.assigned))"
+        }
+        let pooled = Double(treated.converted + heldOut.converted) / Double(treated.assigned + heldOut.assigned)
+        if Double(min(treated.assigned, heldOut.assigned)) * min(pooled, 1 - pooled) < minimum.expectedCount {
+            return "fewer than \(Int(minimum.expectedCount)) conversions (or non-conversions) expected in the smaller arm"
+        }
+        return nil
+    }
+}
+
+/// Over several campaigns: the Mantel–Haenszel risk difference stratified by campaign (each
+/// campaign compared only with its own held-out devices; never the arms pooled across campaigns,
+/// whose holdout shares and base rates differ), over the campaigns whose estimates are shown.
+public struct HoldoutCombined: Sendable, Equatable {
+    public var campaigns: [String]
+    public var difference: Double
+    public var ci95: ConfidenceInterval
+    public var pValue: Double
+
+    public init?(_ effects: [HoldoutEffect]) {
+        let used = effects.filter { $0.withheld == nil }
+        guard used.count >= 2,
+              let mh = MantelHaenszelRiskDifference.estimate(used.map {
+                  StratumCounts(x1: $0.treated.converted, n1: $0.treated.devices, x2: $0.heldOut.converted, n2: $0.heldOut.devices)
+              }) else { return nil }
+        campaigns = used.map(\.campaign)
+        difference = mh.difference
+        ci95 = mh.ci95
+        pValue = mh.pValue
+    }
+
+    /// What the report says of opens instead of a number.
+    public static let opensNote = "no incremental effect on opens is shown: a held-out device was sent nothing to open"
+}

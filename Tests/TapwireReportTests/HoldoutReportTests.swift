@@ -1,0 +1,82 @@
+import Foundation
+import TapwireStatistics
+import Testing
+import TapwireCore
+@testable import TapwireReport
+import TapwireStore
+import TapwireTestSupport
+
+/// A holdout end to end: assignments and conversions posted to a running collector, out of order
+/// and with a repeated assignment, then `holdouts` in the JSON report (docs/holdouts.md), whose
+/// counts equal SQL written here over the raw events and whose JSON keeps the schema.
+@Suite struct HoldoutReportTests {
+    @Test func theReportShowsEachCampaignsHoldout() throws {
+        let collector = try TestCollector.start { $0.rateLimitPerSecond = 0 }
+        let app = try collector.database.createApp()
+        var rng = SeededGenerator(seed: 3_600)
+        let start = Timestamp.now.adding(microseconds: -4 * 86_400_000_000)
+        var events: [JSONValue] = []
+        for d in 0..<1_200 {
+            let device = "install-\(d)"
+            let at = start.adding(microseconds: Int64.random(in: 0..<(3 * 86_400_000_000), using: &rng))
+            let heldOut = Double.random(in: 0..<1, using: &rng) < 0.2
+            events.append(TestBatch.assignment(device: device, campaign: "spring", heldOut: heldOut, share: 0.2, at: at, rng: &rng))
+            if d % 50 == 0 { // assigned again later, in the other arm: ignored
+                events.append(TestBatch.assignment(device: device, campaign: "spring", heldOut: !heldOut, share: 0.2,
+                                                   at: at.adding(microseconds: 3_600_000_000), rng: &rng))
+            }
+            if Double.random(in: 0..<1, using: &rng) < (heldOut ? 0.05 : 0.15) {
+                let t = at.adding(microseconds: Int64.random(in: 0..<(86_400_000_000), using: &rng))
+                events.append(.object([("eventId", .string(EventID.v7(at: t, using: &rng).description)), ("type", "conversion"),
+                                       ("timestamp", .string(t.description)), ("name", "purchase"), ("value", .double(19.99)),
+                                       ("currency", "EUR"), ("deviceId", .string(device))]))
+            }
+        }
+        events.shuffle(using: &rng)
+        let client = collector.client()
+        for chunk in stride(from: 0, to: events.count, by: 500) {
+            let json = try ReportFixtures.post(client, key: app.writeKey.text, TestBatch.body(Array(events[chunk..<min(events.count, chunk + 500)])))
+            #expect(json["rejected"]?.arrayValue?.isEmpty ?? true, "\(json)")
+        }
+        let connection = try collector.database.connect()
+        defer { connection.close() }
+        let scope = ReportScope(appId: app.appId, from: start.adding(microseconds: -86_400_000_000), to: .now, timeZone: "UTC", source: .rollups)
+        let report = try EngagementReportService().report(appName: app.name, scope: scope, on: connection)
+        let spring = try #require(report.holdouts.first)
+        #expect(report.holdouts.count == 1 && spring.campaign == "spring" && spring.window == "7 days")
+
+        // The same counts from the raw events, by a query of this test.
+        let expected = try connection.query("""
+            WITH firsts AS (
+                SELECT DISTINCT ON (device_id) device_id, event_time, held_out FROM events
+                WHERE app_id = $1 AND type = 'assignment' ORDER BY device_id, event_time, event_id
+            )
+            SELECT f.held_out::text, count(*)::text,
+                   count(*) FILTER (WHERE EXISTS (SELECT 1 FROM events c WHERE c.app_id = $1 AND c.type = 'conversion'
+                                                   AND c.device_id = f.device_id AND c.event_time >= f.event_time
+                                                   AND c.event_time < f.event_time + interval '7 days'))::text
+            FROM firsts f GROUP BY 1 ORDER BY 1
+            """, [String(app.appId)]).rows
+        #expect(expected == [["false", String(spring.treated.devices), String(spring.treated.converted)],
+                             ["true", String(spring.heldOut.devices), String(spring.heldOut.converted)]])
+        #expect(spring.treated.devices + spring.heldOut.devices == 1_200)
+        #expect(spring.withheld == nil && !spring.srm.mismatch && spring.srm.expectedShare == 0.2)
+        let difference = try #require(spring.difference)
+        #expect(difference > 0 && spring.ci95?.contains(difference) == true && spring.anytimeValid != nil)
+        #expect(spring.valuePerDevice != nil)
+
+        let json = JSONReportRenderer().render(report)
+        try SchemaCheck.validate(json)
+        #expect(json.contains("\"holdouts\"") && json.contains("\"sequentialPValue\"") && json.contains("\"firstAssignmentKept\": true"))
+    }
+}
+
+extension TestBatch {
+    /// An assignment as the sender posts it.
+    static func assignment(device: String, campaign: String, heldOut: Bool, share: Double, at time: Timestamp,
+                           rng: inout SeededGenerator) -> JSONValue {
+        .object([("eventId", .string(EventID.v7(at: time, using: &rng).description)), ("type", "assignment"),
+                 ("timestamp", .string(time.description)), ("campaign", .string(campaign)),
+                 ("arm", .string(heldOut ? "held_out" : "treated")), ("holdoutShare", .double(share)), ("deviceId", .string(device))])
+    }
+}
