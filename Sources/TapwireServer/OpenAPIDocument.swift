@@ -323,7 +323,7 @@ public enum OpenAPIDocument {
             "required": ["eventId", "type", "timestamp"],
             "properties": {
               "eventId": {"type": "string", "format": "uuid", "description": "The dedup key, per app, forever. Send UUIDv7."},
-              "type": {"type": "string", "enum": ["delivered", "response", "sent"]},
+              "type": {"type": "string", "enum": ["delivered", "response", "sent", "conversion", "assignment"]},
               "timestamp": {"type": "string", "format": "date-time"},
               "notificationId": {"type": "string", "maxLength": \#(limits.maxIdentifierBytes)},
               "category": {"type": "string", "maxLength": \#(limits.maxIdentifierBytes)},
@@ -335,7 +335,10 @@ public enum OpenAPIDocument {
               "categoryRegistered": {"type": "boolean"},
               "campaign": {"type": "string", "maxLength": \#(limits.maxIdentifierBytes)},
               "variant": {"type": "string", "maxLength": \#(limits.maxIdentifierBytes)},
-              "deliveredAt": {"type": "string", "format": "date-time"}
+              "deliveredAt": {"type": "string", "format": "date-time"},
+              "deviceId": {"type": "string", "maxLength": \#(limits.maxTagBytes), "description": "This event's install id, when it is not the batch context's."},
+              "arm": {"type": "string", "enum": ["treated", "held_out"], "description": "Required on an assignment (docs/holdouts.md), with campaign, holdoutShare and an install id; not allowed on other types."},
+              "holdoutShare": {"type": "number", "minimum": 0, "exclusiveMinimum": true, "maximum": 1, "exclusiveMaximum": true, "description": "On an assignment: the share of devices the sender meant to hold out."}
             }
           },
           "BatchResult": {

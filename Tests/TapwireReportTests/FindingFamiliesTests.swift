@@ -27,13 +27,13 @@ import TapwireTestSupport
 
     @Test func everyKindBelongsToOneFamilyAndEveryFamilyHasItsOwnName() {
         let families = FindingFamilies.all()
-        #expect(families.map(\.name) == ["category_mismatch", "release_regression"])
+        #expect(families.map(\.name) == ["category_mismatch", "release_regression", "sample_ratio_mismatch"])
         #expect(Set(FindingFamilies.kinds.map(\.rawValue)).count == FindingFamilies.kinds.count)
         for kind in FindingFamilies.kinds {
             #expect(FindingKind(rawValue: kind.rawValue) == kind)
             #expect(families.filter { $0.kinds.contains(kind) }.count == 1, "\(kind)")
         }
-        #expect(FindingFamilies.kinds.first == .mismatch(MismatchKind.allCases[0]) && FindingFamilies.kinds.suffix(2) == [.engagementRegression, .manifestChange])
+        #expect(FindingFamilies.kinds.first == .mismatch(MismatchKind.allCases[0]) && FindingFamilies.kinds.suffix(3) == [.engagementRegression, .manifestChange, .sampleRatioMismatch])
     }
 
     @Test func aThirdFamilyShowsInEveryOutput() throws {

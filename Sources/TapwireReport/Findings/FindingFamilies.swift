@@ -7,6 +7,7 @@ public enum FindingFamilies {
         [
             CategoryMismatchFamily(rules: configuration.mismatchRules, lookbackSeconds: configuration.mismatchLookbackSeconds),
             ReleaseRegressionFamily(configuration: configuration.regression),
+            SampleRatioMismatchFamily(),
         ]
     }
 
