@@ -212,6 +212,43 @@ import TapwireTestSupport
         #expect(watch.until("1s", timeout: 10) { alerts in broken.matches(alerts) && alerts.count == 1 })
         #expect(watch.violations == [], "the alert resolved or came back as a new one")
     }
+
+    /// TapwireSampleRatioMismatch, the holdouts' family (docs/holdouts.md): a campaign whose
+    /// assignments state 50/50 and log 52/48 over 20,000 devices is a finding of the collector's
+    /// findings monitor, exported as the gauge, and pages through the real Prometheus with 1; a
+    /// campaign split as stated beside it does not.
+    @Test func sampleRatioMismatchPages() throws {
+        let database = try TestDatabase.create()
+        let app = try database.createApp(Self.app)
+        let seed = try TapwireBinary.serve(databaseURL: database.url)
+        var rng = SystemRandomNumberGenerator()
+        let start = Timestamp.now.adding(seconds: -2 * 86_400)
+        func assignment(_ campaign: String, _ device: Int, heldOut: Bool) -> JSONValue {
+            let at = start.adding(seconds: Double(device % 86_400))
+            return .object([("eventId", .string(EventID.v7(at: at, using: &rng).description)), ("type", "assignment"),
+                            ("timestamp", .string(at.description)), ("campaign", .string(campaign)),
+                            ("arm", .string(heldOut ? "held_out" : "treated")), ("holdoutShare", .double(0.5)),
+                            ("deviceId", .string("\(campaign)-\(device)"))])
+        }
+        let events = (0..<20_000).map { assignment("spring", $0, heldOut: $0 >= 10_400) } + (0..<2_000).map { assignment("autumn", $0, heldOut: $0 % 2 == 0) }
+        for chunk in stride(from: 0, to: events.count, by: 1_000) {
+            let r = try seed.client.post("/v1/batch", key: app.writeKey.text, json: TestBatch.body(Array(events[chunk..<min(events.count, chunk + 1_000)])))
+            #expect(r.status == 200 && r.json?["accepted"]?.numberValue?.integer == 1_000, "\(r.status) \(r.text)")
+        }
+        #expect(seed.interrupt() == 0)
+        // A collector started now scans at start.
+        let collector = try TapwireBinary.serve(databaseURL: database.url)
+        defer { _ = collector.interrupt() }
+        let prometheus = try PrometheusServer(scrapeSeconds: 1, evaluationSeconds: 1, targets: [collector.port], ruleFiles: [Self.rules])
+        defer { prometheus.stop() }
+        #expect(eventually(timeout: 60, poll: 0.2) {
+            (try? prometheus.query("tapwire_findings_active{kind=\"sample_ratio_mismatch\"}").map { $0.labels["category"] ?? "" }) == ["spring"]
+        }, "the broken split was never exported: \((try? prometheus.query("tapwire_findings_active")) ?? [])")
+        let expected = AlertWatch.Expected("TapwireSampleRatioMismatch", ["category": "spring"], "firing", 1)
+        #expect(eventually(timeout: 30, poll: 0.2) { expected.matches((try? prometheus.alerts()) ?? []) },
+                "the broken split does not page: \((try? prometheus.alerts()) ?? [])")
+        #expect(try prometheus.alerts().filter { $0.labels["alertname"] == "TapwireSampleRatioMismatch" }.count == 1, "the split as stated pages too")
+    }
 }
 
 /// What a background thread of a test failed with.
