@@ -33,6 +33,12 @@ public struct HTMLReportRenderer: Sendable {
             html += section(title: "\(group.dimension.rawValue) = \(group.value.isEmpty ? "(none)" : group.value)",
                             categories: group.categories, overall: group.overall, days: report.days)
         }
+        let holdouts = Fmt.holdoutLines(report)
+        if !holdouts.isEmpty {
+            html += "<section class=\"holdouts\"><h2>Holdouts: what the notifications caused</h2><ul>\n"
+            for line in holdouts { html += "<li>\(HTML.escape(line))</li>\n" }
+            html += "</ul></section>\n"
+        }
         if let findings { html += findings.htmlSection }
         html += "<section class=\"notes\"><h2>Notes</h2><ul>\n"
         for note in Fmt.notes + [Fmt.sampleNote(report), Fmt.resolutionNote()] { html += "<li>\(HTML.escape(note))</li>\n" }

@@ -16,6 +16,13 @@ public struct MarkdownReportRenderer: Sendable {
             out.append("")
             section(&out, group.categories, group.overall, level: "###")
         }
+        let holdouts = Fmt.holdoutLines(report)
+        if !holdouts.isEmpty {
+            out.append("## Holdouts: what the notifications caused")
+            out.append("")
+            for line in holdouts { out.append("- " + escape(line)) }
+            out.append("")
+        }
         out.append("## Notes")
         out.append("")
         for note in Fmt.notes + [Fmt.sampleNote(report), Fmt.resolutionNote()] { out.append("- " + escape(note)) }

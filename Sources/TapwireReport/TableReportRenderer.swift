@@ -1,3 +1,4 @@
+import TapwireCore
 import Foundation
 
 /// An aligned plain-text table for a terminal, at most 100 columns wide.
@@ -15,6 +16,12 @@ public struct TableReportRenderer: Sendable {
             out.append("")
             out.append("── \(group.dimension.rawValue) = \(group.value.isEmpty ? "(none)" : group.value) " + String(repeating: "─", count: 20))
             section(&out, group.categories, group.overall)
+        }
+        let holdouts = Fmt.holdoutLines(report)
+        if !holdouts.isEmpty {
+            out.append("")
+            out.append("Holdouts: what the notifications caused")
+            for line in holdouts { out.append(contentsOf: wrap(TextSafety.printable(line), 100)) }
         }
         out.append("")
         for note in Fmt.notes + [Fmt.sampleNote(report), Fmt.resolutionNote()] { out.append(contentsOf: wrap(note, 100)) }

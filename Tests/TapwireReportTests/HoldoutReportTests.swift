@@ -68,6 +68,10 @@ import TapwireTestSupport
         let json = JSONReportRenderer().render(report)
         try SchemaCheck.validate(json)
         #expect(json.contains("\"holdouts\"") && json.contains("\"sequentialPValue\"") && json.contains("\"firstAssignmentKept\": true"))
+        let table = TableReportRenderer().render(report), markdown = MarkdownReportRenderer().render(report)
+        #expect(table.contains("Holdouts: what the notifications caused") && table.contains("spring (window 7 days; first assignment kept): treated \(Fmt.count(spring.treated.devices))"))
+        #expect(HTMLReportRenderer().render(report).contains("<section class=\"holdouts\"><h2>Holdouts: what the notifications caused</h2>"))
+        #expect(markdown.contains("## Holdouts: what the notifications caused") && markdown.contains("- Opens: no incremental effect on opens is shown"))
     }
 }
 

@@ -15,7 +15,9 @@ ALTER TABLE events ADD COLUMN held_out boolean,
 
 -- The app's conversion window after an assignment, and a campaign's own window or conversion
 -- name when it has one.
-ALTER TABLE apps ADD COLUMN holdout_window interval NOT NULL DEFAULT interval '7 days'
+-- (The check is its own command: Citus refuses a column added with a constraint in one.)
+ALTER TABLE apps ADD COLUMN holdout_window interval NOT NULL DEFAULT interval '7 days';
+ALTER TABLE apps ADD CONSTRAINT apps_holdout_window_check
     CHECK (holdout_window > interval '0' AND holdout_window <= interval '90 days');
 CREATE TABLE holdout_campaigns (
     app_id            bigint   NOT NULL,
