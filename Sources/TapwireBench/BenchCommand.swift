@@ -694,13 +694,14 @@ enum BenchCommand {
     /// The wire JSON of `POST /v1/batch` for events (`WireBatch`, the SDK's own encoder).
     static func wireJSON(_ events: [Event], context: DeviceContext, sentAt: Timestamp) -> [UInt8] {
         let wire = WireContext(appVersion: context.appVersion, build: context.build, platform: context.platform,
-                               osVersion: context.osVersion, sdk: context.sdk)
+                               osVersion: context.osVersion, sdk: context.sdk, deviceId: context.deviceId)
         return WireBatch.encode(sentAt: sentAt, context: wire, events: events.map { e in
             WireEvent(eventId: e.eventId, type: WireEventType(rawValue: e.type.rawValue) ?? .sent, timestamp: e.deviceTime,
                       notificationId: e.notificationId, category: e.category, actionIdentifier: e.actionIdentifier,
                       userTextLength: e.userTextLength.map(Int64.init), hasMedia: e.hasMedia, mediaTypes: e.mediaTypes.nameList,
                       mediaRequested: e.mediaRequested, categoryRegistered: e.categoryRegistered, campaign: e.campaign,
-                      variant: e.variant, deliveredAt: e.deliveredAt)
+                      variant: e.variant, deliveredAt: e.deliveredAt, name: e.conversion?.name, value: e.conversion?.value,
+                      currency: e.conversion?.currency, deviceId: e.deviceId)
         })
     }
 
