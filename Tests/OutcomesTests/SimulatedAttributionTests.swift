@@ -20,6 +20,9 @@ struct SimulatedAttributionTests {
         c.directRate = 0.4
         c.influencedRate = 0.08
         c.organicPerDeviceDay = 0.3
+        // Values to the last bit of a double, not cents: the 15 significant digits PostgreSQL
+        // keeps of a float8 (docs/outcomes.md) are what both sides must sum.
+        c.roundValuesToCents = false
         return c
     }
 
