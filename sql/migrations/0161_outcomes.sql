@@ -320,6 +320,11 @@ BEGIN
     ORDER BY 2, 3, 4, 5
     ON CONFLICT (app_id, day, name, currency, kind) DO UPDATE
         SET conversions = t.conversions + excluded.conversions, value_sum = t.value_sum + excluded.value_sum;
+    -- A key whose credits all moved away is no row, as if they had never come: the tables do
+    -- not depend on the order events arrived in (so for each rollup below).
+    DELETE FROM rollup_conversion_totals t
+    WHERE t.app_id = p_app AND t.conversions = 0
+      AND (t.day, t.name, t.currency, t.kind) IN (SELECT tapwire_utc_day(event_time), name, currency, kind FROM tapwire_credit_change);
 
     INSERT INTO rollup_conversion_actions AS t (app_id, day, category, action_identifier, name, direct)
     SELECT p_app, tapwire_utc_day(touch_time), category, action_identifier, name, sum(sign)
@@ -329,6 +334,10 @@ BEGIN
     ORDER BY 2, 3, 4, 5
     ON CONFLICT (app_id, day, category, action_identifier, name) DO UPDATE
         SET direct = t.direct + excluded.direct;
+    DELETE FROM rollup_conversion_actions t
+    WHERE t.app_id = p_app AND t.direct = 0
+      AND (t.day, t.category, t.action_identifier, t.name) IN (SELECT tapwire_utc_day(touch_time), category, action_identifier, name
+                                                               FROM tapwire_credit_change WHERE kind = 1);
 
     -- The notifications whose credits changed: their stored rows out (sign -1), their rows made
     -- again from the credits now stored in (sign 1).
@@ -387,6 +396,10 @@ BEGIN
         SET direct = t.direct + excluded.direct, influenced = t.influenced + excluded.influenced,
             converted = t.converted + excluded.converted, value_sum = t.value_sum + excluded.value_sum,
             value_sq = t.value_sq + excluded.value_sq, value_cube = t.value_cube + excluded.value_cube;
+    DELETE FROM rollup_conversions t
+    WHERE t.app_id = p_app AND t.converted = 0
+      AND (t.day, t.category, t.has_media, t.name, t.currency) IN (SELECT tapwire_utc_day(touch_time), category, has_media, name, currency
+                                                                   FROM tapwire_notification_change);
 
     INSERT INTO rollup_conversion_strata AS t (app_id, day, category, campaign, platform, name, currency,
                                               rich_converted, text_converted)
@@ -398,6 +411,10 @@ BEGIN
     ON CONFLICT (app_id, day, category, campaign, platform, name, currency) DO UPDATE
         SET rich_converted = t.rich_converted + excluded.rich_converted,
             text_converted = t.text_converted + excluded.text_converted;
+    DELETE FROM rollup_conversion_strata t
+    WHERE t.app_id = p_app AND t.rich_converted = 0 AND t.text_converted = 0
+      AND (t.day, t.category, t.campaign, t.platform, t.name, t.currency) IN (
+          SELECT tapwire_utc_day(touch_time), category, campaign, platform, name, currency FROM tapwire_notification_change);
     RETURN v_changed;
 END
 $fn$;
