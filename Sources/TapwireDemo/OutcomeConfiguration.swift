@@ -13,6 +13,10 @@ public struct OutcomeConfiguration: Sendable, Equatable {
     public var end: Timestamp
     /// Notifications per device and day, on average.
     public var notificationsPerDeviceDay = 3.0
+    /// Every time is a multiple of this: a millisecond by default, the wire format's precision
+    /// (`Timestamp.description`), so the times stored are the times simulated however the batches
+    /// are posted; coarser, many events of a device share a time (ties).
+    public var timeResolution: Int64 = 1_000
     /// The least time between two notifications of a device. Above `minimumGapForExactRates`
     /// no notification's windows overlap another's, and `OutcomeSimulation`'s true rates are exact.
     public var minimumGap: Int64 = 0

@@ -15,9 +15,11 @@ public struct OutcomeSimulator: Sendable {
 
     static let day: Int64 = 86_400_000_000
 
-    /// Times in whole milliseconds, the wire format's precision (`Timestamp.description`), so
-    /// the times stored are the times simulated however the batches are posted.
-    static func milliseconds(_ microseconds: Int64) -> Int64 { microseconds - microseconds % 1000 }
+    /// A time rounded down to the configured resolution.
+    func rounded(_ microseconds: Int64) -> Int64 {
+        let step = max(1, configuration.timeResolution)
+        return microseconds - microseconds % step
+    }
 
     public func simulate() -> OutcomeSimulation {
         let c = configuration
@@ -42,13 +44,13 @@ public struct OutcomeSimulator: Sendable {
             var t = from.microseconds + Int64(Sampling.unit(&rng) * meanGap)
             var n = 0
             while t < c.end.microseconds {
-                notify(n, at: Timestamp(microseconds: Self.milliseconds(t)), device: &device, truths: &deviceTruths, rng: &rng)
+                notify(n, at: Timestamp(microseconds: rounded(t)), device: &device, truths: &deviceTruths, rng: &rng)
                 n += 1
                 t += c.minimumGap + Int64(-extraGap * log(Sampling.unit(&rng)))
             }
             let organic = Sampling.poisson(c.organicPerDeviceDay * Double(organicSpan) / Double(Self.day), &rng)
             for _ in 0..<organic {
-                let time = from.adding(microseconds: Self.milliseconds(Int64(Sampling.unit(&rng) * Double(organicSpan))))
+                let time = from.adding(microseconds: rounded(Int64(Sampling.unit(&rng) * Double(organicSpan))))
                 let event = convert(at: time, naming: nil, device: &device, rng: &rng)
                 deviceTruths.append(ConversionTruth(event: event, device: device.id, cause: .organic, notificationKey: nil))
             }
@@ -87,7 +89,7 @@ public struct OutcomeSimulator: Sendable {
         device.events.append(delivered)
         device.delivered[category.identifier, default: 0] += 1
         let rate = OutcomeSimulation.engagementRate(category, rich: shown, c)
-        var response = event(.response, time.adding(microseconds: Self.milliseconds(Int64(Sampling.unit(&rng) * Double(c.latencyMax)))))
+        var response = event(.response, time.adding(microseconds: rounded(Int64(Sampling.unit(&rng) * Double(c.latencyMax)))))
         response.deliveredAt = time
         var engaged: WireEvent?
         if DemoSimulator.respond(&response, category: category, rate: rate, version: device.context.appVersion, rng: &rng) {
@@ -98,12 +100,12 @@ public struct OutcomeSimulator: Sendable {
         if let engaged {
             guard Sampling.unit(&rng) < min(1, c.directRate + boost) else { return }
             let named = notificationId != nil && Sampling.unit(&rng) < c.namedShare
-            let at = engaged.timestamp.adding(microseconds: Self.milliseconds(Int64(Sampling.unit(&rng) * Double(c.directWindow))))
+            let at = engaged.timestamp.adding(microseconds: rounded(Int64(Sampling.unit(&rng) * Double(c.directWindow))))
             let conversion = convert(at: at, naming: named ? notificationId : nil, device: &device, rng: &rng)
             truths.append(ConversionTruth(event: conversion, device: device.id, cause: .engagedResponse(engaged.eventId),
                                           notificationKey: notificationId ?? "event:\(engaged.eventId)"))
         } else if Sampling.unit(&rng) < min(1, c.influencedRate + boost) {
-            let at = time.adding(microseconds: Self.milliseconds(Int64(Sampling.unit(&rng) * Double(c.influenceWindow))))
+            let at = time.adding(microseconds: rounded(Int64(Sampling.unit(&rng) * Double(c.influenceWindow))))
             let conversion = convert(at: at, naming: nil, device: &device, rng: &rng)
             truths.append(ConversionTruth(event: conversion, device: device.id, cause: .delivery(delivered.eventId),
                                           notificationKey: notificationId ?? "event:\(delivered.eventId)"))

@@ -26,8 +26,33 @@ struct SimulatedAttributionTests {
         return c
     }
 
+    /// Dense: thirty notifications a device a day, taps within half an hour, every time a whole
+    /// minute, so taps, deliveries and conversions of a device often share a time and compete.
+    static func denseConfiguration() -> OutcomeConfiguration {
+        var c = configuration()
+        c.seed = 36
+        c.devices = 25
+        c.days = 2
+        c.notificationsPerDeviceDay = 30
+        c.timeResolution = 60_000_000
+        c.latencyMax = 30 * 60_000_000
+        c.directRate = 0.5
+        c.influencedRate = 0.2
+        c.organicPerDeviceDay = 3
+        c.namedShare = 0.7
+        return c
+    }
+
     @Test func creditsAndRollupsEqualTheOracleTheTruthAndAnotherOrder() throws {
-        let simulation = OutcomeSimulator(Self.configuration()).simulate()
+        try Self.check(Self.configuration(), unambiguousPerKind: 10)
+    }
+
+    @Test func denseTiedEventsEqualTheOracleAndAnotherOrder() throws {
+        try Self.check(Self.denseConfiguration(), unambiguousPerKind: 1)
+    }
+
+    static func check(_ configuration: OutcomeConfiguration, unambiguousPerKind: Int) throws {
+        let simulation = OutcomeSimulator(configuration).simulate()
         let plan = simulation.plan()
         let collector = try TestCollector.start { $0.rateLimitPerSecond = 0 }
         defer { collector.stop() }
@@ -48,21 +73,28 @@ struct SimulatedAttributionTests {
             #expect(differences.isEmpty, "order \(orderSeed):\n\(differences.joined(separator: "\n"))")
             #expect(stored.tables["credits"]?.count == simulation.truths.count)
             #expect(stored.zeroRows.values.allSatisfy { $0 == 0 }, "rows whose credits moved away remain: \(stored.zeroRows)")
-            print("order \(orderSeed): \(plan.batches.count) batches, \(plan.uniqueEvents) events, \(simulation.truths.count) conversions;",
+            print("seed \(configuration.seed), order \(orderSeed): \(plan.batches.count) batches, \(plan.uniqueEvents) events, \(simulation.truths.count) conversions;",
                   "\(early) posted before their tap or delivery")
             tables.append(stored)
         }
         #expect(early > 0, "some conversions should arrive before what caused them")
         #expect(firsts[0] != firsts[1], "two posting orders")
+        // Taps and deliveries of one device at one time: the ties the rule breaks by event id.
+        let ties = simulation.devices.reduce(0) { count, device in
+            let touches = device.events.filter { $0.type == .delivered || ($0.type == .response && $0.actionIdentifier != SystemAction.dismiss) }
+            return count + Dictionary(grouping: touches, by: \.timestamp).values.filter { $0.count > 1 }.count
+        }
+        print("seed \(configuration.seed): \(ties) times shared by two or more taps or deliveries of a device")
+        #expect(configuration.timeResolution < 60_000_000 || ties > 20, "the dense simulation should tie")
         let (a, b) = (tables[0], tables[1])
         let byOrder = a.differences(from: b, ("order 1", "order 2"))
         #expect(byOrder.isEmpty, "\(byOrder.joined(separator: "\n"))")
-        try Self.expectTruth(simulation.truths, a.creditsByEvent)
+        try Self.expectTruth(simulation.truths, a.creditsByEvent, unambiguousPerKind: unambiguousPerKind)
     }
 
     /// Where no other tap or delivery competes, the credit is the conversion's cause: direct to the
     /// tapped notification, influenced by the delivered one, unattributed without one.
-    static func expectTruth(_ truths: [ConversionTruth], _ credits: [String: (kind: Int, key: String?)]) throws {
+    static func expectTruth(_ truths: [ConversionTruth], _ credits: [String: (kind: Int, key: String?)], unambiguousPerKind: Int) throws {
         var agreed = [0, 0, 0], ambiguous = [0, 0, 0], ruled: [String: Int] = [:]
         for truth in truths {
             let credit = try #require(credits[truth.eventId.description], "no credit for \(truth.eventId)")
@@ -77,7 +109,7 @@ struct SimulatedAttributionTests {
             }
         }
         print("truth: unambiguous direct/influenced/unattributed \(agreed) all equal; ambiguous \(ambiguous): \(ruled.sorted { $0.key < $1.key })")
-        #expect(agreed.allSatisfy { $0 > 10 }, "the simulation should give each kind unambiguous cases: \(agreed)")
+        #expect(agreed.allSatisfy { $0 >= unambiguousPerKind }, "the simulation should give each kind unambiguous cases: \(agreed)")
     }
 
     /// How many caused conversions are posted (first) before the tap or delivery that caused them.
