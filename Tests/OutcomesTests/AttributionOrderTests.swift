@@ -139,8 +139,7 @@ struct AttributionOrderTests {
     }
 
     /// docs/outcomes.md: "a conversion without one [an install id] is stored and counted as
-    /// unattributed". The commit queues only events with an install id, so such a conversion is
-    /// never credited and never reaches rollup_conversion_totals (reported to the lead).
+    /// unattributed": the commit queues it with a NULL id, and the fold credits it to nothing.
     @Test func aConversionWithoutAnInstallIdIsCountedAsUnattributed() throws {
         let collector = try TestCollector.start { $0.rateLimitPerSecond = 0 }
         defer { collector.stop() }
@@ -151,9 +150,7 @@ struct AttributionOrderTests {
         let stored = try AttributionTables.stored(collector.database, app: app.appId)
         let oracle = try AttributionTables.oracle(collector.database, app: app.appId)
         #expect(oracle.tables["totals"] == [["1794268800000000", "purchase", "EUR", "3", "1", "5"]])
-        withKnownIssue("a conversion without an install id is never queued for attribution") {
-            #expect(stored.creditsByEvent[conversion.eventId.description]?.kind == 3)
-            #expect(stored.tables["totals"] == oracle.tables["totals"])
-        }
+        #expect(stored.creditsByEvent[conversion.eventId.description]?.kind == 3)
+        #expect(stored.tables["totals"] == oracle.tables["totals"])
     }
 }
