@@ -130,12 +130,14 @@ public final class TapwireClient: Sendable {
         }
     }
 
-    /// `recordConversion` for a `Decimal` amount (StoreKit's `Product.price`), sent as the nearest
-    /// Double (the collector stores a float8; 15 significant digits are exact).
+    /// `recordConversion` for a `Decimal` amount (StoreKit's `Product.price`), sent as the Double
+    /// nearest its decimal digits (the collector stores a float8; 15 significant digits are exact).
     @discardableResult
     public func recordConversion(_ name: String, value: Decimal, currency: String,
                                  notificationId: String? = nil) throws(TapwireClientError) -> TelemetryEventID {
-        try recordConversion(name, value: NSDecimalNumber(decimal: value).doubleValue, currency: currency, notificationId: notificationId)
+        // Through the digits, not NSDecimalNumber.doubleValue: that one is a rounding off on Linux
+        // (19.99 became 19.990000000000002). `description` is locale-independent; NaN reads as nan.
+        try recordConversion(name, value: Double(value.description) ?? .nan, currency: currency, notificationId: notificationId)
     }
 
     /// The id is made under the queue's lock, so queue order and id order agree. `then` runs under

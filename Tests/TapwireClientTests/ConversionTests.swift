@@ -90,11 +90,13 @@ import Testing
         defer { collector.stop() }
         let client = try TapwireClient(configuration: Self.configuration(dir, collector.url))
         try client.recordConversion("purchase", value: Decimal(string: "19.99")!, currency: "EUR")
+        try client.recordConversion("purchase", value: Decimal(string: "1234567.891")!, currency: "JPY")
+        try client.recordConversion("purchase", value: Decimal(string: "0.1")!, currency: "USD")
         #expect(throws: TapwireClientError.self) { try client.recordConversion("purchase", value: Decimal.nan, currency: "EUR") }
-        #expect(await client.flush().accepted == 1)
+        #expect(await client.flush().accepted == 3)
         let events = Self.sent(collector).flatMap(\.events)
-        #expect(events.map { $0["value"] as? Double } == [19.99])
-        #expect(events.map { $0["currency"] as? String } == ["EUR"])
+        #expect(events.map { $0["value"] as? Double } == [19.99, 1234567.891, 0.1])
+        #expect(events.map { $0["currency"] as? String } == ["EUR", "JPY", "USD"])
     }
 
     // MARK: The install id
