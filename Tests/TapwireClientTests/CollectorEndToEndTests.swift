@@ -235,6 +235,46 @@ struct HarnessMissing: Error, CustomStringConvertible {
         return process
     }
 
+    /// A tap, then a kill -9 before the purchase: the next process's conversion still names the
+    /// tapped notification, and both go with the one install id.
+    @Test func aTapSurvivesAKillNineAndTheNextLaunchsConversionNamesIt() throws {
+        let harness = try Self.harnessPath()
+        let collector = try TestCollector.start()
+        defer { collector.stop() }
+        let app = try collector.database.createApp()
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let log = dir.appendingPathComponent("ids.log")
+        let common = ["--queue", dir.appendingPathComponent("queue").path, "--endpoint", "http://127.0.0.1:\(collector.port)",
+                      "--key", app.writeKey.text, "--log", log.path]
+
+        let tapping = try Self.run(harness, common + ["--tap", "apns-before-crash", "--hang"])
+        // Wait (bounded) until the tap's record() has returned: its id is then in the log.
+        let deadline = Date().addingTimeInterval(60)
+        while ((try? String(contentsOf: log, encoding: .utf8)) ?? "").isEmpty && Date() < deadline && tapping.isRunning {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        #expect(tapping.isRunning, "the harness exited before it was killed")
+        kill(tapping.processIdentifier, SIGKILL)
+        tapping.waitUntilExit()
+        #expect(tapping.terminationReason == .uncaughtSignal)
+
+        let converting = try Self.run(harness, common + ["--convert", "purchase", "--drain", "--timeout", "60"])
+        converting.waitUntilExit()
+        #expect(converting.terminationStatus == 0)
+        let ids = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        try #require(ids.count == 2)
+        let rows = try collector.database.query(
+            "SELECT event_id::text, type::text, notification_id, device_id FROM events WHERE app_id = $1 ORDER BY event_id",
+            [String(app.appId)]).rows
+        #expect(rows.map { $0[0] } == ids)
+        #expect(rows.map { $0[1] } == ["response", "conversion"])
+        #expect(rows.map { $0[2] } == ["apns-before-crash", "apns-before-crash"])
+        let device = try #require(rows.first?[3])
+        #expect(UUID(uuidString: device) != nil)
+        #expect(rows.last?[3] == device)
+    }
+
     @Test func killNineMidFlushLosesAndDuplicatesNothing() throws {
         let harness = try Self.harnessPath()
         let collector = try TestCollector.start()

@@ -206,11 +206,17 @@ import Testing
         #expect(await client.flush().accepted == 2)
         #expect(Self.sent(collector).map(\.deviceId) == ["app-chosen-7"])
 
+        let refused = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: refused) }
         for bad in [String(repeating: "x", count: 129), "a\u{0}b"] {
-            #expect(throws: TapwireClientError.self) {
-                try TapwireClient(configuration: Self.configuration(temporaryDirectory(), deviceId: bad))
+            do {
+                _ = try TapwireClient(configuration: Self.configuration(refused, deviceId: bad))
+                Issue.record("the deviceId \(bad.debugDescription) was accepted")
+            } catch {
+                #expect(error.code == .invalidDeviceId)
             }
         }
+        _ = try TapwireClient(configuration: Self.configuration(refused, deviceId: String(repeating: "x", count: 128)))
     }
 
     @Test func anAppAndItsExtensionShareOneIdThroughTheInstallIdDirectory() throws {
