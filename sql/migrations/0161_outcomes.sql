@@ -264,9 +264,13 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS tapwire_attribution_conversion (
         event_id uuid, event_time timestamptz, device_id text, notification_id text, name text, currency text, value numeric
     ) ON COMMIT DELETE ROWS;
+    -- A device's events the rule reads: its taps and deliveries, and (until moved to the table
+    -- above) its conversions, whose name then sits in action_identifier, with their currency and
+    -- value, and whether a queued event can change their credit.
     CREATE TEMP TABLE IF NOT EXISTS tapwire_attribution_touch (
         device_id text, event_id uuid, event_time timestamptz, type event_type, engaged boolean, notification_key text,
-        notification_id text, category text, has_media boolean, campaign text, platform text, action_identifier text
+        notification_id text, category text, has_media boolean, campaign text, platform text, action_identifier text,
+        currency text, value float8, affected boolean
     ) ON COMMIT DELETE ROWS;
     CREATE TEMP TABLE IF NOT EXISTS tapwire_credit_change (
         sign smallint, event_id uuid, event_time timestamptz, device_id text, name text, currency text,
@@ -313,38 +317,35 @@ BEGIN
         SET first_conversion = least(d.first_conversion, excluded.first_conversion),
             last_conversion = greatest(d.last_conversion, excluded.last_conversion);
 
-    -- The conversions an event queued can change: of a device that converted, from the event's
-    -- time to the longer window after it. One read of events_by_device per such device, in the
+    -- The conversions an event queued can change (of a device that converted, from the event's
+    -- time to the longer window after it), and the taps and deliveries they can be credited to
+    -- (the longer window before them): one read of events_by_device per such device, in the
     -- partitions of its range only (OFFSET 0 keeps the read per device: the planner cannot know
     -- how few devices there are, and would scan every conversion).
-    INSERT INTO tapwire_attribution_conversion
-    SELECT e.event_id, e.event_time, e.device_id, e.notification_id, e.conversion_name,
-           coalesce(e.conversion_currency, ''), coalesce(e.conversion_value::numeric, 0)
+    INSERT INTO tapwire_attribution_touch
+    SELECT e.device_id, e.event_id, e.event_time, e.type,
+           e.type = 'response' AND e.action_identifier <> 'com.apple.UNNotificationDismissActionIdentifier',
+           CASE WHEN e.type = 'conversion' THEN NULL ELSE coalesce(e.notification_id, 'event:' || e.event_id::text) END,
+           e.notification_id, e.category, e.has_media, coalesce(e.campaign, ''), e.platform,
+           CASE WHEN e.type = 'conversion' THEN e.conversion_name ELSE e.action_identifier END,
+           e.conversion_currency, e.conversion_value,
+           e.type = 'conversion' AND e.event_time >= q.from_time AND e.event_time <= q.to_time + v_horizon
     FROM tapwire_attribution_span q
     JOIN attribution_devices d ON d.app_id = p_app AND d.device_id = q.device_id
                               AND d.last_conversion >= q.from_time AND d.first_conversion <= q.to_time + v_horizon
     CROSS JOIN LATERAL (
         SELECT e.* FROM events e
-        WHERE e.app_id = p_app AND e.device_id = q.device_id AND e.type = 'conversion'
-          AND e.event_time >= greatest(q.from_time, d.first_conversion)
+        WHERE e.app_id = p_app AND e.device_id = q.device_id AND e.type IN ('delivered', 'response', 'conversion')
+          AND e.event_time >= greatest(q.from_time, d.first_conversion) - v_horizon
           AND e.event_time <= least(q.to_time + v_horizon, d.last_conversion)
         OFFSET 0
     ) e;
-
-    -- Their devices' taps and deliveries that can be credited: one read per device.
-    INSERT INTO tapwire_attribution_touch
-    SELECT t.device_id, t.event_id, t.event_time, t.type,
-           t.type = 'response' AND t.action_identifier <> 'com.apple.UNNotificationDismissActionIdentifier',
-           coalesce(t.notification_id, 'event:' || t.event_id::text), t.notification_id, t.category, t.has_media,
-           coalesce(t.campaign, ''), t.platform, t.action_identifier
-    FROM (SELECT device_id, min(event_time) AS first_time, max(event_time) AS last_time
-          FROM tapwire_attribution_conversion GROUP BY device_id) c
-    CROSS JOIN LATERAL (
-        SELECT e.* FROM events e
-        WHERE e.app_id = p_app AND e.device_id = c.device_id AND e.type IN ('delivered', 'response')
-          AND e.event_time >= c.first_time - v_horizon AND e.event_time <= c.last_time
-        OFFSET 0
-    ) t;
+    INSERT INTO tapwire_attribution_conversion
+    SELECT event_id, event_time, device_id, notification_id, action_identifier, coalesce(currency, ''),
+           coalesce(value::numeric, 0)
+    FROM tapwire_attribution_touch WHERE affected;
+    DELETE FROM tapwire_attribution_touch WHERE type = 'conversion';
+    ANALYZE tapwire_attribution_conversion, tapwire_attribution_touch;
 
     -- The rule (docs/outcomes.md): the tap in the direct window (the named notification's first,
     -- then the latest), else the latest delivery in the influence window with no tap after it,
