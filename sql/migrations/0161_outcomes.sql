@@ -238,8 +238,12 @@ CREATE TYPE tapwire_conversion AS (
 -- adds their change to the rollups; returns how many credits changed. Under an advisory lock per
 -- app, so two folds never apply the same change twice. Each statement reads one app: on Citus it
 -- is routed to the app's shard.
+-- enable_seqscan is off: every table it joins its scratch tables with grows with the app (the
+-- converting devices, the credits, the notification rows, the rollups), and a fold touches a few
+-- thousand of their rows; without statistics on the scratch tables the planner would hash-join
+-- with a scan of the whole table, a cost that grows with every fold.
 CREATE FUNCTION tapwire_attribute_pending(p_app bigint) RETURNS bigint
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
 DECLARE
     v_direct    interval;
     v_influence interval;
@@ -331,8 +335,12 @@ BEGIN
            e.conversion_currency, e.conversion_value,
            e.type = 'conversion' AND e.event_time >= q.from_time AND e.event_time <= q.to_time + v_horizon
     FROM tapwire_attribution_span q
-    JOIN attribution_devices d ON d.app_id = p_app AND d.device_id = q.device_id
-                              AND d.last_conversion >= q.from_time AND d.first_conversion <= q.to_time + v_horizon
+    CROSS JOIN LATERAL (
+        SELECT d.* FROM attribution_devices d
+        WHERE d.app_id = p_app AND d.device_id = q.device_id
+          AND d.last_conversion >= q.from_time AND d.first_conversion <= q.to_time + v_horizon
+        OFFSET 0
+    ) d
     CROSS JOIN LATERAL (
         SELECT e.* FROM events e
         WHERE e.app_id = p_app AND e.device_id = q.device_id AND e.type IN ('delivered', 'response', 'conversion')
@@ -397,6 +405,7 @@ BEGIN
            HAVING count(*) = 2) same
     WHERE x.event_id = same.event_id;
     SELECT count(*) FILTER (WHERE sign = 1) INTO v_changed FROM tapwire_credit_change;
+    ANALYZE tapwire_credit_change;
     IF v_changed = 0 THEN
         RETURN 0;
     END IF;
@@ -477,6 +486,7 @@ BEGIN
     WHERE s.app_id = p_app
     GROUP BY s.device_id, s.notification_key, s.name, s.currency;
 
+    ANALYZE tapwire_notification_change;
     INSERT INTO notification_conversions (app_id, device_id, notification_key, name, currency, touch_time, category,
                                           has_media, campaign, platform, first_kind, direct, influenced, value)
     SELECT p_app, device_id, notification_key, name, currency, touch_time, category, has_media, campaign, platform,
