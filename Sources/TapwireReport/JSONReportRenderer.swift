@@ -2,7 +2,7 @@ import TapwireCore
 import TapwireStatistics
 import TapwireStore
 
-/// The report as JSON, in the shape of schemas/engagement-report.v2.json. Keys keep this order;
+/// The report as JSON, in the shape of schemas/engagement-report.v3.json. Keys keep this order;
 /// every rate and difference is a fraction (0.125 = 12.5%, a difference of 0.0829 = 8.29 pp).
 public struct JSONReportRenderer: Sendable {
     public init() {}
