@@ -166,9 +166,9 @@ public struct PostgresReportReader: ReportReading {
         data.conversionTotals = try connection.query(EmbeddedSQL.reportConversionTotals, parameters).namedRows.compactMap(Self.conversionTotalRow)
         let outcomes = Set(data.conversions.map { [$0.name, $0.currency] }).sorted { $0.lexicographicallyPrecedes($1) }
         guard !outcomes.isEmpty, !plan.wholeDays.isEmpty else { return }
-        data.conversionUplift = try connection.query(EmbeddedSQL.reportConversionUpliftDays, [
-            app, PostgresValue.timestampArray(plan.wholeDays), PostgresValue.textArray(outcomes.map { $0[0] }),
-            PostgresValue.textArray(outcomes.map { $0[1] }),
+        data.conversionUplift = try connection.query(EmbeddedSQL.reportConversionUplift, [
+            app, nil, nil, PostgresValue.timestampArray(plan.wholeDays), PostgresValue.textArray(outcomes.map { $0[0] }),
+            PostgresValue.textArray(outcomes.map { $0[1] }), nil, nil, "rollups",
         ]).namedRows.map(Self.conversionUpliftRow)
     }
 
@@ -201,8 +201,10 @@ public struct PostgresReportReader: ReportReading {
         data.conversionTotals = try connection.query(EmbeddedSQL.reportRawConversionTotals, Array(parameters.prefix(4))).namedRows
             .compactMap(Self.conversionTotalRow)
         guard !data.conversions.isEmpty else { return }
-        data.conversionUplift = try connection.query(EmbeddedSQL.reportRawConversionUplift, parameters).namedRows
-            .map(Self.conversionUpliftRow)
+        // parameters: app, from, to, filters, group.
+        data.conversionUplift = try connection.query(EmbeddedSQL.reportConversionUplift, [
+            parameters[0], parameters[1], parameters[2], nil, nil, nil, parameters[3], parameters[4], "events",
+        ]).namedRows.map(Self.conversionUpliftRow)
     }
 
     static func real(_ text: String?) -> Double { text.flatMap { Double($0) } ?? 0 }
