@@ -44,6 +44,8 @@ enum Fmt {
     /// What a rate cell shows when engaged exceeds its base (never a share over 100%).
     static let notMeaningful = "invalid"
     static let confoundedMarker = "yes ⚠"
+    /// Insufficient data, where a column is too narrow for the word.
+    static let insufficient = "insuff."
 
     static func sideRate(_ side: SideEngagement) -> String { percent(side.rate) }
 
@@ -163,7 +165,8 @@ enum Fmt {
         } ?? "the app's windows"
         return "Conversions: \(windows), else unattributed (docs/outcomes.md). Rate: notifications with a conversion over delivered "
             + "(Wilson 95%); value per delivered: the values over delivered (\(ConversionValueInterval.method) 95%). Rich vs "
-            + "text-only on conversion is the engagement comparison with converted in place of engaged, over the same strata."
+            + "text-only on conversion is the engagement comparison with converted in place of engaged, over the same strata "
+            + "(insuff.: insufficient data)."
             + (report.conversionsOmitted.map { " Not shown: " + $0 + "." } ?? "")
     }
 

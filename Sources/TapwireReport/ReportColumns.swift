@@ -1,4 +1,5 @@
 import Foundation
+import TapwireCore
 
 /// The columns both the terminal table and Markdown show, so the two read alike.
 enum ReportColumns {
@@ -73,41 +74,41 @@ enum ReportColumns {
         },
     ]
 
-    /// Each conversion name per category: what the notifications led to.
+    /// Each conversion name per category: what the notifications led to (99 columns).
     static let conversions: [Column<ConversionLine>] = [
         Column(header: "Category", width: 15, right: false) { Fmt.fit($0.categoryName, 15) },
-        Column(header: "Conversion", width: 16, right: false) { Fmt.fit($0.label, 16) },
-        Column(header: "Direct", width: 7, right: true) { Fmt.count($0.conversion.direct) },
+        Column(header: "Conversion", width: 14, right: false) { Fmt.fit($0.label, 14) },
+        Column(header: "Direct", width: 6, right: true) { Fmt.count($0.conversion.direct) },
         Column(header: "Influenced", width: 10, right: true) { Fmt.count($0.conversion.influenced) },
         Column(header: "Rate", width: 7, right: true) {
             $0.conversion.rate == nil && $0.conversion.delivered > 0 ? Fmt.notMeaningful : Fmt.percent($0.conversion.rate, digits: 2)
         },
-        Column(header: "95% CI", width: 14, right: true) { Fmt.interval($0.conversion.ci95) },
+        Column(header: "95% CI", width: 12, right: true) { Fmt.interval($0.conversion.ci95) },
         Column(header: "Value/deliv.", width: 12, right: true) { Fmt.money($0.conversion.valuePerDelivered) },
-        Column(header: "95% CI", width: 17, right: true) { Fmt.moneyInterval($0.conversion.valuePerDeliveredCI95) },
+        Column(header: "95% CI", width: 16, right: true) { Fmt.moneyInterval($0.conversion.valuePerDeliveredCI95) },
     ]
 
-    /// Rich vs text-only on each conversion name, as the engagement comparison.
+    /// Rich vs text-only on each conversion name, as the engagement comparison (100 columns).
     static let conversionUplift: [Column<ConversionLine>] = [
         Column(header: "Category", width: 15, right: false) { Fmt.fit($0.categoryName, 15) },
-        Column(header: "Conversion", width: 16, right: false) { Fmt.fit($0.label, 16) },
+        Column(header: "Conversion", width: 12, right: false) { Fmt.fit($0.label, 12) },
         Column(header: "Rich", width: 7, right: true) { $0.uplift.map { Fmt.percent($0.rich.rate, digits: 2) } ?? Fmt.dash },
         Column(header: "Text-only", width: 9, right: true) { $0.uplift.map { Fmt.percent($0.textOnly.rate, digits: 2) } ?? Fmt.dash },
-        Column(header: "Pooled", width: 10, right: true) { line in
-            line.uplift.map { $0.sufficient ? Fmt.points($0.differencePoints) : "insufficient" } ?? Fmt.dash
+        Column(header: "Pooled", width: 8, right: true) { line in
+            line.uplift.map { $0.sufficient ? Fmt.points($0.differencePoints) : Fmt.insufficient } ?? Fmt.dash
         },
-        Column(header: "Adjusted", width: 12, right: true) { line in
-            line.uplift.map { $0.adjusted.sufficient ? Fmt.points($0.adjusted.difference.map { $0 * 100 }) : "insufficient" } ?? Fmt.dash
+        Column(header: "Adjusted", width: 8, right: true) { line in
+            line.uplift.map { $0.adjusted.sufficient ? Fmt.points($0.adjusted.difference.map { $0 * 100 }) : Fmt.insufficient } ?? Fmt.dash
         },
         Column(header: "95% CI (pp)", width: 14, right: true) { Fmt.interval($0.uplift?.adjusted.ci95, signed: true) },
         Column(header: "Anytime CI", width: 14, right: true) { Fmt.interval($0.uplift?.adjusted.anytime.ci95, signed: true) },
-        Column(header: "Confounded", width: 10, right: false) { $0.uplift?.confounded == true ? Fmt.confoundedMarker : "" },
+        Column(header: "Conf.", width: 5, right: false) { $0.uplift?.confounded == true ? Fmt.confoundedMarker : "" },
     ]
 
-    /// Direct conversions by the action of the tap before them.
+    /// Direct conversions by the action of the tap before them (an open shown as "open").
     static let conversionActions: [Column<ConversionActionLine>] = [
         Column(header: "Category", width: 15, right: false) { Fmt.fit($0.categoryName, 15) },
-        Column(header: "Action", width: 40, right: false) { Fmt.fit($0.action, 40) },
+        Column(header: "Action", width: 40, right: false) { Fmt.fit($0.action == SystemAction.open ? "open" : $0.action, 40) },
         Column(header: "Conversion", width: 16, right: false) { Fmt.fit($0.name, 16) },
         Column(header: "Direct", width: 7, right: true) { Fmt.count($0.direct) },
     ]
