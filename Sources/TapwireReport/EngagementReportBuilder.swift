@@ -94,7 +94,9 @@ public struct EngagementReportBuilder: Sendable {
     /// for each conversion name alike.
     static func upliftDays(whole rows: [ReportUpliftDayRow], cut: [CutCell]) -> [String: [(utcDay: Int, sums: UpliftDay)]] {
         var whole: [String: [Int: UpliftDay]] = [:]
-        for row in rows { whole[row.category, default: [:]][row.utcDay] = row.day }
+        // Several rows of one category and day are groups of one report (conversions by campaign
+        // or platform, whose groups never split a stratum): they add up.
+        for row in rows { whole[row.category, default: [:]][row.utcDay] = whole[row.category]?[row.utcDay].map { $0 + row.day } ?? row.day }
         struct CutKey: Hashable { var category: String; var day: Int }
         var cells: [CutKey: (rich: (delivered: Int, engaged: Int), text: (delivered: Int, engaged: Int))] = [:]
         for c in cut {
@@ -215,8 +217,17 @@ public struct EngagementReportBuilder: Sendable {
             var currency: String
             static func < (a: Outcome, b: Outcome) -> Bool { (a.name, a.currency) < (b.name, b.currency) }
         }
-        let rowsByOutcome = Dictionary(grouping: section.conversions) { Outcome(name: $0.name, currency: $0.currency) }
-        let upliftRowsByOutcome = Dictionary(grouping: section.conversionUplift) { Outcome(name: $0.name, currency: $0.currency) }
+        // Rows in one order whatever order the database sent them in, so sums of doubles (values,
+        // the strata's sums over groups) come out the same from the rollups and from the events.
+        let conversionRows = section.conversions.sorted {
+            ($0.group, $0.category, $0.name, $0.currency, $0.hasMedia ? 1 : 0, $0.cutDay ?? -1)
+                < ($1.group, $1.category, $1.name, $1.currency, $1.hasMedia ? 1 : 0, $1.cutDay ?? -1)
+        }
+        let upliftRows = section.conversionUplift.sorted {
+            ($0.row.group, $0.row.category, $0.name, $0.currency, $0.row.utcDay) < ($1.row.group, $1.row.category, $1.name, $1.currency, $1.row.utcDay)
+        }
+        let rowsByOutcome = Dictionary(grouping: conversionRows) { Outcome(name: $0.name, currency: $0.currency) }
+        let upliftRowsByOutcome = Dictionary(grouping: upliftRows) { Outcome(name: $0.name, currency: $0.currency) }
         let totalsCut = Self.engagementCutCells(section.totals).map { cell in
             CutCell(category: cell.category, utcDay: cell.utcDay, hasMedia: cell.hasMedia, delivered: cell.delivered, successes: 0)
         }
@@ -241,7 +252,7 @@ public struct EngagementReportBuilder: Sendable {
         let actionsByCategory = Dictionary(grouping: section.conversionActions, by: \.category)
         for i in categories.indices {
             guard let name = categories[i].category else { continue }
-            let rows = section.conversions.filter { $0.category == name }
+            let rows = conversionRows.filter { $0.category == name }
             let outcomes = Set(rows.map { Outcome(name: $0.name, currency: $0.currency) }).sorted()
             categories[i].conversions = outcomes.map { outcome in
                 CategoryConversion(name: outcome.name, currency: outcome.currency,
@@ -253,7 +264,7 @@ public struct EngagementReportBuilder: Sendable {
                 uplift(outcome, (days[outcome]?[name] ?? []).map { (Self.label($0.utcDay), $0.sums) }, dimensions: Self.strataDimensions)
             }
         }
-        let memberRows = section.conversions.filter { members.contains($0.category) }
+        let memberRows = conversionRows.filter { members.contains($0.category) }
         overall.conversions = Set(memberRows.map { Outcome(name: $0.name, currency: $0.currency) }).sorted().map { outcome in
             CategoryConversion(name: outcome.name, currency: outcome.currency,
                                rows: memberRows.filter { $0.name == outcome.name && $0.currency == outcome.currency },

@@ -59,31 +59,49 @@ WITH strata AS (
     WHERE $9::text = 'events' AND n.app_id = $1::bigint AND n.touch_time >= $2::timestamptz AND n.touch_time < $3::timestamptz
       AND tapwire_event_matches($7::text[], NULL, n.platform, n.campaign, NULL, NULL)
 ), base AS (
-    SELECT s.group_value, s.category, s.day, t.*
-    FROM strata s
-    CROSS JOIN LATERAL tapwire_uplift_terms(s.rich_delivered, 0, s.text_delivered, 0) t
+    -- Strata of one category and day with the same delivered on each side have the same terms:
+    -- each pair's terms once, times how many strata have it (exact: the terms are decimals).
+    SELECT b.group_value, b.category, b.day, b.k, t.*
+    FROM (SELECT group_value, category, day, rich_delivered, text_delivered, count(*) AS k
+          FROM strata GROUP BY 1, 2, 3, 4, 5) b
+    CROSS JOIN LATERAL tapwire_uplift_terms(b.rich_delivered, 0, b.text_delivered, 0) t
 ), converted AS (
     SELECT c.group_value, c.category, c.day, c.name, c.currency, coalesce(s.rich_delivered, 0) AS rich_delivered,
-        coalesce(s.text_delivered, 0) AS text_delivered, c.rich_converted, c.text_converted
+        coalesce(s.text_delivered, 0) AS text_delivered, c.rich_converted, c.text_converted, count(*) AS k
     FROM converted_strata c
     JOIN names n ON n.group_value = c.group_value AND n.name = c.name AND n.currency = c.currency
     LEFT JOIN strata s ON s.group_value = c.group_value AND s.category = c.category AND s.day = c.day
                       AND s.campaign = c.campaign AND s.platform = c.platform
+    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+), base_days AS (
+    -- The (delivered, 0) terms summed per category and day, before they meet the names.
+    SELECT group_value, category, day, sum(k * strata) AS strata, sum(k * excluded_delivered) AS excluded_delivered,
+        sum(k * weights) AS weights, sum(k * numerator) AS numerator, sum(k * p) AS p, sum(k * q) AS q,
+        sum(k * null_sum) AS null_sum, sum(k * deviation) AS deviation, sum(k * used_rich_delivered) AS used_rich_delivered,
+        sum(k * used_rich_engaged) AS used_rich_engaged, sum(k * used_text_delivered) AS used_text_delivered,
+        sum(k * used_text_engaged) AS used_text_engaged, sum(k * both_rich_delivered) AS both_rich_delivered,
+        sum(k * both_rich_engaged) AS both_rich_engaged, sum(k * both_text_delivered) AS both_text_delivered,
+        sum(k * both_text_engaged) AS both_text_engaged, sum(k * not_meaningful_delivered) AS not_meaningful_delivered,
+        sum(k * engaged_without_deliveries) AS engaged_without_deliveries
+    FROM base
+    GROUP BY 1, 2, 3
 ), terms AS (
     SELECT n.group_value, n.name, n.currency, b.category, b.day, b.strata, b.excluded_delivered, b.weights, b.numerator, b.p,
         b.q, b.null_sum, b.deviation, b.used_rich_delivered, b.used_rich_engaged, b.used_text_delivered, b.used_text_engaged,
         b.both_rich_delivered, b.both_rich_engaged, b.both_text_delivered, b.both_text_engaged, b.not_meaningful_delivered,
         b.engaged_without_deliveries
     FROM names n
-    JOIN base b ON b.group_value = n.group_value
+    JOIN base_days b ON b.group_value = n.group_value
     UNION ALL
-    SELECT c.group_value, c.name, c.currency, c.category, c.day, t.strata - z.strata, t.excluded_delivered - z.excluded_delivered,
-        t.weights - z.weights, t.numerator - z.numerator, t.p - z.p, t.q - z.q, t.null_sum - z.null_sum,
-        t.deviation - z.deviation, t.used_rich_delivered - z.used_rich_delivered, t.used_rich_engaged - z.used_rich_engaged,
-        t.used_text_delivered - z.used_text_delivered, t.used_text_engaged - z.used_text_engaged,
-        t.both_rich_delivered - z.both_rich_delivered, t.both_rich_engaged - z.both_rich_engaged,
-        t.both_text_delivered - z.both_text_delivered, t.both_text_engaged - z.both_text_engaged,
-        t.not_meaningful_delivered - z.not_meaningful_delivered, t.engaged_without_deliveries - z.engaged_without_deliveries
+    SELECT c.group_value, c.name, c.currency, c.category, c.day, c.k * (t.strata - z.strata),
+        c.k * (t.excluded_delivered - z.excluded_delivered), c.k * (t.weights - z.weights), c.k * (t.numerator - z.numerator),
+        c.k * (t.p - z.p), c.k * (t.q - z.q), c.k * (t.null_sum - z.null_sum), c.k * (t.deviation - z.deviation),
+        c.k * (t.used_rich_delivered - z.used_rich_delivered), c.k * (t.used_rich_engaged - z.used_rich_engaged),
+        c.k * (t.used_text_delivered - z.used_text_delivered), c.k * (t.used_text_engaged - z.used_text_engaged),
+        c.k * (t.both_rich_delivered - z.both_rich_delivered), c.k * (t.both_rich_engaged - z.both_rich_engaged),
+        c.k * (t.both_text_delivered - z.both_text_delivered), c.k * (t.both_text_engaged - z.both_text_engaged),
+        c.k * (t.not_meaningful_delivered - z.not_meaningful_delivered),
+        c.k * (t.engaged_without_deliveries - z.engaged_without_deliveries)
     FROM converted c
     CROSS JOIN LATERAL tapwire_uplift_terms(c.rich_delivered, c.rich_converted, c.text_delivered, c.text_converted) t
     CROSS JOIN LATERAL tapwire_uplift_terms(c.rich_delivered, 0, c.text_delivered, 0) z
