@@ -164,7 +164,7 @@ enum Fmt {
             "direct within \(duration($0.directSeconds)) of a tap, influenced within \(duration($0.influenceSeconds)) of a delivery"
         } ?? "the app's windows"
         return "Conversions: \(windows), else unattributed (docs/outcomes.md). Rate: notifications with a conversion over delivered "
-            + "(Wilson 95%); value per delivered: the values over delivered (\(ConversionValueInterval.method) 95%). Rich vs "
+            + "(Wilson 95%); value per delivered: the values over delivered (\(ConversionValueInterval.method), 95%). Rich vs "
             + "text-only on conversion is the engagement comparison with converted in place of engaged, over the same strata "
             + "(insuff.: insufficient data)."
             + (report.conversionsOmitted.map { " Not shown: " + $0 + "." } ?? "")

@@ -390,15 +390,4 @@ struct ConversionReportTests {
         let charts = html.components(separatedBy: "chart chart-conversion").count - 1
         #expect(charts == report.categories.filter { !$0.conversionUplift.isEmpty }.count + 1, "a chart per category and the overall")
     }
-
-    /// Student's t quantile against the published table (Abramowitz & Stegun, table 26.10).
-    @Test func studentTQuantiles() {
-        for (nu, t) in [(1, 12.706), (2, 4.303), (3, 3.182), (5, 2.571), (10, 2.228), (30, 2.042), (120, 1.980)] {
-            #expect(abs(ConversionValueInterval.tQuantile975(degreesOfFreedom: nu) - t) < 4e-3, "ν = \(nu)")
-        }
-        // x = 1, 2, 3, 4: mean 2.5, s = 1.29099, t(3) = 3.18245: 2.5 ± 2.05426.
-        let ci = ConversionValueInterval.interval(count: 4, sum: 10, sumOfSquares: 30, sumOfCubes: 100)
-        #expect(abs((ci?.lower ?? 0) - 0.44574) < 5e-3 && abs((ci?.upper ?? 0) - 4.55426) < 5e-3)
-        #expect(ConversionValueInterval.interval(count: 3, sum: 6, sumOfSquares: 12, sumOfCubes: 24) == nil)
-    }
 }
