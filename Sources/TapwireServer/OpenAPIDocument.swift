@@ -56,9 +56,9 @@ public enum OpenAPIDocument {
 
     static let reportContent = #"""
     {
-      "description": "The report in the asked format (JSON schema v2, CSV, HTML, Markdown or a text table).",
+      "description": "The report in the asked format (JSON schema version 3, CSV, HTML, Markdown or a text table).",
       "content": {
-        "application/json": {"schema": {"type": "object"}},
+        "application/json": {"schema": {"$ref": "#/components/schemas/EngagementReport"}},
         "text/csv": {"schema": {"type": "string"}},
         "text/html": {"schema": {"type": "string"}},
         "text/markdown": {"schema": {"type": "string"}},
@@ -292,6 +292,88 @@ public enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "EngagementReport": {
+            "type": "object",
+            "description": "The report as JSON: its whole shape is schemas/engagement-report.v3.json (JSON Schema 2020-12) and docs/reports.md says what each figure means. Listed here: the version and what version 3 added, conversions (docs/outcomes.md). Rates and differences are fractions.",
+            "required": ["schemaVersion", "categories", "overall", "attribution", "conversions"],
+            "properties": {
+              "schemaVersion": {"type": "integer", "enum": [3]},
+              "categories": {"type": "array", "items": {"$ref": "#/components/schemas/ReportCategory"}},
+              "overall": {"$ref": "#/components/schemas/ReportCategory"},
+              "attribution": {
+                "type": "object",
+                "description": "The windows the conversions were attributed with (the app's).",
+                "properties": {
+                  "directWindow": {"type": "integer", "nullable": true, "description": "Seconds: a conversion within it after an engaged response (an open or an action but the dismiss) on the same device is direct."},
+                  "influenceWindow": {"type": "integer", "nullable": true, "description": "Seconds: otherwise, within it after a delivery with no engaged response since, influenced."},
+                  "valueInterval": {"type": "string", "description": "The method of each valuePerDeliveredCI95."},
+                  "conversionsOmitted": {"type": "string", "nullable": true, "description": "Why the report has no conversions: a filter or by on a dimension other than campaign or platform, which a credited notification does not keep."}
+                }
+              },
+              "conversions": {
+                "type": "array",
+                "description": "Every conversion of the range by its own time, name and currency: direct + influenced + unattributed = conversions.",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "name": {"type": "string"}, "currency": {"type": "string", "description": "ISO 4217; empty for conversions without a value."},
+                    "direct": {"type": "integer"}, "influenced": {"type": "integer"}, "unattributed": {"type": "integer"},
+                    "conversions": {"type": "integer"}, "value": {"type": "number", "nullable": true},
+                    "directValue": {"type": "number", "nullable": true}, "influencedValue": {"type": "number", "nullable": true},
+                    "unattributedValue": {"type": "number", "nullable": true}
+                  }
+                }
+              }
+            }
+          },
+          "ReportCategory": {
+            "type": "object",
+            "description": "One category (category null: all of them). Besides the engagement figures (schemas/engagement-report.v3.json), what its notifications led to.",
+            "properties": {
+              "category": {"type": "string", "nullable": true},
+              "conversions": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "name": {"type": "string"}, "currency": {"type": "string"},
+                    "direct": {"type": "integer", "description": "Conversions credited to a tap of these notifications."},
+                    "influenced": {"type": "integer", "description": "Conversions credited to a delivery without a tap."},
+                    "converted": {"type": "integer", "description": "Notifications with at least one conversion of the name."},
+                    "delivered": {"type": "integer"},
+                    "rate": {"type": "number", "nullable": true, "description": "converted / delivered."},
+                    "ci95": {"$ref": "#/components/schemas/Interval"},
+                    "value": {"type": "number", "nullable": true},
+                    "valuePerDelivered": {"type": "number", "nullable": true, "description": "value / delivered; null without a currency."},
+                    "valuePerDeliveredCI95": {"$ref": "#/components/schemas/Interval"}
+                  }
+                }
+              },
+              "directConversionsByAction": {
+                "type": "object",
+                "description": "Action identifier (com.apple.UNNotificationDefaultActionIdentifier for an open) to conversion name to direct conversions.",
+                "additionalProperties": {"type": "object", "additionalProperties": {"type": "integer"}}
+              },
+              "conversionUplift": {
+                "type": "array",
+                "description": "Rich vs text-only on each conversion name, with the shape and method of `uplift` (pooled, Mantel–Haenszel adjusted over the same strata, confounded, anytime-valid), converted notifications in place of engaged ones.",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "name": {"type": "string"}, "currency": {"type": "string"},
+                    "rich": {"type": "object", "description": "delivered, converted, rate, ci95"},
+                    "textOnly": {"type": "object", "description": "delivered, converted, rate, ci95"},
+                    "uplift": {"type": "object", "description": "As the category's uplift."}
+                  }
+                }
+              }
+            }
+          },
+          "Interval": {
+            "type": "object",
+            "nullable": true,
+            "properties": {"lower": {"type": "number"}, "upper": {"type": "number"}}
           },
           "Batch": {
             "type": "object",
