@@ -43,9 +43,10 @@ import TapwireRollupOracle
         for i in 0..<24 {
             let context: [(String, JSONValue)] = [("appVersion", .string(["1.0", "1.1"][i % 2])), ("platform", .string(["iOS", "watchOS"][(i / 2) % 2])),
                                                   ("osVersion", "18.1"), ("deviceId", .string(Self.devices[i % Self.devices.count]))]
+            // No sentAt: no clock correction, so both apps store the same event times.
             engagement.append(TestBatch.body((0..<Int.random(in: 20...80, using: &rng)).map { _ in RollupConsistencyTests.randomEvent(&rng) },
-                                             context: context))
-            conversions.append(TestBatch.body((0..<Int.random(in: 5...30, using: &rng)).map { _ in Self.conversion(&rng) }, context: context))
+                                             sentAt: nil, context: context))
+            conversions.append(TestBatch.body((0..<Int.random(in: 5...30, using: &rng)).map { _ in Self.conversion(&rng) }, sentAt: nil, context: context))
         }
         let client = collector.client()
         for body in engagement {

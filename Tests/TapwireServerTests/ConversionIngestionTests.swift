@@ -137,9 +137,9 @@ import TapwireTestSupport
         let app = try server.database.createApp()
         try server.database.query("""
             CREATE FUNCTION refuse_queue() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN RAISE EXCEPTION 'queue refused' USING ERRCODE = 'P0001'; END $$;
-            CREATE TRIGGER refuse_queue BEFORE INSERT ON attribution_pending FOR EACH ROW EXECUTE FUNCTION refuse_queue();
+            BEGIN RAISE EXCEPTION 'queue refused' USING ERRCODE = 'P0001'; END $$
             """)
+        try server.database.query("CREATE TRIGGER refuse_queue BEFORE INSERT ON attribution_pending FOR EACH ROW EXECUTE FUNCTION refuse_queue()")
         let body = TestBatch.body((0..<3).map { _ in Self.conversion([("name", "purchase"), ("value", 1), ("currency", "USD")]) }, context: Self.context)
         let refused = try server.client().post("/v1/batch", key: app.writeKey.text, json: body)
         #expect(refused.status >= 500)
