@@ -10,29 +10,6 @@ import TapwireTestSupport
 /// table the catalog lists, so a table added later is covered too), the rollups keep their
 /// counts, other devices keep everything, and the log names only the id's digest.
 @Suite struct DeviceForgetTests {
-    /// Every (table, column) of the schema whose values could hold an install id: text, varchar,
-    /// their arrays, json and jsonb, of every table that is not a partition (a partition's rows
-    /// are read through its parent).
-    static let textColumns = """
-        SELECT c.relname, a.attname
-        FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-        WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
-          AND a.atttypid IN ('text'::regtype, 'varchar'::regtype, 'text[]'::regtype, 'varchar[]'::regtype, 'json'::regtype, 'jsonb'::regtype)
-        ORDER BY 1, 2
-        """
-
-    /// The tables (and columns) any of whose values holds `id`, as a whole value or inside one.
-    static func holders(of id: String, on connection: PostgresConnection) throws -> [String] {
-        var found: [String] = []
-        for column in try connection.query(textColumns).rows {
-            let table = try connection.query("SELECT quote_ident($1)", [column[0]]).scalar!
-            let name = try connection.query("SELECT quote_ident($1)", [column[1]]).scalar!
-            let hits = try connection.query("SELECT count(*) FROM \(table) WHERE strpos(\(name)::text, $1) > 0", [id]).scalar
-            if hits != "0" { found.append("\(column[0]!).\(column[1]!)") }
-        }
-        return found
-    }
-
     static let conversionRollups = """
         SELECT 'c', day::text, category, has_media::text, name || currency, concat_ws(' ', direct, influenced, converted, value_sum, value_sq, value_cube)
         FROM rollup_conversions WHERE app_id = $1::bigint
@@ -93,7 +70,7 @@ import TapwireTestSupport
                    ($1::bigint, ARRAY[$3::text], ARRAY[$4::timestamptz])
             """, [String(app.appId), kept, forgotten, t])
 
-        let holdersBefore = try Self.holders(of: forgotten, on: connection)
+        let holdersBefore = try InstallIdScan.holders(of: forgotten, on: connection)
         #expect(holdersBefore == ["attribution_pending.device_ids", "conversion_credits.device_id", "events.device_id", "notification_conversions.device_id"],
                 "the scan must see the id where it is stored before anything is forgotten")
         let engagement = try RollupSnapshot.rows(appId: app.appId, on: connection)
@@ -116,7 +93,7 @@ import TapwireTestSupport
             #expect(response.errorCode == "bad_request", "\(bad)")
         }
         #expect(try client.post("/v1/devices/forget", key: admin.text, json: Array("{".utf8)).errorCode == "malformed_json")
-        #expect(try Self.holders(of: forgotten, on: connection) == holdersBefore)
+        #expect(try InstallIdScan.holders(of: forgotten, on: connection) == holdersBefore)
 
         let response = try client.post("/v1/devices/forget", key: admin.text, json: body)
         #expect(response.status == 200)
@@ -132,7 +109,7 @@ import TapwireTestSupport
 
         // In no table of this app; the rollups keep their counts; the other device and the other
         // app keep everything; the queue keeps the other device's entries, in order.
-        let left = try Self.holders(of: forgotten, on: connection)
+        let left = try InstallIdScan.holders(of: forgotten, on: connection)
         #expect(left == ["conversion_credits.device_id", "events.device_id", "notification_conversions.device_id"], "only the other app's rows: \(left)")
         for table in ["events", "conversion_credits", "notification_conversions"] {
             #expect(try connection.query("SELECT count(*) FROM \(table) WHERE device_id = $1 AND app_id <> $2::bigint", [forgotten, String(other.appId)]).scalar == "0")
@@ -148,7 +125,7 @@ import TapwireTestSupport
         // The other app's admin key forgets it there, and then nothing anywhere holds it.
         let there = try client.post("/v1/devices/forget", key: otherAdmin.text, json: body)
         #expect(there.json?["removed"]?["events"]?.numberValue?.integer == 8)
-        #expect(try Self.holders(of: forgotten, on: connection) == [])
+        #expect(try InstallIdScan.holders(of: forgotten, on: connection) == [])
         // Again: nothing more to remove.
         let again = try client.post("/v1/devices/forget", key: admin.text, json: body)
         #expect(again.status == 200)

@@ -22,12 +22,13 @@ ALTER TABLE events ADD COLUMN conversion_name text,
 CREATE INDEX events_by_device ON events (app_id, device_id, event_time) WHERE device_id IS NOT NULL;
 
 -- Each app's windows; a report may override them (it then computes credits from the events).
--- The checks are named and added apart from the columns: Citus refuses an unnamed constraint
--- added with a column (apps is a reference table there).
+-- The checks are named and added one a statement, apart from the columns: Citus refuses an
+-- unnamed constraint added with a column, and an ADD CONSTRAINT beside other subcommands (apps
+-- is a reference table there).
 ALTER TABLE apps ADD COLUMN direct_window interval NOT NULL DEFAULT interval '1 hour',
                  ADD COLUMN influence_window interval NOT NULL DEFAULT interval '24 hours';
-ALTER TABLE apps ADD CONSTRAINT apps_direct_window_check CHECK (direct_window > interval '0' AND direct_window <= interval '30 days'),
-                 ADD CONSTRAINT apps_influence_window_check CHECK (influence_window > interval '0' AND influence_window <= interval '30 days');
+ALTER TABLE apps ADD CONSTRAINT apps_direct_window_check CHECK (direct_window > interval '0' AND direct_window <= interval '30 days');
+ALTER TABLE apps ADD CONSTRAINT apps_influence_window_check CHECK (influence_window > interval '0' AND influence_window <= interval '30 days');
 
 -- One row per app and commit: the install ids and times of its new delivered, response and
 -- conversion events, for the fold to attribute.
