@@ -172,7 +172,9 @@ END
 $fn$;
 ALTER TABLE rollup_delta_batches ALTER COLUMN attribution_queued SET DEFAULT tapwire_refuse_batch_without_attribution();
 
--- What a conversion is credited to, under the given windows (the rule above).
+-- What a conversion is credited to, under the given windows (the rule above). In PL/pgSQL, not
+-- SQL: Citus cannot plan a query on a distributed table that uses a SQL function's arguments
+-- (as migration 0121 says); PL/pgSQL plans each with the arguments' values.
 CREATE TYPE tapwire_credit AS (
     kind              smallint,
     notification_key  text,
@@ -186,8 +188,9 @@ CREATE TYPE tapwire_credit AS (
 
 CREATE FUNCTION tapwire_credit_conversion(p_app bigint, p_device text, p_time timestamptz, p_notification text,
                                           p_direct interval, p_influence interval) RETURNS tapwire_credit
-LANGUAGE sql STABLE AS $fn$
-    SELECT coalesce(
+LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+    RETURN coalesce(
         (SELECT ROW(1, coalesce(r.notification_id, 'event:' || r.event_id::text), r.event_time, r.category, r.has_media,
                     coalesce(r.campaign, ''), r.platform, r.action_identifier)::tapwire_credit
          FROM events r
@@ -208,7 +211,8 @@ LANGUAGE sql STABLE AS $fn$
                              AND r.event_time > d.event_time AND r.event_time <= p_time)
          ORDER BY d.event_time DESC, d.event_id DESC
          LIMIT 1),
-        ROW(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::tapwire_credit)
+        ROW(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::tapwire_credit);
+END
 $fn$;
 
 -- A conversion as attribution reads it.
