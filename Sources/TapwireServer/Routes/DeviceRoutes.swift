@@ -1,11 +1,6 @@
 import TapwireCore
 import TapwireStore
 
-/// Where `POST /v1/devices/forget` removes an install id's rows (DatabaseDevices.swift).
-public protocol DeviceEraser: Sendable {
-    func forget(deviceId: String, appId: Int64) async throws(APIError) -> ForgottenDevice
-}
-
 /// `POST /v1/devices/forget` with the app's admin key and `{"deviceId": "…"}`: every stored row of
 /// that install id of the key's app removed (docs/outcomes.md, "Forgetting a device"). The id is
 /// in the body, never the path, so no access log records it; this log names only its digest.
