@@ -9,7 +9,7 @@ bin=.build/release/tapwire-bench
 url="${TAPWIRE_TEST_DATABASE_URL:?run me through scripts/with-postgres.sh}"
 failed=()
 echo "== ingestion: end to end vs plain COPY, the benchmark and the real shape"
-"$bin" ingest --database-url "$url" --tapwire .build/release/tapwire --shape "${TAPWIRE_BENCH_SHAPES:-benchmark,real}" "$@" || failed+=(ingest)
+"$bin" ingest --database-url "$url" --tapwire .build/release/tapwire --shape "${TAPWIRE_BENCH_SHAPES:-benchmark,real,outcomes}" "$@" || failed+=(ingest)
 echo "== report: the 30-day engagement report from rollups vs from raw events, the benchmark and the real shape"
 scripts/bench-report.sh || failed+=(report)
 echo "== mismatch detection: 30 days of 10M events, rollups vs raw scan"

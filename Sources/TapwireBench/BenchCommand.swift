@@ -15,7 +15,7 @@ import TapwireZlib
 /// collector is a separate `tapwire serve` process; this program is the load generator.
 enum BenchCommand {
     static let usage = """
-    tapwire-bench ingest --database-url URL [--shape benchmark|real|benchmark,real] [--seed 42]
+    tapwire-bench ingest --database-url URL [--shape benchmark|real|outcomes|benchmark,real,outcomes] [--seed 42]
                          [--connections 16] [--batch-size 500] [--batches 400] [--rounds 3]
                          [--apps 1] [--half-peak-seconds 10] [--json FILE] [--tapwire PATH]
                          [--curve W:LINGER_MS:FILL,…] [--citus-workers URL,URL…]
@@ -542,6 +542,15 @@ enum BenchCommand {
             print(String(format: "  real shape's collector peak RSS %.1f MiB (target < 100 MiB): %@", Double(rss) / 1_048_576,
                          verdict(rss < 100 * 1_048_576)))
         }
+        let outcomes = all.filter { $0.shape == .outcomes }
+        guard !outcomes.isEmpty else { return }
+        print("issue 35 ingestion target (the real shape with conversions against the real shape without, this run):")
+        for kind in EventIDKind.allCases {
+            guard let r = real.first(where: { $0.kind == kind }), let o = outcomes.first(where: { $0.kind == kind }) else { continue }
+            let relative = r.ratio > 0 ? o.ratio / r.ratio : 0
+            print(String(format: "  %@: ratio to COPY %.2f against %.2f, %.2f× (target ≥ 0.9×): %@", kind.rawValue, o.ratio, r.ratio, relative,
+                         verdict(relative >= 0.9)))
+        }
     }
 
     /// Database execution time (s) per statement since the last reset, named by the sql/ file
@@ -550,7 +559,8 @@ enum BenchCommand {
         let known: [SQL] = [EmbeddedSQL.copyEventIds, EmbeddedSQL.copyStagedIds, EmbeddedSQL.claimEventIds,
                             EmbeddedSQL.copyEvents, EmbeddedSQL.copyRollupDeltaBatch, EmbeddedSQL.takeRollupDeltaBatches, EmbeddedSQL.copyRollupDeltas,
                             EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.pendingDeltaApps, EmbeddedSQL.foldApps, EmbeddedSQL.ensurePartitions,
-                            EmbeddedSQL.summarizeEventRanges,
+                            EmbeddedSQL.summarizeEventRanges, EmbeddedSQL.copyAttributionPending, EmbeddedSQL.pendingAttributionApps,
+                            EmbeddedSQL.attributePending,
                             EmbeddedSQL.createStagedIds, BenchSQL.baselineCopy]
         var names: [String: String] = [:]
         for sql in known { names[sql.text.trimmingCharacters(in: .whitespacesAndNewlines)] = (sql.name as NSString).lastPathComponent }
@@ -684,13 +694,14 @@ enum BenchCommand {
     /// The wire JSON of `POST /v1/batch` for events (`WireBatch`, the SDK's own encoder).
     static func wireJSON(_ events: [Event], context: DeviceContext, sentAt: Timestamp) -> [UInt8] {
         let wire = WireContext(appVersion: context.appVersion, build: context.build, platform: context.platform,
-                               osVersion: context.osVersion, sdk: context.sdk)
+                               osVersion: context.osVersion, sdk: context.sdk, deviceId: context.deviceId)
         return WireBatch.encode(sentAt: sentAt, context: wire, events: events.map { e in
             WireEvent(eventId: e.eventId, type: WireEventType(rawValue: e.type.rawValue) ?? .sent, timestamp: e.deviceTime,
                       notificationId: e.notificationId, category: e.category, actionIdentifier: e.actionIdentifier,
                       userTextLength: e.userTextLength.map(Int64.init), hasMedia: e.hasMedia, mediaTypes: e.mediaTypes.nameList,
                       mediaRequested: e.mediaRequested, categoryRegistered: e.categoryRegistered, campaign: e.campaign,
-                      variant: e.variant, deliveredAt: e.deliveredAt)
+                      variant: e.variant, deliveredAt: e.deliveredAt, name: e.conversion?.name, value: e.conversion?.value,
+                      currency: e.conversion?.currency, deviceId: e.deviceId)
         })
     }
 

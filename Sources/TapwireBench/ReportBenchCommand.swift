@@ -11,7 +11,7 @@ import TapwireStore
 /// alternated run by run, against the same report computed from raw events.
 enum ReportBenchCommand {
     static let usage = """
-    tapwire-bench report [--shape benchmark|real|benchmark,real] [--events N] [--seed 42] [--runs N]
+    tapwire-bench report [--shape benchmark|real|outcomes|benchmark,real,outcomes] [--events N] [--seed 42] [--runs N]
                          [--raw-runs N] [--time-zone ZONE[,ZONE…]] [--time-limit SECONDS]
                          [--rebuild-limit SECONDS] [--keep | --reuse [--rebuild]] [--skip-raw]
                          [--tapwire PATH] [--database-url URL]
@@ -426,8 +426,15 @@ enum ReportBenchCommand {
                 f.raw.isEmpty ? "-" : String(format: "%.0f, %@", BenchCommand.median(f.raw) * 1000, f.identical.map { $0 ? "yes" : "NO" } ?? "-")
             })
         }
-        guard let b = shapes.firstIndex(where: { $0.shape.name == .benchmark }), let r = shapes.firstIndex(where: { $0.shape.name == .real }) else { return }
         func verdict(_ met: Bool) -> String { met ? "met" : "NOT MET" }
+        if let o = shapes.firstIndex(where: { $0.shape.name == .outcomes }) {
+            print("issue 35 target (the real shape with conversions, this run):")
+            for (zone, figures) in zones {
+                guard let median = figures[o].median else { print("  report in \(zone): not measured: NOT MET"); continue }
+                print(String(format: "  report with conversions in %@ under 100 ms: %.1f ms: %@", zone, median * 1000, verdict(median < 0.1)))
+            }
+        }
+        guard let b = shapes.firstIndex(where: { $0.shape.name == .benchmark }), let r = shapes.firstIndex(where: { $0.shape.name == .real }) else { return }
         print("issue 33 targets (the real shape, this run):")
         for (zone, figures) in zones {
             guard let real = figures[r].median else {

@@ -69,8 +69,9 @@ public struct WorkloadGenerator: Sendable {
         let platform = platformWeights.pick(&random)
         let os = shape.platforms[platform].osVersions[osWeights[platform].pick(&random)].version
         let version = slotTable(at: from).versions.pick(&random)
-        let context = DeviceContext(appVersion: shape.versionNames[version], build: String(1_000 + 7 * version),
+        var context = DeviceContext(appVersion: shape.versionNames[version], build: String(1_000 + 7 * version),
                                     platform: shape.platforms[platform].name, osVersion: os, sdk: "tapwire-swift/1.0")
+        if shape.installIds { context.deviceId = installId() }
         var events: [Event] = []
         events.reserveCapacity(target + 2)
         let span = Double(max(1, to.microseconds - from.microseconds))
@@ -144,7 +145,10 @@ public struct WorkloadGenerator: Sendable {
                             category: category.identifier, hasMedia: shown, mediaTypes: kinds, mediaRequested: requested,
                             categoryRegistered: registered, campaign: campaign.name, variant: variant.name))
         let u = random.unit()
-        guard u < open + action + dismiss else { return }
+        guard u < open + action + dismiss else {
+            convert(after: time, tapped: false, into: &events)
+            return
+        }
         var actionIdentifier = SystemAction.open
         var replyLength: Int32?
         if u >= open + action {
@@ -160,6 +164,29 @@ public struct WorkloadGenerator: Sendable {
                             category: category.identifier, actionIdentifier: actionIdentifier, userTextLength: replyLength,
                             hasMedia: shown, mediaTypes: kinds, mediaRequested: requested, categoryRegistered: registered,
                             campaign: campaign.name, variant: variant.name, deliveredAt: time.adding(seconds: -delay)))
+        convert(after: time, tapped: actionIdentifier != SystemAction.dismiss, into: &events)
+    }
+
+    /// Perhaps a conversion a few minutes after a tap or a delivery (the shape's rates).
+    private mutating func convert(after time: Timestamp, tapped: Bool, into events: inout [Event]) {
+        guard let conversions = shape.conversions, random.unit() < (tapped ? conversions.afterTap : conversions.afterDelivery) else { return }
+        var u = random.unit() * conversions.names.reduce(0) { $0 + $1.weight }
+        var chosen = conversions.names[conversions.names.count - 1]
+        for name in conversions.names {
+            u -= name.weight
+            if u < 0 { chosen = name; break }
+        }
+        let at = time.adding(seconds: 1 + random.unit() * 600)
+        let value = chosen.valued ? (conversions.valueMedian * exp(conversions.valueSigma * random.normal()) * 100).rounded() / 100 : nil
+        events.append(Event(eventId: ids.make(&random, at: at), type: .conversion, deviceTime: at, category: "",
+                            conversion: Event.Conversion(name: chosen.name, value: value, currency: value == nil ? nil : conversions.currency)))
+    }
+
+    /// A random install id, as the SDK makes one (a UUID's text).
+    private mutating func installId() -> String {
+        let a = random.next(), b = random.next()
+        return String(format: "%08X-%04X-4%03X-%04X-%012llX", UInt32(truncatingIfNeeded: a >> 32), UInt16(truncatingIfNeeded: a >> 16),
+                      UInt16(truncatingIfNeeded: a) & 0x0FFF, UInt16(truncatingIfNeeded: b >> 48) & 0x3FFF | 0x8000, b & 0xFFFF_FFFF_FFFF)
     }
 
     /// A campaign live at `time` that sends to `platform`, weighted by how much it sends then,

@@ -12,6 +12,8 @@ public struct WorkloadShape: Sendable {
         case benchmark
         /// A real app: 30 skewed categories, 80 campaigns a day, 40 app versions, 5 platforms.
         case real
+        /// The real app with conversions: about one event in ten (issue 35's cost figures).
+        case outcomes
 
         /// `benchmark,real` into names; nil (with the reason) for an unknown or repeated name.
         public static func list(_ text: String) -> Result<[Name], ShapeListError> {
@@ -32,7 +34,7 @@ public struct WorkloadShape: Sendable {
         public var description: String {
             switch self {
             case .unknown(let name):
-                return "unknown shape '\(name)': --shape takes benchmark, real, or both separated by a comma"
+                return "unknown shape '\(name)': --shape takes benchmark, real, outcomes, or several separated by commas"
             case .repeated(let name): return "shape '\(name)' is named twice"
             }
         }
@@ -164,6 +166,28 @@ public struct WorkloadShape: Sendable {
     /// Every version's manifest is stored before any event (a real app's SDK posts it); the
     /// benchmark shape's app never posted one.
     public var storesManifests: Bool
+    /// Each device posts an install id in its batch context, as the SDK does (docs/outcomes.md).
+    public var installIds: Bool = false
+    /// Conversions the devices post, or none.
+    public var conversions: Conversions?
+
+    /// How devices convert: per notification, the chance of a conversion after a tap (an open or
+    /// an action) and after a delivery without one, a few minutes later; values are log-normal.
+    public struct Conversions: Sendable, Equatable {
+        public var afterTap: Double
+        public var afterDelivery: Double
+        /// (name, share, carries a value)
+        public var names: [Name]
+        public var valueMedian: Double
+        public var valueSigma: Double
+        public var currency: String
+
+        public struct Name: Sendable, Equatable {
+            public var name: String
+            public var weight: Double
+            public var valued: Bool
+        }
+    }
 
     public enum ReplyLength: Sendable, Equatable {
         case uniform(ClosedRange<Int>)
@@ -174,6 +198,7 @@ public struct WorkloadShape: Sendable {
         switch name {
         case .benchmark: return .benchmark
         case .real: return .real
+        case .outcomes: return .outcomes
         }
     }
 
@@ -290,7 +315,20 @@ public struct WorkloadShape: Sendable {
             richUplift: 1.15, sentShare: 0.035, unregisteredShare: 0.002,
             diurnalAmplitude: 0.5, diurnalPeakHourUTC: 17,
             replyLength: .logNormal(median: 22, sigma: 0.9, max: 1000),
-            storesManifests: true)
+            storesManifests: true, installIds: true)
+    }()
+
+    /// The real app whose devices also post conversions: about 0.14 per notification (a tenth of
+    /// the events), a third of them purchases with a value.
+    public static let outcomes: WorkloadShape = {
+        var shape = WorkloadShape.real
+        shape.name = .outcomes
+        shape.conversions = Conversions(
+            afterTap: 0.30, afterDelivery: 0.11,
+            names: [.init(name: "purchase", weight: 0.35, valued: true), .init(name: "add_to_cart", weight: 0.4, valued: false),
+                    .init(name: "signup", weight: 0.25, valued: false)],
+            valueMedian: 25, valueSigma: 1.1, currency: "EUR")
+        return shape
     }()
 
     /// The app versions' names, oldest first.

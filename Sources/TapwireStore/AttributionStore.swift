@@ -12,13 +12,13 @@ public struct AttributionStore: Sendable {
 
     /// What a change of windows did.
     public struct Recomputed: Sendable, Equatable {
-        /// Install ids whose conversions were attributed again.
-        public var devices: Int64
+        /// Conversions attributed again.
+        public var conversions: Int64
         /// Credits that changed.
         public var changedCredits: Int64
 
-        public init(devices: Int64, changedCredits: Int64) {
-            self.devices = devices
+        public init(conversions: Int64, changedCredits: Int64) {
+            self.conversions = conversions
             self.changedCredits = changedCredits
         }
     }
@@ -31,10 +31,10 @@ public struct AttributionStore: Sendable {
     public func setWindows(appId: Int64, directSeconds: Int64, influenceSeconds: Int64,
                            on connection: PostgresConnection) throws(DatabaseError) -> Recomputed {
         try connection.transaction { () throws(DatabaseError) -> Recomputed in
-            let devices = try connection.query(EmbeddedSQL.attributionSetWindows,
+            let conversions = try connection.query(EmbeddedSQL.attributionSetWindows,
                                                [String(appId), String(directSeconds), String(influenceSeconds)]).value(Int64.self)
             let changed = try connection.query(EmbeddedSQL.attributePending, [String(appId)]).value(Int64.self)
-            return Recomputed(devices: devices, changedCredits: changed)
+            return Recomputed(conversions: conversions, changedCredits: changed)
         }
     }
 }

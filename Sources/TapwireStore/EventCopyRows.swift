@@ -67,25 +67,31 @@ extension EventCopyRows {
 
 extension EventCopyRows {
     /// A row per app of the stored rows' install ids and times (delivered, response and
-    /// conversion events that carry one), for sql/queries/copy_attribution_pending.sql: the fold
-    /// recomputes the credits those events can change (docs/outcomes.md).
+    /// conversion events that carry one, and conversions without one, with a NULL id) and which
+    /// are conversions, for sql/queries/copy_attribution_pending.sql: the fold recomputes the
+    /// credits those events can change (docs/outcomes.md).
     static func encodeAttributionPending(_ batches: [StagedBatch], plan: EventWriter.StagingPlan, rows seqs: [Int]) -> [UInt8] {
-        var apps: [Int64: (devices: BinaryArray, times: BinaryArray)] = [:]
+        var apps: [Int64: (devices: BinaryArray, times: BinaryArray, conversions: BinaryArray)] = [:]
         for seq in seqs {
             let (b, i) = plan.locations[seq]
             let batch = batches[b]
             let event = batch.events[i]
-            guard event.type != .sent, let device = event.deviceId ?? batch.context.deviceId else { continue }
-            apps[batch.appId, default: (BinaryArray(.text), BinaryArray(.timestamptz))].devices.text(device)
+            let device = event.deviceId ?? batch.context.deviceId
+            guard event.type != .sent, device != nil || event.type == .conversion else { continue }
+            apps[batch.appId, default: (BinaryArray(.text), BinaryArray(.timestamptz), BinaryArray(.bool))].devices.optionalText(device)
             apps[batch.appId]!.times.timestamp(event.eventTime)
+            apps[batch.appId]!.conversions.bool(event.type == .conversion)
         }
         guard !apps.isEmpty else { return [] }
-        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + apps.values.reduce(0) { $0 + $1.devices.bytes.count + $1.times.bytes.count + 48 })
+        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + apps.values.reduce(0) {
+            $0 + $1.devices.bytes.count + $1.times.bytes.count + $1.conversions.bytes.count + 72
+        })
         for appId in apps.keys.sorted() {
-            encoder.beginRow(fields: 3)
+            encoder.beginRow(fields: 4)
             encoder.int64(appId)
             encoder.array(apps[appId]!.devices)
             encoder.array(apps[appId]!.times)
+            encoder.array(apps[appId]!.conversions)
         }
         return encoder.finish()
     }

@@ -184,10 +184,8 @@ enum RollupDeltaRows {
         }
 
         private mutating func merge(_ fields: [ArraySlice<UInt8>?]) throws(DatabaseError) {
-            // 25 as the fold's COPY returns them; a commit's own rows carry attribution_queued last (0161).
-            guard fields.count == 25 || fields.count == 26 else {
-                throw DatabaseError(.unexpectedResult, "a rollup_delta_batches row of \(fields.count) columns, not 25")
-            }
+            // The 26th, attribution_queued, says only that the commit queued its attribution.
+            guard fields.count == 26 else { throw DatabaseError(.unexpectedResult, "a rollup_delta_batches row of \(fields.count) columns, not 26") }
             guard let appField = fields[0] else { throw DatabaseError(.unexpectedResult, "a rollup_delta_batches row without app_id") }
             let appId = try BinaryValues.int64(appField)
             let kind = try BinaryValues.array(fields[1], of: .int2, BinaryValues.int16)

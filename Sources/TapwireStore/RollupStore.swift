@@ -108,6 +108,8 @@ public struct RollupStore: Sendable {
             _ = try upsert(try reader.finish(), on: connection)
             return reader.eventsRead
         }
+        // The conversions the days queued are attributed by a last fold.
+        try fold(on: connection)
         // Reports fold first, and a fold scans rollup_deltas: leave it small, not full of the
         // rebuild's dead rows until autovacuum comes by.
         try connection.query(EmbeddedSQL.rollupsVacuumDeltas)
@@ -156,6 +158,7 @@ public struct RollupStore: Sendable {
                         // The blocks of days that hold the day, made again from their days.
                         try connection.query(EmbeddedSQL.rollupsRebuildBlocks, blocks)
                         try connection.query(EmbeddedSQL.rollupsQuarterCoverage, parameters)
+                        try connection.query(EmbeddedSQL.rollupsRebuildAttribution, parameters)
                         return events
                     }
                     let step = Progress(from: Timestamp(microseconds: chunkStart), to: Timestamp(microseconds: chunkEnd), eventsRecomputed: events)

@@ -106,13 +106,13 @@ enum AppsCommand {
             var members: [(String, JSONValue)] = [("app", .string(name)), ("directWindowSeconds", .int(windows.direct)),
                                                   ("influenceWindowSeconds", .int(windows.influence))]
             if let recomputed {
-                members += [("devicesRecomputed", .int(recomputed.devices)), ("creditsChanged", .int(recomputed.changedCredits))]
+                members += [("conversionsRecomputed", .int(recomputed.conversions)), ("creditsChanged", .int(recomputed.changedCredits))]
             }
             print(JSONValue.object(members).serialized())
         case .text:
             print("\(name): direct window \(windows.direct)s, influence window \(windows.influence)s")
             if let recomputed {
-                print("recomputed the credits of \(recomputed.devices) devices: \(recomputed.changedCredits) changed")
+                print("recomputed the credits of \(recomputed.conversions) conversions: \(recomputed.changedCredits) changed")
             }
         }
         return 0

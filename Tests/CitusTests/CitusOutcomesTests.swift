@@ -53,7 +53,7 @@ import TapwireTestSupport
             let connection = try side.database.connect()
             defer { connection.close() }
             let recomputed = try AttributionStore().setWindows(appId: side.app.appId, directSeconds: 600, influenceSeconds: 7200, on: connection)
-            #expect(recomputed.devices == Int64(ConversionTraffic.devices.count))
+            #expect(recomputed.conversions > 100)
         }
         #expect(try sides[0].snapshot() == (try sides[1].snapshot()), "new windows give other credits on Citus")
 

@@ -29,7 +29,7 @@ import TapwireTestSupport
         let json = try JSONParser().parse(set.output)
         #expect(json["directWindowSeconds"]?.numberValue?.integer == 1800)
         #expect(json["influenceWindowSeconds"]?.numberValue?.integer == 43_200)
-        #expect(json["devicesRecomputed"]?.numberValue?.integer == 0)
+        #expect(json["conversionsRecomputed"]?.numberValue?.integer == 0)
         #expect(try database.query("SELECT direct_window::text, influence_window::text FROM apps WHERE name = 'shop'").rows == [["00:30:00", "12:00:00"]])
 
         let admin = try run(["keys", "rotate", "shop", "--kind", "admin", "--format", "json"])

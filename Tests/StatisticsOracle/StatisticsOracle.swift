@@ -1,7 +1,7 @@
 import Foundation
 
 /// The Python recomputations in Tests/Statistics/ (mantel_haenszel.py, confidence_sequence.py,
-/// report_uplift.py): the figures written again from the sources' own formulas, in exact or
+/// report_uplift.py, skewed_mean.py, sample_ratio.py): the figures written again from the sources' own formulas, in exact or
 /// 50-digit arithmetic, a second route to every number. CI has python3; the scripts need only its
 /// standard library. A library of its own so that pure and database tests alike can use it.
 public enum StatisticsOracle {
@@ -31,8 +31,13 @@ public enum StatisticsOracle {
 
     /// confidence_sequence.py with one request object.
     public static func run(_ request: [String: Any]) throws -> [String: Any] {
-        let answer = try run("confidence_sequence.py", input: JSONSerialization.data(withJSONObject: request))
-        guard let object = answer as? [String: Any] else { throw Failure(description: "no result from confidence_sequence.py") }
+        try run("confidence_sequence.py", request: request)
+    }
+
+    /// `script` with one request object, answered by one object.
+    public static func run(_ script: String, request: [String: Any]) throws -> [String: Any] {
+        let answer = try run(script, input: JSONSerialization.data(withJSONObject: request))
+        guard let object = answer as? [String: Any] else { throw Failure(description: "no result from \(script)") }
         return object
     }
 

@@ -65,13 +65,15 @@ import TapwireTestSupport
         // A commit not yet attributed: its queue holds both devices, and one holds the id alone.
         let t = start.adding(seconds: 5).description
         try connection.query("""
-            INSERT INTO attribution_pending (app_id, device_ids, event_times)
-            VALUES ($1::bigint, ARRAY[$2::text, $3::text, $2::text], ARRAY[$4::timestamptz, $4::timestamptz + interval '1 s', $4::timestamptz + interval '2 s']),
-                   ($1::bigint, ARRAY[$3::text], ARRAY[$4::timestamptz])
+            INSERT INTO attribution_pending (app_id, device_ids, event_times, conversions)
+            VALUES ($1::bigint, ARRAY[$2::text, $3::text, $2::text, NULL], ARRAY[$4::timestamptz, $4::timestamptz + interval '1 s', $4::timestamptz + interval '2 s', $4::timestamptz + interval '3 s'],
+                    ARRAY[false, false, false, true]),
+                   ($1::bigint, ARRAY[$3::text], ARRAY[$4::timestamptz], ARRAY[false])
             """, [String(app.appId), kept, forgotten, t])
 
         let holdersBefore = try InstallIdScan.holders(of: forgotten, on: connection)
-        #expect(holdersBefore == ["attribution_pending.device_ids", "conversion_credits.device_id", "events.device_id", "notification_conversions.device_id"],
+        #expect(holdersBefore == ["attribution_devices.device_id", "attribution_pending.device_ids", "conversion_credits.device_id", "events.device_id",
+                                  "notification_conversions.device_id"],
                 "the scan must see the id where it is stored before anything is forgotten")
         let engagement = try RollupSnapshot.rows(appId: app.appId, on: connection)
         let conversions = try connection.query(Self.conversionRollups, [String(app.appId)]).rows
@@ -104,19 +106,22 @@ import TapwireTestSupport
         #expect(removed?["events"]?.numberValue?.integer == 16)
         #expect(removed?["conversion_credits"]?.numberValue?.integer == 6)
         #expect((removed?["notification_conversions"]?.numberValue?.integer ?? 0) > 0)
+        #expect(removed?["attribution_devices"]?.numberValue?.integer == 1)
         #expect(removed?["attribution_pending"]?.numberValue?.integer == 2)
         #expect(!response.text.contains(forgotten))
 
         // In no table of this app; the rollups keep their counts; the other device and the other
         // app keep everything; the queue keeps the other device's entries, in order.
         let left = try InstallIdScan.holders(of: forgotten, on: connection)
-        #expect(left == ["conversion_credits.device_id", "events.device_id", "notification_conversions.device_id"], "only the other app's rows: \(left)")
-        for table in ["events", "conversion_credits", "notification_conversions"] {
+        #expect(left == ["attribution_devices.device_id", "conversion_credits.device_id", "events.device_id", "notification_conversions.device_id"],
+                "only the other app's rows: \(left)")
+        for table in ["events", "conversion_credits", "notification_conversions", "attribution_devices"] {
             #expect(try connection.query("SELECT count(*) FROM \(table) WHERE device_id = $1 AND app_id <> $2::bigint", [forgotten, String(other.appId)]).scalar == "0")
         }
         #expect(try connection.query("""
-            SELECT device_ids::text, event_times = ARRAY[$2::timestamptz, $2::timestamptz + interval '2 s'] FROM attribution_pending WHERE app_id = $1::bigint
-            """, [String(app.appId), t]).rows == [["{\(kept),\(kept)}", "t"]])
+            SELECT device_ids::text, event_times = ARRAY[$2::timestamptz, $2::timestamptz + interval '2 s', $2::timestamptz + interval '3 s'], conversions::text
+            FROM attribution_pending WHERE app_id = $1::bigint
+            """, [String(app.appId), t]).rows == [["{\(kept),\(kept),NULL}", "t", "{f,f,t}"]])
         #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == engagement)
         #expect(try connection.query(Self.conversionRollups, [String(app.appId)]).rows == conversions)
         #expect(try connection.query("SELECT count(*) FROM events WHERE device_id = $1", [kept]).scalar == keptEvents)
@@ -154,7 +159,8 @@ import TapwireTestSupport
         // An id never seen: 200, nothing removed, every table named.
         let unknown = try client.post("/v1/devices/forget", key: admin.text, json: JSONValue.object([("deviceId", "never-seen")]).serializedBytes())
         #expect(unknown.status == 200)
-        #expect(unknown.json?["removed"]?.objectValue?.members.map(\.key) == ["events", "conversion_credits", "notification_conversions", "attribution_pending"])
+        #expect(unknown.json?["removed"]?.objectValue?.members.map(\.key)
+                == ["events", "conversion_credits", "notification_conversions", "attribution_devices", "attribution_pending"])
         #expect(unknown.json?["removed"]?.objectValue?.members.allSatisfy { $0.value.numberValue?.integer == 0 } == true)
         #expect(APIKey(parsing: admin.text) == admin)
         #expect(APIKey.redactingSecrets(in: "key \(admin.text) here") == "key \(admin.redacted) here")

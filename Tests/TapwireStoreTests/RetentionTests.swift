@@ -145,8 +145,8 @@ import TapwireTestSupport
                 """, [String(app.appId), at(hours), type, notification, device, name])
         }
         try connection.query("""
-            INSERT INTO attribution_pending (app_id, device_ids, event_times)
-            SELECT app_id, array_agg(device_id), array_agg(event_time) FROM events WHERE type = 'conversion' GROUP BY app_id
+            INSERT INTO attribution_pending (app_id, device_ids, event_times, conversions)
+            SELECT app_id, array_agg(device_id), array_agg(event_time), array_agg(true) FROM events WHERE type = 'conversion' GROUP BY app_id
             """)
         #expect(try connection.query("SELECT tapwire_attribute_pending($1::bigint)", [String(app.appId)]).scalar == "4")
         #expect(try connection.query("SELECT count(*) FROM notification_conversions").scalar == "3")

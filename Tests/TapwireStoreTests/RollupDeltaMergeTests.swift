@@ -14,7 +14,7 @@ import TapwireRollupOracle
 @Suite struct RollupDeltaMergeTests {
     static func randomEvent(_ rng: inout SeededGenerator, around now: Timestamp) -> Event {
         let time = now.adding(microseconds: -Int64.random(in: 0...(50 * 3_600_000_000), using: &rng))
-        // The engagement types: a conversion carries fields of its own (ConversionsLeaveEngagementTests).
+        // Engagement's types: conversions leave these rollups alone (OutcomesTests).
         let type = [EventType.delivered, .response, .sent].randomElement(using: &rng)!
         let action = type == .response ? [SystemAction.open, SystemAction.dismiss, "reply", "like"].randomElement(using: &rng)! : nil
         return Event(eventId: .v7(at: time, using: &rng), type: type, deviceTime: time,

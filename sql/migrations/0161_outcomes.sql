@@ -31,14 +31,27 @@ ALTER TABLE apps ADD CONSTRAINT apps_direct_window_check CHECK (direct_window > 
 ALTER TABLE apps ADD CONSTRAINT apps_influence_window_check CHECK (influence_window > interval '0' AND influence_window <= interval '30 days');
 
 -- One row per app and commit: the install ids and times of its new delivered, response and
--- conversion events, for the fold to attribute.
+-- conversion events (which of them are conversions), for the fold to attribute. A conversion
+-- without an install id is queued with a NULL one: it is unattributed.
 CREATE TABLE attribution_pending (
     app_id      bigint        NOT NULL,
     device_ids  text[]        NOT NULL,
     event_times timestamptz[] NOT NULL,
-    CHECK (cardinality(device_ids) = cardinality(event_times))
+    conversions boolean[]     NOT NULL,
+    CHECK (cardinality(device_ids) = cardinality(event_times) AND cardinality(conversions) = cardinality(event_times))
 );
 CREATE INDEX attribution_pending_by_app ON attribution_pending (app_id);
+
+-- The devices that ever converted, with the span of their conversions: a queued delivery or tap
+-- changes a credit only on such a device and within that span, so most queued events cost one
+-- lookup here and no read of events.
+CREATE TABLE attribution_devices (
+    app_id           bigint      NOT NULL,
+    device_id        text        NOT NULL,
+    first_conversion timestamptz NOT NULL,
+    last_conversion  timestamptz NOT NULL,
+    PRIMARY KEY (app_id, device_id)
+);
 
 -- The credit of every stored conversion. kind: 1 direct, 2 influenced, 3 unattributed (then the
 -- notification's columns are NULL). currency is '' and value 0 for a conversion without a value.
@@ -46,7 +59,8 @@ CREATE TABLE conversion_credits (
     app_id            bigint      NOT NULL,
     event_id          uuid        NOT NULL,
     event_time        timestamptz NOT NULL,
-    device_id         text        NOT NULL,
+    -- NULL for a conversion posted without an install id (unattributed).
+    device_id         text,
     name              text        NOT NULL,
     currency          text        NOT NULL,
     value             numeric     NOT NULL,
@@ -151,6 +165,7 @@ CREATE TABLE rollup_conversion_totals (
 
 INSERT INTO tapwire_table_layout (table_name, layout, reason) VALUES
     ('attribution_pending', 'distributed', 'attribution queue, co-located with events'),
+    ('attribution_devices', 'distributed', 'attribution, co-located with events'),
     ('conversion_credits', 'distributed', 'attribution, co-located with events'),
     ('notification_conversions', 'distributed', 'attribution, co-located with events'),
     ('rollup_conversions', 'distributed', 'report rollup, co-located with events'),
@@ -235,70 +250,152 @@ LANGUAGE plpgsql AS $fn$
 DECLARE
     v_direct    interval;
     v_influence interval;
-    v_devices   text[];
-    v_from      timestamptz[];
-    v_to        timestamptz[];
-    v_convs     tapwire_conversion[];
-    v_ids       uuid[];
+    v_horizon   interval;
     v_changed   bigint;
 BEGIN
-    PERFORM pg_advisory_xact_lock(7358161, p_app::integer);
+    PERFORM pg_advisory_xact_lock(7358161, hashint8(p_app));
     SELECT direct_window, influence_window INTO v_direct, v_influence FROM apps WHERE app_id = p_app;
     IF NOT FOUND THEN
         DELETE FROM attribution_pending WHERE app_id = p_app;
         RETURN 0;
     END IF;
+    v_horizon := greatest(v_direct, v_influence);
 
-    -- Each queued device, from its earliest queued time to its latest plus the longer window.
-    WITH taken AS (
-        DELETE FROM attribution_pending WHERE app_id = p_app RETURNING device_ids, event_times
-    ), queued AS (
-        SELECT u.device_id, min(u.event_time) AS from_time, max(u.event_time) AS to_time
-        FROM taken, unnest(taken.device_ids, taken.event_times) AS u (device_id, event_time)
-        GROUP BY u.device_id
-    )
-    SELECT array_agg(device_id ORDER BY device_id), array_agg(from_time ORDER BY device_id),
-           array_agg(to_time + greatest(v_direct, v_influence) ORDER BY device_id)
-    INTO v_devices, v_from, v_to
-    FROM queued;
-    IF v_devices IS NULL THEN
-        RETURN 0;
-    END IF;
-
-    SELECT array_agg(ROW(e.event_id, e.event_time, e.device_id, e.notification_id, e.conversion_name,
-                         coalesce(e.conversion_currency, ''), coalesce(e.conversion_value::numeric, 0))::tapwire_conversion
-                     ORDER BY e.event_id)
-    INTO v_convs
-    FROM unnest(v_devices, v_from, v_to) AS q (device_id, from_time, to_time)
-    JOIN events e ON e.app_id = p_app AND e.device_id = q.device_id
-                 AND e.event_time >= q.from_time AND e.event_time <= q.to_time
-    WHERE e.type = 'conversion';
-    IF v_convs IS NULL THEN
-        RETURN 0;
-    END IF;
-
-    -- The new credits, beside the stored ones; only those that differ go on.
+    -- Scratch tables of this transaction (kept for the session, emptied at commit).
+    CREATE TEMP TABLE IF NOT EXISTS tapwire_attribution_queue (
+        device_id text, event_time timestamptz, converted boolean
+    ) ON COMMIT DELETE ROWS;
+    CREATE TEMP TABLE IF NOT EXISTS tapwire_attribution_span (
+        device_id text, from_time timestamptz, to_time timestamptz, first_conversion timestamptz, last_conversion timestamptz
+    ) ON COMMIT DELETE ROWS;
+    CREATE TEMP TABLE IF NOT EXISTS tapwire_attribution_conversion (
+        event_id uuid, event_time timestamptz, device_id text, notification_id text, name text, currency text, value numeric
+    ) ON COMMIT DELETE ROWS;
+    CREATE TEMP TABLE IF NOT EXISTS tapwire_attribution_touch (
+        device_id text, event_id uuid, event_time timestamptz, type event_type, engaged boolean, notification_key text,
+        notification_id text, category text, has_media boolean, campaign text, platform text, action_identifier text
+    ) ON COMMIT DELETE ROWS;
     CREATE TEMP TABLE IF NOT EXISTS tapwire_credit_change (
         sign smallint, event_id uuid, event_time timestamptz, device_id text, name text, currency text,
         value numeric, kind smallint, notification_key text, touch_time timestamptz, category text,
         has_media boolean, campaign text, platform text, action_identifier text
-    ) ON COMMIT DROP;
-    TRUNCATE tapwire_credit_change;
-    SELECT array_agg(c.event_id) INTO v_ids FROM unnest(v_convs) c;
+    ) ON COMMIT DELETE ROWS;
+    TRUNCATE tapwire_attribution_queue, tapwire_attribution_span, tapwire_attribution_conversion, tapwire_attribution_touch, tapwire_credit_change;
 
+    -- The queued events: an install id (NULL: a conversion posted without one), a time, and
+    -- whether it is a conversion's.
+    WITH taken AS (
+        DELETE FROM attribution_pending WHERE app_id = p_app RETURNING device_ids, event_times, conversions
+    )
+    INSERT INTO tapwire_attribution_queue
+    SELECT u.device_id, u.event_time, u.conversion
+    FROM taken, unnest(taken.device_ids, taken.event_times, taken.conversions) AS u (device_id, event_time, conversion);
+
+    -- Conversions without an install id: unattributed.
     INSERT INTO tapwire_credit_change
-    SELECT 1, c.event_id, c.event_time, c.device_id, c.name, c.currency, c.value, (cr).*
-    FROM (SELECT c.*, tapwire_credit_conversion(p_app, c.device_id, c.event_time, c.notification_id,
-                                                v_direct, v_influence) AS cr
-          FROM unnest(v_convs) c) c;
+    SELECT 1, e.event_id, e.event_time, NULL, e.conversion_name, coalesce(e.conversion_currency, ''),
+           coalesce(e.conversion_value::numeric, 0), 3, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    FROM (SELECT DISTINCT event_time FROM tapwire_attribution_queue WHERE device_id IS NULL AND converted) t
+    CROSS JOIN LATERAL (
+        SELECT e.* FROM events e
+        WHERE e.app_id = p_app AND e.event_time = t.event_time AND e.type = 'conversion' AND e.device_id IS NULL
+        OFFSET 0
+    ) e;
 
+    -- Each device, from its earliest queued time to its latest, and the span of its queued
+    -- conversions.
+    INSERT INTO tapwire_attribution_span
+    SELECT device_id, min(event_time), max(event_time), min(event_time) FILTER (WHERE converted),
+           max(event_time) FILTER (WHERE converted)
+    FROM tapwire_attribution_queue
+    WHERE device_id IS NOT NULL
+    GROUP BY device_id;
+
+    -- The devices that converted, and the span of their new conversions.
+    INSERT INTO attribution_devices AS d (app_id, device_id, first_conversion, last_conversion)
+    SELECT p_app, device_id, first_conversion, last_conversion FROM tapwire_attribution_span
+    WHERE first_conversion IS NOT NULL
+    ORDER BY device_id
+    ON CONFLICT (app_id, device_id) DO UPDATE
+        SET first_conversion = least(d.first_conversion, excluded.first_conversion),
+            last_conversion = greatest(d.last_conversion, excluded.last_conversion);
+
+    -- The conversions an event queued can change: of a device that converted, from the event's
+    -- time to the longer window after it. One read of events_by_device per such device, in the
+    -- partitions of its range only (OFFSET 0 keeps the read per device: the planner cannot know
+    -- how few devices there are, and would scan every conversion).
+    INSERT INTO tapwire_attribution_conversion
+    SELECT e.event_id, e.event_time, e.device_id, e.notification_id, e.conversion_name,
+           coalesce(e.conversion_currency, ''), coalesce(e.conversion_value::numeric, 0)
+    FROM tapwire_attribution_span q
+    JOIN attribution_devices d ON d.app_id = p_app AND d.device_id = q.device_id
+                              AND d.last_conversion >= q.from_time AND d.first_conversion <= q.to_time + v_horizon
+    CROSS JOIN LATERAL (
+        SELECT e.* FROM events e
+        WHERE e.app_id = p_app AND e.device_id = q.device_id AND e.type = 'conversion'
+          AND e.event_time >= greatest(q.from_time, d.first_conversion)
+          AND e.event_time <= least(q.to_time + v_horizon, d.last_conversion)
+        OFFSET 0
+    ) e;
+
+    -- Their devices' taps and deliveries that can be credited: one read per device.
+    INSERT INTO tapwire_attribution_touch
+    SELECT t.device_id, t.event_id, t.event_time, t.type,
+           t.type = 'response' AND t.action_identifier <> 'com.apple.UNNotificationDismissActionIdentifier',
+           coalesce(t.notification_id, 'event:' || t.event_id::text), t.notification_id, t.category, t.has_media,
+           coalesce(t.campaign, ''), t.platform, t.action_identifier
+    FROM (SELECT device_id, min(event_time) AS first_time, max(event_time) AS last_time
+          FROM tapwire_attribution_conversion GROUP BY device_id) c
+    CROSS JOIN LATERAL (
+        SELECT e.* FROM events e
+        WHERE e.app_id = p_app AND e.device_id = c.device_id AND e.type IN ('delivered', 'response')
+          AND e.event_time >= c.first_time - v_horizon AND e.event_time <= c.last_time
+        OFFSET 0
+    ) t;
+
+    -- The rule (docs/outcomes.md): the tap in the direct window (the named notification's first,
+    -- then the latest), else the latest delivery in the influence window with no tap after it,
+    -- else none. Ties go to the greater event id.
+    INSERT INTO tapwire_credit_change
+    WITH direct AS (
+        SELECT DISTINCT ON (c.event_id) c.event_id, t.notification_key, t.event_time, t.category, t.has_media,
+               t.campaign, t.platform, t.action_identifier
+        FROM tapwire_attribution_conversion c
+        JOIN tapwire_attribution_touch t ON t.device_id = c.device_id AND t.engaged
+         AND t.event_time >= c.event_time - v_direct AND t.event_time <= c.event_time
+        ORDER BY c.event_id, (c.notification_id IS NOT NULL AND t.notification_id IS NOT DISTINCT FROM c.notification_id) DESC,
+                 t.event_time DESC, t.event_id DESC
+    ), last_tap AS (
+        SELECT c.event_id, max(t.event_time) AS at
+        FROM tapwire_attribution_conversion c
+        JOIN tapwire_attribution_touch t ON t.device_id = c.device_id AND t.engaged
+         AND t.event_time >= c.event_time - v_influence AND t.event_time <= c.event_time
+        GROUP BY c.event_id
+    ), influenced AS (
+        SELECT DISTINCT ON (c.event_id) c.event_id, t.notification_key, t.event_time, t.category, t.has_media,
+               t.campaign, t.platform
+        FROM tapwire_attribution_conversion c
+        JOIN tapwire_attribution_touch t ON t.device_id = c.device_id AND t.type = 'delivered'
+         AND t.event_time >= c.event_time - v_influence AND t.event_time <= c.event_time
+        LEFT JOIN last_tap l ON l.event_id = c.event_id
+        WHERE l.at IS NULL OR l.at <= t.event_time
+        ORDER BY c.event_id, t.event_time DESC, t.event_id DESC
+    )
+    SELECT 1, c.event_id, c.event_time, c.device_id, c.name, c.currency, c.value,
+           CASE WHEN d.event_id IS NOT NULL THEN 1 WHEN i.event_id IS NOT NULL THEN 2 ELSE 3 END,
+           coalesce(d.notification_key, i.notification_key), coalesce(d.event_time, i.event_time),
+           coalesce(d.category, i.category), coalesce(d.has_media, i.has_media), coalesce(d.campaign, i.campaign),
+           coalesce(d.platform, i.platform), d.action_identifier
+    FROM tapwire_attribution_conversion c
+    LEFT JOIN direct d ON d.event_id = c.event_id
+    LEFT JOIN influenced i ON i.event_id = c.event_id;
+
+    -- Beside the credits stored: a credit unchanged appears once with each sign, and both go.
     INSERT INTO tapwire_credit_change
     SELECT -1, s.event_id, s.event_time, s.device_id, s.name, s.currency, s.value, s.kind, s.notification_key,
            s.touch_time, s.category, s.has_media, s.campaign, s.platform, s.action_identifier
     FROM conversion_credits s
-    WHERE s.app_id = p_app AND s.event_id = ANY (v_ids);
-
-    -- A credit unchanged appears once with each sign: drop both.
+    WHERE s.app_id = p_app AND s.event_id IN (SELECT event_id FROM tapwire_credit_change);
     DELETE FROM tapwire_credit_change x
     USING (SELECT event_id FROM tapwire_credit_change
            GROUP BY event_id, event_time, device_id, name, currency, value, kind, notification_key, touch_time,
@@ -327,6 +424,11 @@ BEGIN
     ORDER BY 2, 3, 4, 5
     ON CONFLICT (app_id, day, name, currency, kind) DO UPDATE
         SET conversions = t.conversions + excluded.conversions, value_sum = t.value_sum + excluded.value_sum;
+    -- A key whose credits all moved away is no row, as if they had never come: the tables do
+    -- not depend on the order events arrived in (so for each rollup below).
+    DELETE FROM rollup_conversion_totals t
+    WHERE t.app_id = p_app AND t.conversions = 0
+      AND (t.day, t.name, t.currency, t.kind) IN (SELECT tapwire_utc_day(event_time), name, currency, kind FROM tapwire_credit_change);
 
     INSERT INTO rollup_conversion_actions AS t (app_id, day, category, action_identifier, name, direct)
     SELECT p_app, tapwire_utc_day(touch_time), category, action_identifier, name, sum(sign)
@@ -336,6 +438,10 @@ BEGIN
     ORDER BY 2, 3, 4, 5
     ON CONFLICT (app_id, day, category, action_identifier, name) DO UPDATE
         SET direct = t.direct + excluded.direct;
+    DELETE FROM rollup_conversion_actions t
+    WHERE t.app_id = p_app AND t.direct = 0
+      AND (t.day, t.category, t.action_identifier, t.name) IN (SELECT tapwire_utc_day(touch_time), category, action_identifier, name
+                                                               FROM tapwire_credit_change WHERE kind = 1);
 
     -- The notifications whose credits changed: their stored rows out (sign -1), their rows made
     -- again from the credits now stored in (sign 1).
@@ -343,7 +449,7 @@ BEGIN
         sign smallint, device_id text, notification_key text, name text, currency text, touch_time timestamptz,
         category text, has_media boolean, campaign text, platform text, first_kind smallint, direct bigint,
         influenced bigint, value numeric
-    ) ON COMMIT DROP;
+    ) ON COMMIT DELETE ROWS;
     TRUNCATE tapwire_notification_change;
 
     WITH touched AS (
@@ -394,6 +500,10 @@ BEGIN
         SET direct = t.direct + excluded.direct, influenced = t.influenced + excluded.influenced,
             converted = t.converted + excluded.converted, value_sum = t.value_sum + excluded.value_sum,
             value_sq = t.value_sq + excluded.value_sq, value_cube = t.value_cube + excluded.value_cube;
+    DELETE FROM rollup_conversions t
+    WHERE t.app_id = p_app AND t.converted = 0
+      AND (t.day, t.category, t.has_media, t.name, t.currency) IN (SELECT tapwire_utc_day(touch_time), category, has_media, name, currency
+                                                                   FROM tapwire_notification_change);
 
     INSERT INTO rollup_conversion_strata AS t (app_id, day, category, campaign, platform, name, currency,
                                               rich_converted, text_converted)
@@ -405,6 +515,35 @@ BEGIN
     ON CONFLICT (app_id, day, category, campaign, platform, name, currency) DO UPDATE
         SET rich_converted = t.rich_converted + excluded.rich_converted,
             text_converted = t.text_converted + excluded.text_converted;
+    DELETE FROM rollup_conversion_strata t
+    WHERE t.app_id = p_app AND t.rich_converted = 0 AND t.text_converted = 0
+      AND (t.day, t.category, t.campaign, t.platform, t.name, t.currency) IN (
+          SELECT tapwire_utc_day(touch_time), category, campaign, platform, name, currency FROM tapwire_notification_change);
     RETURN v_changed;
+END
+$fn$;
+
+-- Queues every conversion of [p_from, p_to) of an app (every app when NULL) for attribution, so
+-- the next fold recomputes its credit: the rollups rebuild and a change of an app's windows use
+-- it. A credit that does not change writes nothing.
+CREATE FUNCTION tapwire_queue_attribution(p_app bigint, p_from timestamptz, p_to timestamptz) RETURNS bigint
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_queued bigint;
+BEGIN
+    -- PL/pgSQL, not SQL: Citus cannot plan a query on a distributed table that uses a SQL
+    -- function's arguments (migration 0121).
+    SELECT count(*) INTO v_queued
+    FROM events
+    WHERE (p_app IS NULL OR app_id = p_app) AND type = 'conversion' AND event_time >= p_from AND event_time < p_to;
+    IF v_queued > 0 THEN
+        INSERT INTO attribution_pending (app_id, device_ids, event_times, conversions)
+        SELECT app_id, array_agg(device_id), array_agg(event_time), array_agg(true)
+        FROM events
+        WHERE (p_app IS NULL OR app_id = p_app) AND type = 'conversion'
+          AND event_time >= p_from AND event_time < p_to
+        GROUP BY app_id;
+    END IF;
+    RETURN v_queued;
 END
 $fn$;

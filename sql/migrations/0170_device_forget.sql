@@ -6,8 +6,8 @@ ALTER TABLE api_keys DROP CONSTRAINT api_keys_kind_check;
 ALTER TABLE api_keys ADD CONSTRAINT api_keys_kind_check CHECK (kind IN ('write', 'read', 'admin'));
 
 -- Removes everything that holds install id `p_device` of app `p_app`: its events (through
--- events_by_device), its conversions' credits, its notifications' conversion rows and its
--- entries in the attribution queue. The rollups are anonymous counts and stay as they are.
+-- events_by_device), its conversions' credits, its notifications' conversion rows, the span of
+-- its conversions (attribution_devices) and its entries in the attribution queue. The rollups are anonymous counts and stay as they are.
 -- Returns a row per table with how many rows it removed or rewrote. Under attribution's lock of
 -- the app (tapwire_attribute_pending), so a fold running beside it never writes a credit back.
 -- Each statement reads one app: on Citus it is routed to the app's shard.
@@ -31,15 +31,20 @@ BEGIN
     GET DIAGNOSTICS v_count = ROW_COUNT;
     held_in := 'notification_conversions'; removed := v_count; RETURN NEXT;
 
-    -- A queued commit's arrays: taken out, and put back with only the other devices' entries.
+    DELETE FROM attribution_devices WHERE app_id = p_app AND device_id = p_device;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    held_in := 'attribution_devices'; removed := v_count; RETURN NEXT;
+
+    -- A queued commit's arrays: taken out, and put back with only the other entries (other
+    -- devices', and conversions without an install id, queued with a NULL one).
     v_count := 0;
     FOR v_row IN DELETE FROM attribution_pending WHERE app_id = p_app AND p_device = ANY (device_ids)
-                 RETURNING device_ids, event_times LOOP
+                 RETURNING device_ids, event_times, conversions LOOP
         v_count := v_count + 1;
-        INSERT INTO attribution_pending (app_id, device_ids, event_times)
-        SELECT p_app, array_agg(u.device_id ORDER BY u.i), array_agg(u.event_time ORDER BY u.i)
-        FROM unnest(v_row.device_ids, v_row.event_times) WITH ORDINALITY AS u (device_id, event_time, i)
-        WHERE u.device_id <> p_device
+        INSERT INTO attribution_pending (app_id, device_ids, event_times, conversions)
+        SELECT p_app, array_agg(u.device_id ORDER BY u.i), array_agg(u.event_time ORDER BY u.i), array_agg(u.conversion ORDER BY u.i)
+        FROM unnest(v_row.device_ids, v_row.event_times, v_row.conversions) WITH ORDINALITY AS u (device_id, event_time, conversion, i)
+        WHERE u.device_id IS DISTINCT FROM p_device
         HAVING count(*) > 0;
     END LOOP;
     held_in := 'attribution_pending'; removed := v_count; RETURN NEXT;

@@ -249,7 +249,7 @@ private struct FieldReader {
         }
         if let currency {
             guard amount != nil else { throw FieldProblem(.invalidField, "currency is only valid with a value") }
-            guard currency.utf8.count == 3, currency.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) else {
+            guard ConversionRules.isCurrencyCode(currency) else {
                 throw FieldProblem(.invalidField, "currency must be an ISO 4217 code of three capital letters, such as EUR")
             }
         }
