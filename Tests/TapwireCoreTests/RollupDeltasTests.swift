@@ -148,9 +148,7 @@ struct RollupDeltasTests {
         let rows = deltas.derive()
 
         var expected = RollupRows()
-        // Conversions are attribution's (docs/outcomes.md): they add to no engagement row.
-        #expect(all.contains { $0.2.type == .conversion })
-        for (appId, context, e) in all where e.type != .conversion {
+        for (appId, context, e) in all {
             let t = e.eventTime.microseconds
             let hourStart = t - ((t % Self.hour) + Self.hour) % Self.hour
             let quarterStart = t - ((t % (Self.hour / 4)) + Self.hour / 4) % (Self.hour / 4)
