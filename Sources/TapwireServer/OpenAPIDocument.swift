@@ -73,7 +73,7 @@ public enum OpenAPIDocument {
       "info": {
         "title": "Tapwire collector",
         "version": "1.0.0",
-        "description": "iOS notification telemetry: batches of delivered, response and sent events, and category manifests. A 200 on POST /v1/batch means the accepted events are committed to PostgreSQL; every other status means nothing was stored, so the client keeps its events and retries (429 and 503 after Retry-After). Whole-request errors have the body {\"error\": {\"code\", \"message\"}} with a stable code."
+        "description": "iOS notification telemetry: batches of delivered, response, sent and conversion events, and category manifests. A 200 on POST /v1/batch means the accepted events are committed to PostgreSQL; every other status means nothing was stored, so the client keeps its events and retries (429 and 503 after Retry-After). Whole-request errors have the body {\"error\": {\"code\", \"message\"}} with a stable code."
       },
       "paths": {
         "/v1/batch": {
@@ -241,6 +241,25 @@ public enum OpenAPIDocument {
             }
           }
         },
+        "/v1/devices/forget": {
+          "post": {
+            "operationId": "forgetDevice",
+            "summary": "Forget an install id: remove every stored event of it and every row that holds it; the rollups (anonymous counts) stay",
+            "description": "The install id travels in the body, never in the path, so proxies' access logs do not record it; the collector logs only the first 16 hex digits of its SHA-256. Idempotent: forgetting an id again removes nothing more.",
+            "security": [{"adminKey": []}],
+            "requestBody": {
+              "required": true,
+              "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ForgetDevice"}}}
+            },
+            "responses": {
+              "200": {
+                "description": "Removed, in one transaction: what each table held.",
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ForgetDeviceResult"}}}
+              },
+              \#(errors([400, 401, 403, 405, 408, 413, 414, 415, 500, 503]))
+            }
+          }
+        },
         "/openapi.json": {
           "get": {
             "operationId": "openapi",
@@ -255,7 +274,8 @@ public enum OpenAPIDocument {
       "components": {
         "securitySchemes": {
           "writeKey": {"type": "http", "scheme": "basic", "description": "The app's write key (tww_…) as the username, empty password. It ships in apps: it can only post, and only to its own app."},
-          "readKey": {"type": "http", "scheme": "basic", "description": "The app's read key (twr_…) as the username, empty password. Reads reports of its own app only."}
+          "readKey": {"type": "http", "scheme": "basic", "description": "The app's read key (twr_…) as the username, empty password. Reads reports of its own app only."},
+          "adminKey": {"type": "http", "scheme": "basic", "description": "The app's admin key (twa_…, made by `tapwire keys rotate APP --kind admin`) as the username, empty password. Deletes data of its own app only; cannot post or read reports."}
         },
         "responses": {
           "Error": {
@@ -405,7 +425,7 @@ public enum OpenAPIDocument {
             "required": ["eventId", "type", "timestamp"],
             "properties": {
               "eventId": {"type": "string", "format": "uuid", "description": "The dedup key, per app, forever. Send UUIDv7."},
-              "type": {"type": "string", "enum": ["delivered", "response", "sent"]},
+              "type": {"type": "string", "enum": ["delivered", "response", "sent", "conversion"], "description": "conversion: an outcome the app counts (a purchase, a signup), attributed to the notifications of its device (docs/outcomes.md)."},
               "timestamp": {"type": "string", "format": "date-time"},
               "notificationId": {"type": "string", "maxLength": \#(limits.maxIdentifierBytes)},
               "category": {"type": "string", "maxLength": \#(limits.maxIdentifierBytes)},
@@ -417,7 +437,27 @@ public enum OpenAPIDocument {
               "categoryRegistered": {"type": "boolean"},
               "campaign": {"type": "string", "maxLength": \#(limits.maxIdentifierBytes)},
               "variant": {"type": "string", "maxLength": \#(limits.maxIdentifierBytes)},
-              "deliveredAt": {"type": "string", "format": "date-time"}
+              "deliveredAt": {"type": "string", "format": "date-time"},
+              "name": {"type": "string", "minLength": 1, "maxLength": \#(limits.maxIdentifierBytes), "description": "Required on a conversion, not allowed on other types: what was converted (purchase, signup)."},
+              "value": {"type": "number", "minimum": 0, "maximum": \#(Int64(IngestLimits.maxConversionValue)), "description": "Only on a conversion, and then with currency. A refund is a conversion of its own name."},
+              "currency": {"type": "string", "pattern": "^[A-Z]{3}$", "description": "ISO 4217 code of the value; only with a value."},
+              "deviceId": {"type": "string", "maxLength": \#(limits.maxTagBytes / 4), "pattern": "^[^\\u0000]*$", "description": "This event's pseudonymous install id when it is not the context's (a backend posting for many devices)."}
+            }
+          },
+          "ForgetDevice": {
+            "type": "object",
+            "required": ["deviceId"],
+            "additionalProperties": false,
+            "properties": {
+              "deviceId": {"type": "string", "minLength": 1, "maxLength": \#(limits.maxTagBytes / 4), "pattern": "^[^\\u0000]*$", "description": "The install id, as the app's batches carried it."}
+            }
+          },
+          "ForgetDeviceResult": {
+            "type": "object",
+            "required": ["device", "removed"],
+            "properties": {
+              "device": {"type": "string", "description": "The first 16 hex digits of the SHA-256 of the install id: what the logs name."},
+              "removed": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}, "description": "Rows removed (for attribution_pending: queue rows rewritten), by table."}
             }
           },
           "BatchResult": {

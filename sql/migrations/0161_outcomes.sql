@@ -22,10 +22,13 @@ ALTER TABLE events ADD COLUMN conversion_name text,
 CREATE INDEX events_by_device ON events (app_id, device_id, event_time) WHERE device_id IS NOT NULL;
 
 -- Each app's windows; a report may override them (it then computes credits from the events).
-ALTER TABLE apps ADD COLUMN direct_window interval NOT NULL DEFAULT interval '1 hour'
-                     CHECK (direct_window > interval '0' AND direct_window <= interval '30 days'),
-                 ADD COLUMN influence_window interval NOT NULL DEFAULT interval '24 hours'
-                     CHECK (influence_window > interval '0' AND influence_window <= interval '30 days');
+-- The checks are named and added one a statement, apart from the columns: Citus refuses an
+-- unnamed constraint added with a column, and an ADD CONSTRAINT beside other subcommands (apps
+-- is a reference table there).
+ALTER TABLE apps ADD COLUMN direct_window interval NOT NULL DEFAULT interval '1 hour',
+                 ADD COLUMN influence_window interval NOT NULL DEFAULT interval '24 hours';
+ALTER TABLE apps ADD CONSTRAINT apps_direct_window_check CHECK (direct_window > interval '0' AND direct_window <= interval '30 days');
+ALTER TABLE apps ADD CONSTRAINT apps_influence_window_check CHECK (influence_window > interval '0' AND influence_window <= interval '30 days');
 
 -- One row per app and commit: the install ids and times of its new delivered, response and
 -- conversion events (which of them are conversions), for the fold to attribute. A conversion
@@ -184,7 +187,9 @@ END
 $fn$;
 ALTER TABLE rollup_delta_batches ALTER COLUMN attribution_queued SET DEFAULT tapwire_refuse_batch_without_attribution();
 
--- What a conversion is credited to, under the given windows (the rule above).
+-- What a conversion is credited to, under the given windows (the rule above). In PL/pgSQL, not
+-- SQL: Citus cannot plan a query on a distributed table that uses a SQL function's arguments
+-- (as migration 0121 says); PL/pgSQL plans each with the arguments' values.
 CREATE TYPE tapwire_credit AS (
     kind              smallint,
     notification_key  text,
@@ -198,8 +203,9 @@ CREATE TYPE tapwire_credit AS (
 
 CREATE FUNCTION tapwire_credit_conversion(p_app bigint, p_device text, p_time timestamptz, p_notification text,
                                           p_direct interval, p_influence interval) RETURNS tapwire_credit
-LANGUAGE sql STABLE AS $fn$
-    SELECT coalesce(
+LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+    RETURN coalesce(
         (SELECT ROW(1, coalesce(r.notification_id, 'event:' || r.event_id::text), r.event_time, r.category, r.has_media,
                     coalesce(r.campaign, ''), r.platform, r.action_identifier)::tapwire_credit
          FROM events r
@@ -220,7 +226,8 @@ LANGUAGE sql STABLE AS $fn$
                              AND r.event_time > d.event_time AND r.event_time <= p_time)
          ORDER BY d.event_time DESC, d.event_id DESC
          LIMIT 1),
-        ROW(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::tapwire_credit)
+        ROW(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::tapwire_credit);
+END
 $fn$;
 
 -- A conversion as attribution reads it.
@@ -531,15 +538,23 @@ $fn$;
 -- the next fold recomputes its credit: the rollups rebuild and a change of an app's windows use
 -- it. A credit that does not change writes nothing.
 CREATE FUNCTION tapwire_queue_attribution(p_app bigint, p_from timestamptz, p_to timestamptz) RETURNS bigint
-LANGUAGE sql AS $fn$
-    WITH queued AS (
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_queued bigint;
+BEGIN
+    -- PL/pgSQL, not SQL: Citus cannot plan a query on a distributed table that uses a SQL
+    -- function's arguments (migration 0121).
+    SELECT count(*) INTO v_queued
+    FROM events
+    WHERE (p_app IS NULL OR app_id = p_app) AND type = 'conversion' AND event_time >= p_from AND event_time < p_to;
+    IF v_queued > 0 THEN
         INSERT INTO attribution_pending (app_id, device_ids, event_times, conversions)
         SELECT app_id, array_agg(device_id), array_agg(event_time), array_agg(true)
         FROM events
         WHERE (p_app IS NULL OR app_id = p_app) AND type = 'conversion'
           AND event_time >= p_from AND event_time < p_to
-        GROUP BY app_id
-        RETURNING cardinality(device_ids) AS n
-    )
-    SELECT coalesce(sum(n), 0)::bigint FROM queued
+        GROUP BY app_id;
+    END IF;
+    RETURN v_queued;
+END
 $fn$;

@@ -3,7 +3,7 @@
 -- rollup report equal to (docs/reports.md, "What each report reads"). $4: the filters, one element
 -- per dimension (tapwire_event_matches, migration 0150); $5: the --by dimension ('' for none).
 -- cut_day is the UTC day (days since 1970-01-01) of an event whose day the range cuts. Conversions
--- are counted by attribution, not here (as RollupDeltas leaves them out).
+-- are attribution's (docs/outcomes.md): every raw-events report leaves them out.
 SELECT tapwire_dimension_value($5::text, e.app_version, e.platform, e.campaign, e.variant, e.os_version) AS group_value, e.category, e.has_media,
     CASE WHEN tapwire_utc_day(e.event_time) >= $2::timestamptz
               AND tapwire_utc_day(e.event_time) + interval '86400 seconds' <= $3::timestamptz THEN NULL

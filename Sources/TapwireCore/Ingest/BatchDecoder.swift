@@ -223,7 +223,8 @@ private struct FieldReader {
 
     func number(_ name: String) throws(FieldProblem) -> Double? {
         guard let v = value(name) else { return nil }
-        guard let n = v.numberValue, n.double.isFinite else { throw FieldProblem(.invalidField, "\(name) must be a number, got \(v.typeName)") }
+        guard let n = v.numberValue else { throw FieldProblem(.invalidField, "\(name) must be a number, got \(v.typeName)") }
+        guard n.double.isFinite else { throw FieldProblem(.invalidField, "\(name) must be a finite number; this one is beyond a Double's range") }
         return n.double
     }
 
