@@ -103,6 +103,9 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "MixedFleetTests", dependencies: ["TapwireStore", "TapwireTestSupport"], swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["TapwireTestSupport", "TapwireRollupOracle"], swiftSettings: strict),
+        // Attribution against Tests/Statistics/attribution.py, the simulation's truth and other posting orders; the intervals' coverage.
+        .testTarget(name: "OutcomesTests", dependencies: ["TapwireCore", "TapwireDemo", "TapwireStatistics", "TapwireStore", "TapwireTestSupport",
+                                                          "TapwireStatisticsOracle"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

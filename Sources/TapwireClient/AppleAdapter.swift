@@ -19,7 +19,8 @@ extension TapwireClient {
     /// returns, so call the system's completion handler after it. For a text reply only the length
     /// of `userText` is recorded, never the text. `categoryRegistered` comes from the set the
     /// client keeps (`refreshCategories`, `syncCategories`): no call to the system, no wait.
-    /// Errors go to `configuration.onError`.
+    /// A tap (any action but dismiss) is remembered on disk, so `recordConversion` within
+    /// `configuration.directWindow` names this notification. Errors go to `configuration.onError`.
     @discardableResult
     public func record(_ response: UNNotificationResponse) -> TelemetryEventID? {
         let request = response.notification.request
@@ -124,7 +125,8 @@ extension TapwireClient {
 
 extension DeviceInfo {
     /// appVersion and build from the main bundle, the platform and OS version from the system.
-    /// No device identifier: pass one yourself only if you choose to.
+    /// `deviceId` nil (the default): the client sends the install id it generates; pass a
+    /// pseudonymous id of your own only if you keep one (never the IDFA or the IDFV).
     public static func current(deviceId: String? = nil) -> DeviceInfo {
         let info = Bundle.main.infoDictionary ?? [:]
         let os = ProcessInfo.processInfo.operatingSystemVersion

@@ -1,5 +1,7 @@
-/// The device facts sent with every batch. Only what the app chose: `deviceId` is nil unless
-/// the app sets an id of its own.
+/// The device facts sent with every batch. `deviceId` is nil by default: the client then sends
+/// the install id it generates (`TapwireConfiguration.installId`); an app that keeps a
+/// pseudonymous install id of its own may set it here instead (never a person's identifier:
+/// no IDFA, IDFV, email or account id).
 public struct DeviceInfo: Sendable, Equatable {
     public var appVersion: String
     public var build: String?

@@ -53,6 +53,14 @@ final class DiskQueue {
 
     var count: Int { entries.count - firstEntry }
     var oldestRecordedAtMicros: Int64? { count > 0 ? entries[firstEntry].recordedAtMicros : nil }
+    /// The id of the newest queued record: where an install id's epoch ends (`InstallIdEpochs`).
+    var newestEventId: TelemetryEventID? { count > 0 ? entries[entries.count - 1].eventId : nil }
+
+    /// How many records come before `eventId` in the queue (0: it is the oldest); nil once it left
+    /// the queue (acknowledged or dropped). Linear, and asked only while an earlier epoch is queued.
+    func position(of eventId: TelemetryEventID) -> Int? {
+        entries[firstEntry...].firstIndex { $0.eventId == eventId }.map { $0 - firstEntry }
+    }
 
     init(directory: URL, maxBytes: Int = 8 << 20, segmentBytes: Int = 1 << 20, durability: QueueDurability = .fsyncEveryRecord) throws(QueueError) {
         self.directory = directory
@@ -321,7 +329,7 @@ final class DiskQueue {
     }
 
     /// head: segment (u64 LE), offset (u64 LE), dropped (u64 LE), CRC-32 of the 24 bytes (u32 LE).
-    /// Replaced atomically: written to head.tmp, synced, renamed over head.
+    /// Replaced atomically (`DurableFile.replace`).
     private func persistHead() throws(QueueError) {
         let segment = count > 0 ? entries[firstEntry].segment : activeSegment
         let offset = count > 0 ? entries[firstEntry].offset : activeSize
@@ -330,16 +338,7 @@ final class DiskQueue {
         Self.appendLE(UInt64(offset), bytes: 8, to: &bytes)
         Self.appendLE(droppedCount, bytes: 8, to: &bytes)
         Self.appendLE(UInt64(Zlib.crc32(bytes)), bytes: 4, to: &bytes)
-        let temp = directory.appendingPathComponent("head.tmp")
-        guard FileManager.default.createFile(atPath: temp.path, contents: Data(bytes)) else {
-            throw QueueError(.io, "cannot write \(temp.path)")
-        }
-        if durability == .fsyncEveryRecord, let handle = FileHandle(forUpdatingAtPath: temp.path) {
-            try? handle.synchronize()
-            try? handle.close()
-        }
-        guard rename(temp.path, headURL.path) == 0 else { throw QueueError(.io, "cannot rename \(temp.path) to \(headURL.path)") }
-        syncDirectory()
+        try DurableFile.replace(headURL, with: bytes, durability: durability)
     }
 
     private func readHead() -> (segment: UInt64, offset: Int, dropped: UInt64)? {
@@ -349,11 +348,7 @@ final class DiskQueue {
         return (Self.readLE(bytes, 0, 8), Int(Self.readLE(bytes, 8, 8)), Self.readLE(bytes, 16, 8))
     }
 
-    private func syncDirectory() {
-        guard durability == .fsyncEveryRecord, let handle = FileHandle(forReadingAtPath: directory.path) else { return }
-        try? handle.synchronize()
-        try? handle.close()
-    }
+    private func syncDirectory() { DurableFile.syncDirectory(of: headURL, durability: durability) }
 
     // MARK: Record scanning (pure)
 

@@ -18,6 +18,16 @@ public struct TapwireConfiguration: Sendable {
     /// The queue never grows past this; the oldest events are dropped first and counted.
     public var maxQueueBytes: Int
     public var durability: QueueDurability
+    /// Whether an install id is kept and sent (`.generated`, the default) or not (`.off`).
+    /// `device.deviceId`, when the app sets it, is sent instead of the generated one.
+    public var installId: InstallIdPolicy
+    /// Where the generated install id is kept; nil: the queue directory. Set it to the App Group
+    /// container the app shares with its Notification Service Extension, so deliveries recorded
+    /// there and conversions recorded in the app carry one id (influenced attribution needs both).
+    public var installIdDirectory: URL?
+    /// Seconds after a tap during which a conversion names the tapped notification (the
+    /// collector's direct window; 1 hour, as its default). 0 turns the naming off.
+    public var directWindow: Double
     /// Called (on the flushing task) with events the collector refused; they are gone from the queue.
     public var onRejected: (@Sendable ([RejectedEvent]) -> Void)?
     /// Called with failures that have no other way out (a failed background record, a refused manifest).
@@ -27,6 +37,7 @@ public struct TapwireConfiguration: Sendable {
                 userInfoKeys: UserInfoKeys = UserInfoKeys(), batch: BatchPolicy = BatchPolicy(),
                 retry: RetryPolicy = RetryPolicy(), maxQueueBytes: Int = 8 << 20,
                 durability: QueueDurability = .fsyncEveryRecord,
+                installId: InstallIdPolicy = .generated, installIdDirectory: URL? = nil, directWindow: Double = 3600,
                 onRejected: (@Sendable ([RejectedEvent]) -> Void)? = nil,
                 onError: (@Sendable (TapwireClientError) -> Void)? = nil) {
         self.writeKey = writeKey
@@ -38,6 +49,9 @@ public struct TapwireConfiguration: Sendable {
         self.retry = retry
         self.maxQueueBytes = maxQueueBytes
         self.durability = durability
+        self.installId = installId
+        self.installIdDirectory = installIdDirectory
+        self.directWindow = directWindow
         self.onRejected = onRejected
         self.onError = onError
     }

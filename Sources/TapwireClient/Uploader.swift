@@ -26,6 +26,7 @@ actor Uploader {
     var categoriesURL: URL { configuration.endpoint.appendingPathComponent("v1").appendingPathComponent("categories") }
     var syncedHashURL: URL { configuration.queueDirectory.appendingPathComponent("manifest-synced") }
     var pendingManifestURL: URL { configuration.queueDirectory.appendingPathComponent("manifest-pending.json") }
+    var epochsURL: URL { configuration.queueDirectory.appendingPathComponent(InstallIdEpochs.fileName) }
 
     func flush() async -> FlushReport {
         if let running { return await running.value }
@@ -52,9 +53,16 @@ actor Uploader {
             let limit = min(machine.batchLimit, configuration.batch.maxEvents)
             let maxBytes = configuration.batch.maxBytes
             let batch: [QueuedRecord]
+            let deviceId: String?
             do {
-                batch = try recorder.withLock { (state: inout TapwireClient.Recorder) throws(QueueError) -> [QueuedRecord] in
-                    try state.queue?.peek(maxEvents: limit, maxJSONBytes: maxBytes) ?? []
+                (batch, deviceId) = try recorder.withLock { (state: inout TapwireClient.Recorder) throws(QueueError) -> ([QueuedRecord], String?) in
+                    guard let queue = state.queue else { return ([], nil) }
+                    // One install id per batch: the one the oldest events were recorded under.
+                    let scope = state.epochs.batchScope(position: queue.position(of:))
+                    if scope.changed {
+                        try DurableFile.replace(epochsURL, with: state.epochs.persisted, durability: configuration.durability)
+                    }
+                    return (try queue.peek(maxEvents: min(limit, scope.maxEvents ?? limit), maxJSONBytes: maxBytes), scope.deviceId)
                 }
             } catch {
                 configuration.onError?(TapwireClientError(error))
@@ -62,7 +70,7 @@ actor Uploader {
             }
             if batch.isEmpty { break }
 
-            let outcome = await send(batch)
+            let outcome = await send(batch, deviceId: deviceId)
             if case .transportFailure = outcome {} else { report.requests += 1 }
             if case .status(413, _, "client_body_too_large") = outcome { report.requests -= 1 }
             switch machine.next(after: outcome, batchCount: batch.count, using: &random) {
@@ -108,9 +116,10 @@ actor Uploader {
     }
 
     /// One attempt. The body is built now, so `sentAt` is this attempt's time.
-    private func send(_ batch: [QueuedRecord]) async -> SendOutcome {
-        let body = BatchBody.encode(sentAtMicros: Timestamp(clock()).microseconds, device: configuration.device,
-                                    events: batch.map(\.json))
+    private func send(_ batch: [QueuedRecord], deviceId: String?) async -> SendOutcome {
+        var device = configuration.device
+        device.deviceId = deviceId
+        let body = BatchBody.encode(sentAtMicros: Timestamp(clock()).microseconds, device: device, events: batch.map(\.json))
         var headers = ["Content-Type": "application/json", "Authorization": configuration.authorizationHeader]
         var payload = body
         if machine.compress {

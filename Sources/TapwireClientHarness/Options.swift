@@ -14,15 +14,22 @@ struct Options {
     var durability = QueueDurability.fsyncEveryRecord
     var appVersion = "1.0.0"
     var seed = 0
+    var tap: String?
+    var convert: String?
+    var hang = false
 
     static let usage = """
     usage: tapwire-client-harness --queue DIR --endpoint URL [--key WRITE_KEY] [--record N] [--log FILE]
                                   [--flush-every K] [--drain] [--timeout SECONDS] [--batch N]
                                   [--durability fsync|buffered] [--app-version V] [--seed S]
+                                  [--tap NOTIFICATION_ID] [--convert NAME] [--hang]
       --record N       record N events (the key may also come from TAPWIRE_WRITE_KEY)
       --log FILE       append each recorded event id, one per line, after record returns
       --flush-every K  flush after every K records (0: never while recording)
       --drain          flush until the queue is empty or --timeout passes; exit 2 if events remain
+      --tap ID         then record an open of notification ID (remembered for the direct window)
+      --convert NAME   then record a conversion NAME (it names the tap within the direct window)
+      --hang           then wait until killed, without flushing or closing anything
     Prints one JSON line with the counts when done.
     """
 
@@ -55,6 +62,9 @@ struct Options {
                 }
             case "--app-version": guard let v = value(name) else { return .failure(UsageError("--app-version needs a value")) }; o.appVersion = v
             case "--seed": guard let v = value(name), let n = Int(v) else { return .failure(UsageError("--seed needs an integer")) }; o.seed = n
+            case "--tap": guard let v = value(name) else { return .failure(UsageError("--tap needs a notification id")) }; o.tap = v
+            case "--convert": guard let v = value(name) else { return .failure(UsageError("--convert needs a conversion name")) }; o.convert = v
+            case "--hang": o.hang = true
             case "-h", "--help": return .failure(UsageError(""))
             default: return .failure(UsageError("unknown option \(name)"))
             }

@@ -1,6 +1,7 @@
 // tapwire-client-harness: drives the SDK core as a child process for the crash-safety and soak
 // tests. It records events into a queue directory (logging each id once `record` has returned,
-// so the log lists only durable events), flushes as it goes, and can drain the queue.
+// so the log lists only durable events), flushes as it goes, and can drain the queue; a tap and a
+// conversion on request, and a wait to be killed in between.
 import Foundation
 import Synchronization
 import TapwireClient
@@ -75,6 +76,21 @@ for i in 0..<options.record {
     log?.write(Data((id.description + "\n").utf8))
     if options.flushEvery > 0 && (i + 1) % options.flushEvery == 0 { add(await client.flush(), to: &total) }
 }
+do {
+    if let tap = options.tap {
+        let id = try client.recordResponse(NotificationResponseValues(actionIdentifier: SystemActionIdentifier.open, notificationId: tap,
+                                                                      deliveryDate: Date(timeIntervalSinceNow: -5),
+                                                                      content: NotificationContentValues(categoryIdentifier: "message")))
+        log?.write(Data((id.description + "\n").utf8))
+    }
+    if let name = options.convert {
+        log?.write(Data((try client.recordConversion(name).description + "\n").utf8))
+    }
+} catch {
+    fail("record failed: \(error)", code: 1)
+}
+// The crash tests kill the process here: whatever it recorded must be on disk already.
+while options.hang { sleep(3600) }
 if options.drain { add(await client.drain(timeout: options.timeout), to: &total) }
 
 let stats = client.stats

@@ -7,6 +7,11 @@ public struct DemoBatch: Sendable {
     public var context: WireContext
     public var events: [WireEvent]
 
+    public init(context: WireContext, events: [WireEvent]) {
+        self.context = context
+        self.events = events
+    }
+
     public func body(sentAt: Timestamp) -> [UInt8] {
         WireBatch.encode(sentAt: sentAt, context: context, events: events)
     }

@@ -136,8 +136,16 @@ public struct DemoSimulator: Sendable {
                 start = end
             }
         }
+        return Self.shuffledWithRetries(batches, retryFraction: configuration.retryFraction, rng: &rng)
+    }
+
+    /// The batches in a random posting order, `retryFraction` of them posted once more at a
+    /// random later point, as a client that lost the response does.
+    static func shuffledWithRetries(_ batches: [DemoBatch], retryFraction: Double, rng: inout SeededGenerator) -> [DemoBatch] {
+        var batches = batches
         batches.shuffle(using: &rng)
-        let retries = Int((Double(batches.count) * configuration.retryFraction).rounded())
+        guard !batches.isEmpty else { return batches }
+        let retries = Int((Double(batches.count) * retryFraction).rounded())
         for _ in 0..<retries {
             let original = batches[Int.random(in: 0..<batches.count, using: &rng)]
             batches.insert(original, at: Int.random(in: 0...batches.count, using: &rng))

@@ -125,6 +125,7 @@ public enum BodyFuzzTarget {
             case .delivered, .sent, .conversion, .assignment:
                 if event.actionIdentifier != nil || event.userTextLength != nil { return finding("a \(event.type.rawValue) with response fields was accepted") }
             }
+            if let problem = conversionProblem(event, limits: limits) { return finding(problem) }
             if let length = event.userTextLength, length < 0 || Int64(length) > limits.maxUserTextLength {
                 return finding("userTextLength \(length) was accepted")
             }
@@ -137,6 +138,27 @@ public enum BodyFuzzTarget {
                     return finding("\(name) \(time.microseconds) µs is before PostgreSQL's earliest timestamp: the COPY would fail")
                 }
             }
+        }
+        return nil
+    }
+
+    /// A conversion's fields as docs/outcomes.md says they are stored: only on a conversion, a
+    /// name, a value from 0 to the maximum with an ISO 4217 currency, or neither; the event's own
+    /// install id bounded as the context's.
+    static func conversionProblem(_ event: Event, limits: IngestLimits) -> String? {
+        if let problem = stringProblem(event.deviceId, max: limits.maxTagBytes) { return "deviceId \(problem)" }
+        guard let conversion = event.conversion else {
+            return event.type == .conversion ? "a conversion without its name was accepted" : nil
+        }
+        if event.type != .conversion { return "a \(event.type.rawValue) with conversion fields was accepted" }
+        if conversion.name.isEmpty { return "a conversion with an empty name was accepted" }
+        if let problem = stringProblem(conversion.name, max: limits.maxIdentifierBytes) { return "name \(problem)" }
+        if (conversion.value == nil) != (conversion.currency == nil) { return "a value without a currency, or a currency without a value, was accepted" }
+        if let value = conversion.value, !(value.isFinite && value >= 0 && value <= IngestLimits.maxConversionValue) {
+            return "conversion value \(value) was accepted"
+        }
+        if let currency = conversion.currency, !(currency.utf8.count == 3 && currency.utf8.allSatisfy { (65...90).contains($0) }) {
+            return "currency \(FieldRules.truncatedForEcho(currency)) was accepted"
         }
         return nil
     }

@@ -40,6 +40,14 @@ public enum FuzzSeeds {
         add("nested", String(repeating: "[", count: 40) + String(repeating: "]", count: 40))
         add("nested object", batch([event(15, extra: #","x":"# + String(repeating: #"{"a":"#, count: 33) + "1" + String(repeating: "}", count: 33))]))
         add("many events", batch((0..<40).map { event(100 + $0) }))
+        let purchase = #","name":"purchase","value":12.5,"currency":"EUR","deviceId":"install-1""#
+        add("conversion", batch([event(16, type: "conversion", extra: purchase), event(17, type: "conversion", extra: #","name":"signup""#)]))
+        add("conversion edges", batch([event(18, type: "conversion", extra: purchase.replacingOccurrences(of: "12.5", with: "1e999")),
+                                       event(19, type: "conversion", extra: purchase.replacingOccurrences(of: "12.5", with: "-0")),
+                                       event(20, type: "conversion", extra: purchase.replacingOccurrences(of: "12.5", with: "1000000000.5")),
+                                       event(21, type: "conversion", extra: purchase.replacingOccurrences(of: "EUR", with: "eur")),
+                                       event(22, type: "conversion", extra: #","name":"","currency":"EUR""#),
+                                       event(23, extra: purchase)]))
         add("not an object", "[1,2,3]")
         add("empty", "")
         return out.map { (name: $0.0, target: $0.1, text: $0.2) }
@@ -65,6 +73,7 @@ public enum FuzzSeeds {
         "\"userTextLength\"", "\"hasMedia\"", "\"mediaTypes\"", "\"deliveredAt\"", "\"sentAt\"", "\"context\"", "\"events\"",
         "\"response\"", "\"delivered\"", "\"sent\"", "\"9999-12-31T23:59:59Z\"", "\"0000-01-01T00:00:00Z\"", "\"1970-01-01T00:00:00Z\"",
         "\"2026-12-01T10:00:01+14:00\"", "\"2026-02-29\"", "\"2026-12-01T24:00:00Z\"", "\"appVersion\"", "\"categories\"", "\"identifier\"",
-        "\"actions\"", "\"options\"", "\"textInput\"", "\"title\"",
+        "\"actions\"", "\"options\"", "\"textInput\"", "\"title\"", "\"conversion\"", "\"name\"", "\"value\"", "\"currency\"",
+        "\"deviceId\"", "\"EUR\"", "1000000000", "1000000000.5",
     ].map { Array($0.utf8) } + [[0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xFF], [0x00], [0x1F, 0x8B, 0x08, 0x00]]
 }

@@ -18,6 +18,13 @@ public struct CSVReportRenderer: Sendable {
         "days_to_detect", "engagement_not_meaningful", "rich_not_meaningful", "text_not_meaningful",
         "uplift_not_meaningful_delivered", "uplift_engaged_without_deliveries", "excluded_categories",
         "adjusted_anytime_ci_low_pp", "adjusted_anytime_ci_high_pp", "adjusted_decided_on",
+        // Conversions (schema version 3): one `name=value` per conversion name (`name:CUR` when it
+        // has a currency), separated by `;`, as `actions` lists actions.
+        "conversions_direct", "conversions_influenced", "conversions_converted", "conversion_rate", "conversion_ci_low",
+        "conversion_ci_high", "value_per_delivered", "value_per_delivered_ci_low", "value_per_delivered_ci_high",
+        "direct_conversions_by_action", "conversion_rich_rate", "conversion_text_rate", "conversion_difference_pp",
+        "conversion_adjusted_difference_pp", "conversion_adjusted_ci_low_pp", "conversion_adjusted_ci_high_pp",
+        "conversion_confounded", "conversion_anytime_ci_low_pp", "conversion_anytime_ci_high_pp",
     ]
 
     public func render(_ report: EngagementReport) -> String {
@@ -58,7 +65,33 @@ public struct CSVReportRenderer: Sendable {
             c.excludedCategories.map { "\($0.category)=\($0.reason.rawValue)" }.joined(separator: ";"),
             n(c.uplift.adjusted.anytime.ci95.map { $0.lower * 100 }), n(c.uplift.adjusted.anytime.ci95.map { $0.upper * 100 }),
             c.uplift.adjusted.anytime.decidedOn ?? "",
-        ]
+        ] + conversionFields(c)
         return fields.map(CSVField.escape).joined(separator: ",")
+    }
+
+    /// The conversion columns of one row, each a `;`-separated list over the conversion names.
+    func conversionFields(_ c: CategoryEngagement) -> [String] {
+        func n(_ v: Double?) -> String { v.map { String(Rounding.round($0, digits: 6)) } ?? "" }
+        func key(_ name: String, _ currency: String) -> String { currency.isEmpty ? name : name + ":" + currency }
+        func list(_ value: (CategoryConversion) -> String) -> String {
+            c.conversions.map { key($0.name, $0.currency) + "=" + value($0) }.joined(separator: ";")
+        }
+        func upliftList(_ value: (RichUplift) -> String) -> String {
+            c.conversionUplift.map { key($0.name, $0.currency) + "=" + value($0.uplift) }.joined(separator: ";")
+        }
+        let byAction = c.directConversionsByAction.keys.sorted().flatMap { action in
+            c.directConversionsByAction[action]!.keys.sorted().map { "\(action)/\($0)=\(c.directConversionsByAction[action]![$0]!)" }
+        }
+        return [
+            list { String($0.direct) }, list { String($0.influenced) }, list { String($0.converted) }, list { n($0.rate) },
+            list { n($0.ci95?.lower) }, list { n($0.ci95?.upper) }, list { n($0.valuePerDelivered) },
+            list { n($0.valuePerDeliveredCI95?.lower) }, list { n($0.valuePerDeliveredCI95?.upper) },
+            byAction.joined(separator: ";"), upliftList { n($0.rich.rate) }, upliftList { n($0.textOnly.rate) },
+            upliftList { n($0.differencePoints) }, upliftList { n($0.adjusted.difference.map { $0 * 100 }) },
+            upliftList { n($0.adjusted.ci95.map { $0.lower * 100 }) }, upliftList { n($0.adjusted.ci95.map { $0.upper * 100 }) },
+            upliftList { $0.confounded ? "true" : "false" },
+            upliftList { n($0.adjusted.anytime.ci95.map { $0.lower * 100 }) },
+            upliftList { n($0.adjusted.anytime.ci95.map { $0.upper * 100 }) },
+        ]
     }
 }

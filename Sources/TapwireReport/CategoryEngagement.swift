@@ -26,6 +26,13 @@ public struct CategoryEngagement: Sendable, Equatable {
     public var daily: [DailyPoint]
     /// In an overall: the categories its figures leave out, and why. Empty for a category.
     public var excludedCategories: [OverallExclusion] = []
+    /// What the notifications led to, per conversion name and currency (docs/reports.md, "Conversions").
+    public var conversions: [CategoryConversion] = []
+    /// Direct conversions by the action of the tap before them, then by name (opens under Apple's
+    /// default action identifier).
+    public var directConversionsByAction: [String: [String: Int]] = [:]
+    /// Rich vs text-only on each conversion name, as `uplift` is on engagement.
+    public var conversionUplift: [ConversionUplift] = []
 
     public var baseCount: Int { base == .delivered ? delivered : sent }
     public var displayName: String {

@@ -14,8 +14,9 @@ public func engagementNotMeaningful(engaged: Int, base: Int, baseName: String = 
 /// The engagement report for one app and range: the single model every renderer draws.
 public struct EngagementReport: Sendable, Equatable {
     /// 2: uplift differences are fractions (they were percentage points), with the adjusted
-    /// difference, `confounded`, the minimum detectable difference and days to detect.
-    public static let schemaVersion = 2
+    /// difference, `confounded`, the minimum detectable difference and days to detect. 3: version
+    /// 2 and conversions (docs/reports.md, "Schema version 3"); nothing of version 2 changed.
+    public static let schemaVersion = 3
 
     public var app: String
     public var from: Timestamp
@@ -37,6 +38,12 @@ public struct EngagementReport: Sendable, Equatable {
     public var holdouts: [HoldoutEffect] = []
     /// Over the campaigns whose estimates are shown, stratified by campaign; nil under two.
     public var holdoutsCombined: HoldoutCombined?
+    /// Every conversion of the range by name and currency, unattributed ones included.
+    public var conversions: [ConversionTotal] = []
+    /// The windows the conversions were attributed with; nil when the app has none stored.
+    public var attribution: AttributionWindows?
+    /// Why conversions are left out of this report (a filter or `--by` they cannot follow), or nil.
+    public var conversionsOmitted: String?
 
     public static let replyLengthResolution = ReplyLengthBins.resolution
     public static let timeToResponseResolution = LatencyBins.resolution

@@ -29,6 +29,9 @@ public struct EngagementReportBuilder: Sendable {
         for row in data.actions { sections[row.group, default: Section()].actions.append(row) }
         for row in data.histograms { sections[row.group, default: Section()].histograms.append(row) }
         for row in data.uplift where !row.wholeReport { sections[row.group, default: Section()].uplift.append(row) }
+        for row in data.conversions { sections[row.group, default: Section()].conversions.append(row) }
+        for row in data.conversionActions { sections[row.group, default: Section()].conversionActions.append(row) }
+        for row in data.conversionUplift { sections[row.row.group, default: Section()].conversionUplift.append(row) }
         let wholeUplift = data.uplift.filter(\.wholeReport)
         // The report as a whole: every group's rows, and the strata's sums over all of them.
         var everything = Section()
@@ -41,11 +44,16 @@ public struct EngagementReportBuilder: Sendable {
         }
         everything.uplift = wholeUplift
         let (categories, overall) = build(everything, days: data.days, rangeDays: rangeDays, manifests: manifests)
-        let holdouts = data.holdouts.map { HoldoutEffect($0, minimum: minimumSample) }
-        return EngagementReport(app: app, from: scope.from, to: scope.to, timeZone: scope.timeZone, filters: scope.filters,
-                                groupBy: scope.groupBy, source: scope.source, generatedAt: generatedAt,
-                                minimumSample: minimumSample, targetDifference: targetDifference, days: data.days, categories: categories,
-                                overall: overall, groups: groups, holdouts: holdouts, holdoutsCombined: HoldoutCombined(holdouts))
+        var report = EngagementReport(app: app, from: scope.from, to: scope.to, timeZone: scope.timeZone, filters: scope.filters,
+                                      groupBy: scope.groupBy, source: scope.source, generatedAt: generatedAt,
+                                      minimumSample: minimumSample, targetDifference: targetDifference, days: data.days,
+                                      categories: categories, overall: overall, groups: groups)
+        report.holdouts = data.holdouts.map { HoldoutEffect($0, minimum: minimumSample) }
+        report.holdoutsCombined = HoldoutCombined(report.holdouts)
+        report.conversions = ConversionTotal.totals(data.conversionTotals)
+        report.attribution = data.attribution
+        report.conversionsOmitted = data.conversionsOmitted
+        return report
     }
 
     /// The rows of one `--by` value (or of the whole report).
@@ -56,6 +64,9 @@ public struct EngagementReportBuilder: Sendable {
         var actions: [ReportActionRow] = []
         var histograms: [ReportHistogramRow] = []
         var uplift: [ReportUpliftDayRow] = []
+        var conversions: [ReportConversionRow] = []
+        var conversionActions: [ReportConversionActionRow] = []
+        var conversionUplift: [ReportConversionUpliftDayRow] = []
 
         mutating func append(_ other: Section) {
             totals += other.totals
@@ -64,27 +75,40 @@ public struct EngagementReportBuilder: Sendable {
             actions += other.actions
             histograms += other.histograms
             uplift += other.uplift
+            conversions += other.conversions
+            conversionActions += other.conversionActions
+            conversionUplift += other.conversionUplift
         }
     }
 
+    /// One side of one category's part of a day the range cuts: its delivered and its successes
+    /// (engaged, or converted notifications). Several may share a key: they are added.
+    struct CutCell {
+        var category: String
+        var utcDay: Int
+        var hasMedia: Bool
+        var delivered: Int
+        var successes: Int
+    }
+
     /// Each category's sums per UTC day (whole days from their rows; a cut day's part as one
-    /// stratum, from its totals), in order of the day.
-    static func upliftDays(_ section: Section) -> [String: [(utcDay: Int, sums: UpliftDay)]] {
+    /// stratum, from its cells), in order of the day: what `RichUplift` reads, for engagement and
+    /// for each conversion name alike.
+    static func upliftDays(whole rows: [ReportUpliftDayRow], cut: [CutCell]) -> [String: [(utcDay: Int, sums: UpliftDay)]] {
         var whole: [String: [Int: UpliftDay]] = [:]
-        for row in section.uplift { whole[row.category, default: [:]][row.utcDay] = row.day }
+        // Several rows of one category and day are groups of one report (conversions by campaign
+        // or platform, whose groups never split a stratum): they add up.
+        for row in rows { whole[row.category, default: [:]][row.utcDay] = whole[row.category]?[row.utcDay].map { $0 + row.day } ?? row.day }
         struct CutKey: Hashable { var category: String; var day: Int }
         var cells: [CutKey: (rich: (delivered: Int, engaged: Int), text: (delivered: Int, engaged: Int))] = [:]
-        for row in section.totals {
-            guard let day = row.cutDay else { continue }
-            let c = row.counts
-            let engaged = Int(RollupDeltas.engaged(opens: c.opens, actions: c.actions))
-            var cell = cells[CutKey(category: row.category, day: day)] ?? ((0, 0), (0, 0))
-            if row.hasMedia {
-                cell.rich = (cell.rich.delivered + Int(c.delivered), cell.rich.engaged + engaged)
+        for c in cut {
+            var cell = cells[CutKey(category: c.category, day: c.utcDay)] ?? ((0, 0), (0, 0))
+            if c.hasMedia {
+                cell.rich = (cell.rich.delivered + c.delivered, cell.rich.engaged + c.successes)
             } else {
-                cell.text = (cell.text.delivered + Int(c.delivered), cell.text.engaged + engaged)
+                cell.text = (cell.text.delivered + c.delivered, cell.text.engaged + c.successes)
             }
-            cells[CutKey(category: row.category, day: day)] = cell
+            cells[CutKey(category: c.category, day: c.utcDay)] = cell
         }
         for (key, cell) in cells {
             var day = UpliftDay()
@@ -92,6 +116,26 @@ public struct EngagementReportBuilder: Sendable {
             whole[key.category, default: [:]][key.day] = day
         }
         return whole.mapValues { days in days.keys.sorted().map { ($0, days[$0]!) } }
+    }
+
+    /// The cut days' cells of engagement: delivered and engaged from the totals.
+    static func engagementCutCells(_ totals: [ReportTotalsRow]) -> [CutCell] {
+        totals.compactMap { row in
+            row.cutDay.map { day in
+                CutCell(category: row.category, utcDay: day, hasMedia: row.hasMedia, delivered: Int(row.counts.delivered),
+                        successes: Int(RollupDeltas.engaged(opens: row.counts.opens, actions: row.counts.actions)))
+            }
+        }
+    }
+
+    /// Every category's days added into one sequence, the categories in name order so the sums
+    /// never depend on hashing: the overall's strata (× category).
+    static func overallDays(_ byCategory: [String: [(utcDay: Int, sums: UpliftDay)]]) -> [(day: String, sums: UpliftDay)] {
+        var overallDays: [Int: UpliftDay] = [:]
+        for name in byCategory.keys.sorted() {
+            for (day, sums) in byCategory[name] ?? [] { overallDays[day] = overallDays[day].map { $0 + sums } ?? sums }
+        }
+        return overallDays.keys.sorted().map { (label($0), overallDays[$0]!) }
     }
 
     static func label(_ utcDay: Int) -> String {
@@ -106,7 +150,7 @@ public struct EngagementReportBuilder: Sendable {
         let dismissByCategory = Dictionary(grouping: section.dismiss, by: \.category)
         let actionsByCategory = Dictionary(grouping: section.actions, by: \.category)
         let histogramsByCategory = Dictionary(grouping: section.histograms, by: \.category)
-        let upliftByCategory = Self.upliftDays(section)
+        let upliftByCategory = Self.upliftDays(whole: section.uplift, cut: Self.engagementCutCells(section.totals))
         func looks(_ category: String) -> [(day: String, sums: UpliftDay)] {
             (upliftByCategory[category] ?? []).map { (Self.label($0.utcDay), $0.sums) }
         }
@@ -151,20 +195,87 @@ public struct EngagementReportBuilder: Sendable {
             overallDismiss = DismissStats(measurable: true, count: count, rate: ProportionStatistics.share(count, of: base), base: base)
         }
         // Rich vs text-only takes the used cells of every category: a category without
-        // deliveries has none, and an odd cell leaves out only itself. Each day adds the
-        // categories in name order, so the sums never depend on hashing.
-        var overallDays: [Int: UpliftDay] = [:]
-        for name in names.sorted() {
-            for (day, sums) in upliftByCategory[name] ?? [] { overallDays[day] = overallDays[day].map { $0 + sums } ?? sums }
-        }
+        // deliveries has none, and an odd cell leaves out only itself.
         var overall = engagement(category: nil, title: nil, totals: section.totals.filter { members.contains($0.category) },
                                  trend: section.trend.filter { members.contains($0.category) },
                                  actions: section.actions.filter { members.contains($0.category) },
                                  histograms: section.histograms.filter { members.contains($0.category) },
-                                 uplift: overallDays.keys.sorted().map { (Self.label($0), overallDays[$0]!) }, days: days,
+                                 uplift: Self.overallDays(upliftByCategory.filter { names.contains($0.key) }), days: days,
                                  rangeDays: rangeDays, dismiss: overallDismiss)
         overall.excludedCategories = excluded.sorted { $0.category < $1.category }
+        addConversions(section, to: &categories, overall: &overall, members: members, rangeDays: rangeDays)
         return (categories, overall)
+    }
+
+    /// Each category's conversions over its delivered, the direct ones by action, and rich vs
+    /// text-only on each name (the engagement comparison's code, converted for engaged); the
+    /// overall's over its members' delivered, its comparison over every category's strata, as
+    /// engagement's (docs/reports.md, "Conversions").
+    func addConversions(_ section: Section, to categories: inout [CategoryEngagement], overall: inout CategoryEngagement,
+                        members: Set<String>, rangeDays: Double) {
+        guard !section.conversions.isEmpty || !section.conversionActions.isEmpty else { return }
+        struct Outcome: Hashable, Comparable {
+            var name: String
+            var currency: String
+            static func < (a: Outcome, b: Outcome) -> Bool { (a.name, a.currency) < (b.name, b.currency) }
+        }
+        // Rows in one order whatever order the database sent them in, so sums of doubles (values,
+        // the strata's sums over groups) come out the same from the rollups and from the events.
+        let conversionRows = section.conversions.sorted {
+            ($0.group, $0.category, $0.name, $0.currency, $0.hasMedia ? 1 : 0, $0.cutDay ?? -1)
+                < ($1.group, $1.category, $1.name, $1.currency, $1.hasMedia ? 1 : 0, $1.cutDay ?? -1)
+        }
+        let upliftRows = section.conversionUplift.sorted {
+            ($0.row.group, $0.row.category, $0.name, $0.currency, $0.row.utcDay) < ($1.row.group, $1.row.category, $1.name, $1.currency, $1.row.utcDay)
+        }
+        let rowsByOutcome = Dictionary(grouping: conversionRows) { Outcome(name: $0.name, currency: $0.currency) }
+        let upliftRowsByOutcome = Dictionary(grouping: upliftRows) { Outcome(name: $0.name, currency: $0.currency) }
+        let totalsCut = Self.engagementCutCells(section.totals).map { cell in
+            CutCell(category: cell.category, utcDay: cell.utcDay, hasMedia: cell.hasMedia, delivered: cell.delivered, successes: 0)
+        }
+        // Each name's days per category, over every category's strata.
+        var days: [Outcome: [String: [(utcDay: Int, sums: UpliftDay)]]] = [:]
+        for outcome in rowsByOutcome.keys {
+            let cut = totalsCut + (rowsByOutcome[outcome] ?? []).compactMap { row in
+                row.cutDay.map { CutCell(category: row.category, utcDay: $0, hasMedia: row.hasMedia, delivered: 0, successes: row.converted) }
+            }
+            days[outcome] = Self.upliftDays(whole: (upliftRowsByOutcome[outcome] ?? []).map(\.row), cut: cut)
+        }
+        func uplift(_ outcome: Outcome, _ looks: [(day: String, sums: UpliftDay)], dimensions: String) -> ConversionUplift {
+            ConversionUplift(name: outcome.name, currency: outcome.currency,
+                             uplift: RichUplift(days: looks, dimensions: dimensions, minimum: minimumSample, target: nil,
+                                                rangeDays: rangeDays))
+        }
+        func byAction(_ rows: [ReportConversionActionRow]) -> [String: [String: Int]] {
+            var out: [String: [String: Int]] = [:]
+            for row in rows { out[row.action, default: [:]][row.name, default: 0] += row.direct }
+            return out
+        }
+        let actionsByCategory = Dictionary(grouping: section.conversionActions, by: \.category)
+        for i in categories.indices {
+            guard let name = categories[i].category else { continue }
+            let rows = conversionRows.filter { $0.category == name }
+            let outcomes = Set(rows.map { Outcome(name: $0.name, currency: $0.currency) }).sorted()
+            categories[i].conversions = outcomes.map { outcome in
+                CategoryConversion(name: outcome.name, currency: outcome.currency,
+                                   rows: rows.filter { $0.name == outcome.name && $0.currency == outcome.currency },
+                                   delivered: categories[i].delivered)
+            }
+            categories[i].directConversionsByAction = byAction(actionsByCategory[name] ?? [])
+            categories[i].conversionUplift = outcomes.map { outcome in
+                uplift(outcome, (days[outcome]?[name] ?? []).map { (Self.label($0.utcDay), $0.sums) }, dimensions: Self.strataDimensions)
+            }
+        }
+        let memberRows = conversionRows.filter { members.contains($0.category) }
+        overall.conversions = Set(memberRows.map { Outcome(name: $0.name, currency: $0.currency) }).sorted().map { outcome in
+            CategoryConversion(name: outcome.name, currency: outcome.currency,
+                               rows: memberRows.filter { $0.name == outcome.name && $0.currency == outcome.currency },
+                               delivered: overall.delivered)
+        }
+        overall.directConversionsByAction = byAction(section.conversionActions.filter { members.contains($0.category) })
+        overall.conversionUplift = rowsByOutcome.keys.sorted().map { outcome in
+            uplift(outcome, Self.overallDays(days[outcome] ?? [:]), dimensions: "category × " + Self.strataDimensions)
+        }
     }
 
     func engagement(category: String?, title: String?, totals: [ReportTotalsRow], trend: [ReportTrendRow], actions: [ReportActionRow],

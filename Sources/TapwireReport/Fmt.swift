@@ -44,6 +44,8 @@ enum Fmt {
     /// What a rate cell shows when engaged exceeds its base (never a share over 100%).
     static let notMeaningful = "invalid"
     static let confoundedMarker = "yes ⚠"
+    /// Insufficient data, where a column is too narrow for the word.
+    static let insufficient = "insuff."
 
     static func sideRate(_ side: SideEngagement) -> String { percent(side.rate) }
 
@@ -143,6 +145,42 @@ enum Fmt {
     static func replyLengths(_ r: TextReplies) -> String {
         guard let p50 = r.p50Length, let p90 = r.p90Length else { return dash }
         return "\(p50)/\(p90)"
+    }
+
+    /// A value per delivered notification, in its currency's units (two decimals, four below 1).
+    static func money(_ value: Double?) -> String {
+        guard let value else { return dash }
+        return fixed(value, abs(value) < 1 ? 4 : 2)
+    }
+
+    static func moneyInterval(_ ci: ConfidenceInterval?) -> String {
+        guard let ci else { return dash }
+        return "[" + money(ci.lower) + ", " + money(ci.upper) + "]"
+    }
+
+    /// What the conversion tables mean, and the windows they used.
+    static func conversionNote(_ report: EngagementReport) -> String {
+        let windows = report.attribution.map {
+            "direct within \(duration($0.directSeconds)) of a tap, influenced within \(duration($0.influenceSeconds)) of a delivery"
+        } ?? "the app's windows"
+        return "Conversions: \(windows), else unattributed (docs/outcomes.md). Rate: notifications with a conversion over delivered "
+            + "(Wilson 95%); value per delivered: the values over delivered (\(ConversionValueInterval.method), 95%). Rich vs "
+            + "text-only on conversion is the engagement comparison with converted in place of engaged, over the same strata "
+            + "(insuff.: insufficient data)."
+            + (report.conversionsOmitted.map { " Not shown: " + $0 + "." } ?? "")
+    }
+
+    /// 3600 → "1 h", 90 → "90 s".
+    static func duration(_ seconds: Int) -> String {
+        if seconds % 86_400 == 0 { return "\(seconds / 86_400) d" }
+        if seconds % 3_600 == 0 { return "\(seconds / 3_600) h" }
+        if seconds % 60 == 0 { return "\(seconds / 60) min" }
+        return "\(seconds) s"
+    }
+
+    /// Whether a report has anything about conversions to show.
+    static func hasConversions(_ report: EngagementReport) -> Bool {
+        !report.conversions.isEmpty || !report.overall.conversions.isEmpty || report.categories.contains { !$0.conversions.isEmpty }
     }
 
     static func range(_ report: EngagementReport) -> String {

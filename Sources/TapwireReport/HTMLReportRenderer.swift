@@ -42,6 +42,7 @@ public struct HTMLReportRenderer: Sendable {
         if let findings { html += findings.htmlSection }
         html += "<section class=\"notes\"><h2>Notes</h2><ul>\n"
         for note in Fmt.notes + [Fmt.sampleNote(report), Fmt.resolutionNote()] { html += "<li>\(HTML.escape(note))</li>\n" }
+        if Fmt.hasConversions(report) { html += "<li>\(HTML.escape(Fmt.conversionNote(report)))</li>\n" }
         html += "</ul><p class=\"meta\">Generated \(HTML.escape(report.generatedAt.iso8601(fractionDigits: 0))) from \(report.source.rawValue), schema version \(EngagementReport.schemaVersion).</p></section>\n"
         html += "</body>\n</html>\n"
         return html
@@ -52,7 +53,9 @@ public struct HTMLReportRenderer: Sendable {
         if let title { html += "<h2 class=\"group\">\(HTML.escape(title))</h2>\n" }
         html += summary(overall)
         html += "<h2>Engagement by category</h2>\n" + engagementChart(categories + [overall])
-        html += "<h2>Rich vs text-only</h2>\n" + upliftChart(categories + [overall])
+        html += "<h2>Rich vs text-only</h2>\n" + upliftChart((categories + [overall]).map { ($0.displayName, $0.category == nil, $0.uplift) },
+                                                             className: "chart chart-uplift",
+                                                             label: "Rich versus text-only engagement rate by category with 95% confidence intervals")
         html += "<h2>Daily trend</h2>\n" + dailyChart(overall.daily)
         let rows = categories + [overall]
         for (heading, columns) in [("Engagement", ReportColumns.engagement), ("Rich vs text-only (pooled)", ReportColumns.uplift),
@@ -64,7 +67,29 @@ public struct HTMLReportRenderer: Sendable {
                 html += confoundedNotes(rows)
             }
         }
-        return html + "</section>\n"
+        return html + conversions(categories, overall) + "</section>\n"
+    }
+
+    /// Conversions: a chart per category of each name's conversion rate, rich against text-only,
+    /// then the tables.
+    func conversions(_ categories: [CategoryEngagement], _ overall: CategoryEngagement) -> String {
+        let lines = ConversionLine.lines(categories, overall)
+        guard !lines.isEmpty else { return "" }
+        var html = "<h2>Conversions</h2>\n"
+        for c in categories + [overall] where !c.conversionUplift.isEmpty {
+            html += "<h3>\(HTML.escape(c.displayName)): conversion rate, rich vs text-only</h3>\n"
+            html += upliftChart(c.conversionUplift.map { u in
+                (u.currency.isEmpty ? u.name : "\(u.name) (\(u.currency))", false, u.uplift)
+            }, className: "chart chart-conversion", label: "Rich versus text-only conversion rate in \(c.displayName) with 95% confidence intervals")
+        }
+        html += "<h3>Conversions (rate over delivered)</h3>\n" + table(ReportColumns.conversions, lines, isTotal: \.isTotal)
+        html += "<h3>Rich vs text-only on conversion, adjusted for \(HTML.escape(EngagementReportBuilder.strataDimensions))</h3>\n"
+            + table(ReportColumns.conversionUplift, lines, isTotal: \.isTotal)
+        let actions = ConversionActionLine.lines(categories, overall)
+        if !actions.isEmpty {
+            html += "<h3>Direct conversions by the action before them</h3>\n" + table(ReportColumns.conversionActions, actions, isTotal: \.isTotal)
+        }
+        return html
     }
 
     /// A badge and a one-line explanation for each confounded row, and a line for each rate that
@@ -137,16 +162,16 @@ public struct HTMLReportRenderer: Sendable {
         return svg + "</svg>\n"
     }
 
-    /// For each category, the rich and the text-only rate side by side, each with its whisker,
-    /// and the difference with its interval (or "insufficient data").
-    func upliftChart(_ rows: [CategoryEngagement]) -> String {
+    /// For each row (a category on engagement, a conversion name on conversion), the rich and the
+    /// text-only rate side by side, each with its whisker, and the adjusted difference with its
+    /// interval (or "insufficient data").
+    func upliftChart(_ rows: [(name: String, total: Bool, uplift: RichUplift)], className: String, label chartLabel: String) -> String {
         let width = 760.0, label = 170.0, groupHeight = 46.0, top = 30.0
         let plot = width - label - 230
         let values = rows.flatMap { [$0.uplift.rich.ci95?.upper, $0.uplift.textOnly.ci95?.upper] }.compactMap { $0 }
         let maxValue = niceMax(values)
         let height = top + groupHeight * Double(rows.count) + 28
-        var svg = svgOpen(width: width, height: height, className: "chart chart-uplift",
-                          label: "Rich versus text-only engagement rate by category with 95% confidence intervals")
+        var svg = svgOpen(width: width, height: height, className: className, label: chartLabel)
         svg += "<rect x=\"\(f(label))\" y=\"6\" width=\"12\" height=\"12\" fill=\"\(Self.richColour)\"/>"
         svg += text(x: label + 16, y: 16, anchor: "start", "rich (media shown)")
         svg += "<rect x=\"\(f(label + 150))\" y=\"6\" width=\"12\" height=\"12\" fill=\"\(Self.textColour)\"/>"
@@ -154,7 +179,7 @@ public struct HTMLReportRenderer: Sendable {
         svg += axis(x: label, y: top, plot: plot, height: groupHeight * Double(rows.count), maxValue: maxValue)
         for (i, row) in rows.enumerated() {
             let y = top + Double(i) * groupHeight
-            svg += text(x: label - 8, y: y + groupHeight / 2 + 4, anchor: "end", Fmt.fit(row.displayName, 24), bold: row.category == nil)
+            svg += text(x: label - 8, y: y + groupHeight / 2 + 4, anchor: "end", Fmt.fit(row.name, 24), bold: row.total)
             for (j, side) in [row.uplift.rich, row.uplift.textOnly].enumerated() {
                 let barY = y + 6 + Double(j) * 17
                 guard let rate = side.rate else { continue }
@@ -209,10 +234,14 @@ public struct HTMLReportRenderer: Sendable {
         return svg + "</svg>\n"
     }
 
-    func table(_ columns: [Column], _ rows: [CategoryEngagement]) -> String {
+    func table(_ columns: [Column<CategoryEngagement>], _ rows: [CategoryEngagement]) -> String {
+        table(columns, rows) { $0.category == nil }
+    }
+
+    func table<Row>(_ columns: [Column<Row>], _ rows: [Row], isTotal: (Row) -> Bool) -> String {
         var html = "<table><thead><tr>" + columns.map { "<th class=\"\($0.right ? "num" : "")\">\(HTML.escape($0.header))</th>" }.joined() + "</tr></thead><tbody>\n"
         for row in rows {
-            html += "<tr\(row.category == nil ? " class=\"total\"" : "")>"
+            html += "<tr\(isTotal(row) ? " class=\"total\"" : "")>"
             html += columns.map { "<td class=\"\($0.right ? "num" : "")\">\(HTML.escape($0.cell(row)))</td>" }.joined() + "</tr>\n"
         }
         return html + "</tbody></table>\n"

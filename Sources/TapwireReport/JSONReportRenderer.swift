@@ -2,7 +2,7 @@ import TapwireCore
 import TapwireStatistics
 import TapwireStore
 
-/// The report as JSON, in the shape of schemas/engagement-report.v2.json. Keys keep this order;
+/// The report as JSON, in the shape of schemas/engagement-report.v3.json. Keys keep this order;
 /// every rate and difference is a fraction (0.125 = 12.5%, a difference of 0.0829 = 8.29 pp).
 public struct JSONReportRenderer: Sendable {
     public init() {}
@@ -44,6 +44,21 @@ public struct JSONReportRenderer: Sendable {
                 ])
             })))
         }
+        // Schema version 3: conversions (docs/outcomes.md).
+        members.append(("attribution", .object([
+            ("directWindow", .optional(report.attribution?.directSeconds)),
+            ("influenceWindow", .optional(report.attribution?.influenceSeconds)),
+            ("valueInterval", .string(ConversionValueInterval.method)),
+            ("conversionsOmitted", .optional(report.conversionsOmitted)),
+        ])))
+        members.append(("conversions", .array(report.conversions.map { t in
+            .object([
+                ("name", .string(t.name)), ("currency", .string(t.currency)), ("direct", .int(t.direct)),
+                ("influenced", .int(t.influenced)), ("unattributed", .int(t.unattributed)), ("conversions", .int(t.conversions)),
+                ("value", number(t.value)), ("directValue", number(t.directValue)), ("influencedValue", number(t.influencedValue)),
+                ("unattributedValue", number(t.unattributedValue)),
+            ])
+        })))
         if !report.holdouts.isEmpty {
             members.append(("holdouts", .array(report.holdouts.map(holdout))))
             members.append(("holdoutsCombined", report.holdoutsCombined.map { c in
@@ -127,6 +142,24 @@ public struct JSONReportRenderer: Sendable {
                 .object([("date", .string(point.date)), ("delivered", .int(point.delivered)), ("engaged", .int(point.engaged))])
             })),
         ]
+        members.append(("conversions", .array(c.conversions.map { v in
+            .object([
+                ("name", .string(v.name)), ("currency", .string(v.currency)), ("direct", .int(v.direct)),
+                ("influenced", .int(v.influenced)), ("converted", .int(v.converted)), ("delivered", .int(v.delivered)),
+                ("rate", number(v.rate)), ("ci95", interval(v.ci95)), ("value", number(v.valueSum)),
+                ("valuePerDelivered", number(v.valuePerDelivered)), ("valuePerDeliveredCI95", interval(v.valuePerDeliveredCI95)),
+            ])
+        })))
+        members.append(("directConversionsByAction", .object(c.directConversionsByAction.keys.sorted().map { action in
+            (action, .object(c.directConversionsByAction[action]!.keys.sorted().map { ($0, .int(c.directConversionsByAction[action]![$0]!)) }))
+        })))
+        members.append(("conversionUplift", .array(c.conversionUplift.map { u in
+            .object([
+                ("name", .string(u.name)), ("currency", .string(u.currency)),
+                ("rich", conversionSide(u.uplift.rich)), ("textOnly", conversionSide(u.uplift.textOnly)),
+                ("uplift", uplift(u.uplift)),
+            ])
+        })))
         if c.category == nil {
             members.append(("excludedCategories", .array(c.excludedCategories.map { e in
                 .object([("category", .string(e.category)), ("reason", .string(e.reason.rawValue)), ("delivered", .int(e.delivered)),
@@ -142,6 +175,11 @@ public struct JSONReportRenderer: Sendable {
         // what was left out).
         .object([("delivered", .int(s.delivered)), ("engaged", .int(s.engaged)), ("rate", number(s.rate)), ("ci95", interval(s.ci95)),
                  ("notMeaningful", .null)])
+    }
+
+    /// A side of rich vs text-only on conversion: its converted notifications over its delivered.
+    func conversionSide(_ s: SideEngagement) -> JSONValue {
+        .object([("delivered", .int(s.delivered)), ("converted", .int(s.engaged)), ("rate", number(s.rate)), ("ci95", interval(s.ci95))])
     }
 
     /// The pooled difference (as before, now a fraction), the adjusted one, and how long until

@@ -116,6 +116,7 @@ public struct PostgresReportReader: ReportReading {
             }
         }
         data.uplift = try connection.query(EmbeddedSQL.reportUpliftDays, [app, wholeDays]).namedRows.map { Self.upliftRow($0) }
+        try readConversions(scope, plan: plan, into: &data)
 
         // The minutes no rollup answers, from events through RollupDeltas.
         var totalsEvents: RollupDeltas?
@@ -157,6 +158,85 @@ public struct PostgresReportReader: ReportReading {
         return data
     }
 
+    /// Conversions from their rollups: the whole UTC days, and each cut day's part from the rows
+    /// of the credited notifications (docs/reports.md, "Conversions").
+    private func readConversions(_ scope: ReportScope, plan: ReportPlan, into data: inout ReportData) throws(DatabaseError) {
+        let app = String(scope.appId)
+        data.attribution = try attribution(app)
+        let parameters = [app, PostgresValue.timestampArray(plan.wholeDays), PostgresValue.timestampArray(plan.cutParts.map(\.lo)),
+                          PostgresValue.timestampArray(plan.cutParts.map(\.hi))]
+        data.conversions = try connection.query(EmbeddedSQL.reportConversions, parameters).namedRows.map(Self.conversionRow)
+        data.conversionActions = try connection.query(EmbeddedSQL.reportConversionActions, parameters).namedRows.map(Self.conversionActionRow)
+        data.conversionTotals = try connection.query(EmbeddedSQL.reportConversionTotals, parameters).namedRows.compactMap(Self.conversionTotalRow)
+        let outcomes = Set(data.conversions.map { [$0.name, $0.currency] }).sorted { $0.lexicographicallyPrecedes($1) }
+        guard !outcomes.isEmpty, !plan.wholeDays.isEmpty else { return }
+        data.conversionUplift = try connection.query(EmbeddedSQL.reportConversionUplift, [
+            app, nil, nil, PostgresValue.timestampArray(plan.wholeDays), PostgresValue.textArray(outcomes.map { $0[0] }),
+            PostgresValue.textArray(outcomes.map { $0[1] }), nil, nil, "rollups",
+        ]).namedRows.map(Self.conversionUpliftRow)
+    }
+
+    private func attribution(_ app: String) throws(DatabaseError) -> AttributionWindows? {
+        try connection.query(EmbeddedSQL.reportAttribution, [app]).namedRows.first.map { row in
+            AttributionWindows(directSeconds: Self.int(row["direct_seconds"]), influenceSeconds: Self.int(row["influence_seconds"]))
+        }
+    }
+
+    /// The dimensions a credited notification keeps (conversion_credits, notification_conversions).
+    static let conversionDimensions: Set<ReportDimension> = [.campaign, .platform]
+
+    /// Why a filtered or grouped report cannot show conversions, or nil when it can.
+    static func conversionsOmitted(_ scope: ReportScope) -> String? {
+        let asked = scope.filters.pairs.map(\.0) + (scope.groupBy.map { [$0] } ?? [])
+        guard let other = asked.first(where: { !conversionDimensions.contains($0) }) else { return nil }
+        return "conversions follow a filter or --by on campaign or platform only (a credited notification keeps no \(other.rawValue))"
+    }
+
+    /// The raw-events report's conversions: from the credited notifications of the whole range.
+    private func readRawConversions(_ scope: ReportScope, parameters: [String?], into data: inout ReportData) throws(DatabaseError) {
+        data.attribution = try attribution(String(scope.appId))
+        if let reason = Self.conversionsOmitted(scope) {
+            data.conversionsOmitted = reason
+            return
+        }
+        data.conversions = try connection.query(EmbeddedSQL.reportRawConversions, parameters).namedRows.map(Self.conversionRow)
+        data.conversionActions = try connection.query(EmbeddedSQL.reportRawConversionActions, parameters).namedRows
+            .map(Self.conversionActionRow)
+        data.conversionTotals = try connection.query(EmbeddedSQL.reportRawConversionTotals, Array(parameters.prefix(4))).namedRows
+            .compactMap(Self.conversionTotalRow)
+        guard !data.conversions.isEmpty else { return }
+        // parameters: app, from, to, filters, group.
+        data.conversionUplift = try connection.query(EmbeddedSQL.reportConversionUplift, [
+            parameters[0], parameters[1], parameters[2], nil, nil, nil, parameters[3], parameters[4], "events",
+        ]).namedRows.map(Self.conversionUpliftRow)
+    }
+
+    static func real(_ text: String?) -> Double { text.flatMap { Double($0) } ?? 0 }
+
+    static func conversionRow(_ row: QueryResult.Row) -> ReportConversionRow {
+        ReportConversionRow(group: row.hasColumn("group_value") ? row["group_value"] ?? "" : "", category: row["category"] ?? "",
+                            hasMedia: row["has_media"] == "t", name: row["name"] ?? "", currency: row["currency"] ?? "",
+                            cutDay: row["cut_day"].flatMap { Int($0) }, direct: int(row["direct"]), influenced: int(row["influenced"]),
+                            converted: int(row["converted"]), valueSum: real(row["value_sum"]), valueSquares: real(row["value_sq"]),
+                            valueCubes: real(row["value_cube"]))
+    }
+
+    static func conversionActionRow(_ row: QueryResult.Row) -> ReportConversionActionRow {
+        ReportConversionActionRow(group: row.hasColumn("group_value") ? row["group_value"] ?? "" : "", category: row["category"] ?? "",
+                                  action: row["action"] ?? "", name: row["name"] ?? "", direct: int(row["direct"]))
+    }
+
+    static func conversionTotalRow(_ row: QueryResult.Row) -> ReportConversionTotalRow? {
+        ReportConversionTotalRow.Kind(rawValue: int(row["kind"])).map { kind in
+            ReportConversionTotalRow(name: row["name"] ?? "", currency: row["currency"] ?? "", kind: kind,
+                                     conversions: int(row["conversions"]), valueSum: real(row["value_sum"]))
+        }
+    }
+
+    static func conversionUpliftRow(_ row: QueryResult.Row) -> ReportConversionUpliftDayRow {
+        ReportConversionUpliftDayRow(name: row["name"] ?? "", currency: row["currency"] ?? "", row: upliftRow(row))
+    }
+
     /// The raw-events report: every figure in SQL over the events of the range, by --by group.
     private func readEvents(_ scope: ReportScope, days: [String]) throws(DatabaseError) -> ReportData {
         let parameters = [String(scope.appId), scope.from.iso8601(fractionDigits: 6), scope.to.iso8601(fractionDigits: 6),
@@ -180,6 +260,7 @@ public struct PostgresReportReader: ReportReading {
         }
         data.histograms = try connection.query(EmbeddedSQL.reportRawHistograms, parameters).namedRows.compactMap(Self.histogramRow)
         data.uplift = try connection.query(EmbeddedSQL.reportRawUplift, parameters).namedRows.map { Self.upliftRow($0) }
+        try readRawConversions(scope, parameters: parameters, into: &data)
         return data
     }
 

@@ -16,6 +16,17 @@ public struct ReportData: Sendable, Equatable {
     public var uplift: [ReportUpliftDayRow]
     /// The campaigns with assignments in the range, each with its days up to the range's end.
     public var holdouts: [HoldoutCounts] = []
+    /// Conversions (docs/outcomes.md): per category, side, name and currency; direct ones by the
+    /// action before them; every conversion by its own time; rich vs text-only per whole UTC day.
+    public var conversions: [ReportConversionRow] = []
+    public var conversionActions: [ReportConversionActionRow] = []
+    public var conversionTotals: [ReportConversionTotalRow] = []
+    public var conversionUplift: [ReportConversionUpliftDayRow] = []
+    /// The app's attribution windows; nil when the app is unknown.
+    public var attribution: AttributionWindows?
+    /// Why the report has no conversions although the app may have some: a filter or `--by` on a
+    /// dimension a credited notification does not keep (only campaign and platform).
+    public var conversionsOmitted: String?
 
     public init(days: [String], totals: [ReportTotalsRow] = [], trend: [ReportTrendRow] = [], dismiss: [ReportDismissRow] = [],
                 actions: [ReportActionRow] = [], histograms: [ReportHistogramRow] = [], uplift: [ReportUpliftDayRow] = []) {

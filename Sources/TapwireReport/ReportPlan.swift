@@ -10,6 +10,8 @@ import TapwireStatistics
 ///   the minutes off a quarter hour from events.
 /// - The adjusted difference adds each whole UTC day's sums; a cut day's part is one stratum per
 ///   category, counted from the same quarter hours and minutes as the totals.
+/// - Conversions read the whole UTC days from their daily rollups and each cut day's part from
+///   the rows of its credited notifications (`cutParts`), whose times are exact.
 /// - The engagement line needs local days: each local day is a run of quarter hours of one or two
 ///   UTC days (every zone's midnight is a quarter hour), read from the days' quarter-hour arrays.
 ///
@@ -52,6 +54,10 @@ struct ReportPlan: Sendable, Equatable {
     var quarterRuns: [Run] = []
     /// What the totals read from events.
     var eventRanges: [Run] = []
+    /// The part of each day the range cuts, whole: what conversions read from their
+    /// per-notification rows (the quarter hours and the minutes alike; a conversion's rows keep
+    /// exact times).
+    var cutParts: [Run] = []
     /// The engagement line's runs of rollup_trend's arrays, each within one UTC day.
     var trendRuns: [LabeledRun] = []
     /// What the engagement line reads from events.
@@ -67,6 +73,7 @@ struct ReportPlan: Sendable, Equatable {
             if a == d && b == d + Self.day {
                 wholeDays.append(d)
             } else {
+                cutParts.append(Run(lo: a, hi: b))
                 let lo = max(Self.ceil(a, Self.quarter), covered), hi = Self.floor(b, Self.quarter)
                 if lo < hi {
                     quarters += Array(stride(from: lo, to: hi, by: Int(Self.quarter)))

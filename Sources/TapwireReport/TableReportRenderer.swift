@@ -25,6 +25,7 @@ public struct TableReportRenderer: Sendable {
         }
         out.append("")
         for note in Fmt.notes + [Fmt.sampleNote(report), Fmt.resolutionNote()] { out.append(contentsOf: wrap(note, 100)) }
+        if Fmt.hasConversions(report) { out.append(contentsOf: wrap(Fmt.conversionNote(report), 100)) }
         if report.categories.contains(where: { $0.base == .sent }) { out.append("* engagement over sent (no delivered events)") }
         return out.joined(separator: "\n") + "\n"
     }
@@ -46,9 +47,28 @@ public struct TableReportRenderer: Sendable {
         out.append("")
         out.append("Sample sizes, media failures, actions")
         table(&out, ReportColumns.detail, rows)
+        let conversions = ConversionLine.lines(categories, overall)
+        guard !conversions.isEmpty else { return }
+        out.append("")
+        out.append("Conversions (rate over delivered)")
+        table(&out, ReportColumns.conversions, conversions, isTotal: \.isTotal)
+        out.append("")
+        out.append("Rich vs text-only on conversion, adjusted for \(EngagementReportBuilder.strataDimensions)")
+        table(&out, ReportColumns.conversionUplift, conversions, isTotal: \.isTotal)
+        let actions = ConversionActionLine.lines(categories, overall)
+        if !actions.isEmpty {
+            out.append("")
+            out.append("Direct conversions by the action before them")
+            table(&out, ReportColumns.conversionActions, actions, isTotal: \.isTotal)
+        }
     }
 
-    func table(_ out: inout [String], _ columns: [Column], _ rows: [CategoryEngagement]) {
+    func table(_ out: inout [String], _ columns: [Column<CategoryEngagement>], _ rows: [CategoryEngagement]) {
+        table(&out, columns, rows) { $0.category == nil }
+    }
+
+    /// A separator line comes before the first total row that follows other rows.
+    func table<Row>(_ out: inout [String], _ columns: [Column<Row>], _ rows: [Row], isTotal: (Row) -> Bool) {
         func line(_ cells: [String]) -> String {
             zip(columns, cells).map { column, cell in
                 let padding = String(repeating: " ", count: max(0, column.width - cell.count))
@@ -58,7 +78,7 @@ public struct TableReportRenderer: Sendable {
         out.append(line(columns.map(\.header)))
         out.append(columns.map { String(repeating: "─", count: $0.width) }.joined(separator: " "))
         for (i, row) in rows.enumerated() {
-            if i == rows.count - 1, rows.count > 1 {
+            if i > 0, isTotal(row), !isTotal(rows[i - 1]) {
                 out.append(columns.map { String(repeating: "┄", count: $0.width) }.joined(separator: " "))
             }
             out.append(line(columns.map { $0.cell(row) }))

@@ -54,7 +54,8 @@ public final class Collector: Sendable {
         let health = HealthRoutes(readiness: DatabaseReadiness(database: database, committer: committer), metrics: metrics)
         routes = CollectorRoutes.all(ingest: ingest, health: health,
                                      findings: DatabaseFindings(database: database, configuration: findings, logger: logger),
-                                     reports: DatabaseReports(database: database, regression: configuration.regression, logger: logger))
+                                     reports: DatabaseReports(database: database, regression: configuration.regression, logger: logger),
+                                     devices: DeviceRoutes(devices: DatabaseDevices(database: database), logger: logger, limits: configuration.limits))
             + extraRoutes
         let handler = CollectorHandler(routes: routes, keys: KeyCache(ttlSeconds: configuration.keyCacheSeconds),
                                        resolver: DatabaseKeys(database: database), metrics: metrics, logger: logger, executor: handlers)

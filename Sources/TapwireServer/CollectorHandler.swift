@@ -50,10 +50,14 @@ final class CollectorHandler: HTTPHandler {
                 : "the credentials are not a Tapwire key")), label: route.path)
         }
         if route.access == .write, key.kind != .write {
-            return .reject(.error(APIError(.forbidden, "this endpoint takes a write key; a read key cannot post")), label: route.path)
+            return .reject(.error(APIError(.forbidden, "this endpoint takes a write key; a \(key.kind.rawValue) key cannot post")), label: route.path)
         }
         if route.access == .read, key.kind != .read {
-            return .reject(.error(APIError(.forbidden, "this endpoint takes a read key; write keys ship in apps and cannot read")), label: route.path)
+            return .reject(.error(APIError(.forbidden, key.kind == .write ? "this endpoint takes a read key; write keys ship in apps and cannot read" : "this endpoint takes a read key; an admin key cannot read")), label: route.path)
+        }
+        if route.access == .admin, key.kind != .admin {
+            return .reject(.error(APIError(.forbidden, "this endpoint takes an admin key (twa_…): `tapwire keys rotate APP --kind admin` makes one")),
+                           label: route.path)
         }
         return .accept(route.body, Responder(label: route.path) { [keys, resolver, executor, clock] request, respond in
             executor.run {

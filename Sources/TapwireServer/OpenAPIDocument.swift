@@ -56,9 +56,9 @@ public enum OpenAPIDocument {
 
     static let reportContent = #"""
     {
-      "description": "The report in the asked format (JSON schema v2, CSV, HTML, Markdown or a text table).",
+      "description": "The report in the asked format (JSON schema version 3, CSV, HTML, Markdown or a text table).",
       "content": {
-        "application/json": {"schema": {"type": "object"}},
+        "application/json": {"schema": {"$ref": "#/components/schemas/EngagementReport"}},
         "text/csv": {"schema": {"type": "string"}},
         "text/html": {"schema": {"type": "string"}},
         "text/markdown": {"schema": {"type": "string"}},
@@ -73,7 +73,7 @@ public enum OpenAPIDocument {
       "info": {
         "title": "Tapwire collector",
         "version": "1.0.0",
-        "description": "iOS notification telemetry: batches of delivered, response and sent events, and category manifests. A 200 on POST /v1/batch means the accepted events are committed to PostgreSQL; every other status means nothing was stored, so the client keeps its events and retries (429 and 503 after Retry-After). Whole-request errors have the body {\"error\": {\"code\", \"message\"}} with a stable code."
+        "description": "iOS notification telemetry: batches of delivered, response, sent and conversion events, and category manifests. A 200 on POST /v1/batch means the accepted events are committed to PostgreSQL; every other status means nothing was stored, so the client keeps its events and retries (429 and 503 after Retry-After). Whole-request errors have the body {\"error\": {\"code\", \"message\"}} with a stable code."
       },
       "paths": {
         "/v1/batch": {
@@ -241,6 +241,25 @@ public enum OpenAPIDocument {
             }
           }
         },
+        "/v1/devices/forget": {
+          "post": {
+            "operationId": "forgetDevice",
+            "summary": "Forget an install id: remove every stored event of it and every row that holds it; the rollups (anonymous counts) stay",
+            "description": "The install id travels in the body, never in the path, so proxies' access logs do not record it; the collector logs only the first 16 hex digits of its SHA-256. Idempotent: forgetting an id again removes nothing more.",
+            "security": [{"adminKey": []}],
+            "requestBody": {
+              "required": true,
+              "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ForgetDevice"}}}
+            },
+            "responses": {
+              "200": {
+                "description": "Removed, in one transaction: what each table held.",
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ForgetDeviceResult"}}}
+              },
+              \#(errors([400, 401, 403, 405, 408, 413, 414, 415, 500, 503]))
+            }
+          }
+        },
         "/openapi.json": {
           "get": {
             "operationId": "openapi",
@@ -255,7 +274,8 @@ public enum OpenAPIDocument {
       "components": {
         "securitySchemes": {
           "writeKey": {"type": "http", "scheme": "basic", "description": "The app's write key (tww_…) as the username, empty password. It ships in apps: it can only post, and only to its own app."},
-          "readKey": {"type": "http", "scheme": "basic", "description": "The app's read key (twr_…) as the username, empty password. Reads reports of its own app only."}
+          "readKey": {"type": "http", "scheme": "basic", "description": "The app's read key (twr_…) as the username, empty password. Reads reports of its own app only."},
+          "adminKey": {"type": "http", "scheme": "basic", "description": "The app's admin key (twa_…, made by `tapwire keys rotate APP --kind admin`) as the username, empty password. Deletes data of its own app only; cannot post or read reports."}
         },
         "responses": {
           "Error": {
@@ -293,6 +313,88 @@ public enum OpenAPIDocument {
               }
             }
           },
+          "EngagementReport": {
+            "type": "object",
+            "description": "The report as JSON: its whole shape is schemas/engagement-report.v3.json (JSON Schema 2020-12) and docs/reports.md says what each figure means. Listed here: the version and what version 3 added, conversions (docs/outcomes.md). Rates and differences are fractions.",
+            "required": ["schemaVersion", "categories", "overall", "attribution", "conversions"],
+            "properties": {
+              "schemaVersion": {"type": "integer", "enum": [3]},
+              "categories": {"type": "array", "items": {"$ref": "#/components/schemas/ReportCategory"}},
+              "overall": {"$ref": "#/components/schemas/ReportCategory"},
+              "attribution": {
+                "type": "object",
+                "description": "The windows the conversions were attributed with (the app's).",
+                "properties": {
+                  "directWindow": {"type": "integer", "nullable": true, "description": "Seconds: a conversion within it after an engaged response (an open or an action but the dismiss) on the same device is direct."},
+                  "influenceWindow": {"type": "integer", "nullable": true, "description": "Seconds: otherwise, within it after a delivery with no engaged response since, influenced."},
+                  "valueInterval": {"type": "string", "description": "The method of each valuePerDeliveredCI95."},
+                  "conversionsOmitted": {"type": "string", "nullable": true, "description": "Why the report has no conversions: a filter or by on a dimension other than campaign or platform, which a credited notification does not keep."}
+                }
+              },
+              "conversions": {
+                "type": "array",
+                "description": "Every conversion of the range by its own time, name and currency: direct + influenced + unattributed = conversions.",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "name": {"type": "string"}, "currency": {"type": "string", "description": "ISO 4217; empty for conversions without a value."},
+                    "direct": {"type": "integer"}, "influenced": {"type": "integer"}, "unattributed": {"type": "integer"},
+                    "conversions": {"type": "integer"}, "value": {"type": "number", "nullable": true},
+                    "directValue": {"type": "number", "nullable": true}, "influencedValue": {"type": "number", "nullable": true},
+                    "unattributedValue": {"type": "number", "nullable": true}
+                  }
+                }
+              }
+            }
+          },
+          "ReportCategory": {
+            "type": "object",
+            "description": "One category (category null: all of them). Besides the engagement figures (schemas/engagement-report.v3.json), what its notifications led to.",
+            "properties": {
+              "category": {"type": "string", "nullable": true},
+              "conversions": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "name": {"type": "string"}, "currency": {"type": "string"},
+                    "direct": {"type": "integer", "description": "Conversions credited to a tap of these notifications."},
+                    "influenced": {"type": "integer", "description": "Conversions credited to a delivery without a tap."},
+                    "converted": {"type": "integer", "description": "Notifications with at least one conversion of the name."},
+                    "delivered": {"type": "integer"},
+                    "rate": {"type": "number", "nullable": true, "description": "converted / delivered."},
+                    "ci95": {"$ref": "#/components/schemas/Interval"},
+                    "value": {"type": "number", "nullable": true},
+                    "valuePerDelivered": {"type": "number", "nullable": true, "description": "value / delivered; null without a currency."},
+                    "valuePerDeliveredCI95": {"$ref": "#/components/schemas/Interval"}
+                  }
+                }
+              },
+              "directConversionsByAction": {
+                "type": "object",
+                "description": "Action identifier (com.apple.UNNotificationDefaultActionIdentifier for an open) to conversion name to direct conversions.",
+                "additionalProperties": {"type": "object", "additionalProperties": {"type": "integer"}}
+              },
+              "conversionUplift": {
+                "type": "array",
+                "description": "Rich vs text-only on each conversion name, with the shape and method of `uplift` (pooled, Mantel–Haenszel adjusted over the same strata, confounded, anytime-valid), converted notifications in place of engaged ones.",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "name": {"type": "string"}, "currency": {"type": "string"},
+                    "rich": {"type": "object", "description": "delivered, converted, rate, ci95"},
+                    "textOnly": {"type": "object", "description": "delivered, converted, rate, ci95"},
+                    "uplift": {"type": "object", "description": "As the category's uplift."}
+                  }
+                }
+              }
+            }
+          },
+          "Interval": {
+            "type": "object",
+            "nullable": true,
+            "properties": {"lower": {"type": "number"}, "upper": {"type": "number"}}
+          },
           "Batch": {
             "type": "object",
             "required": ["events"],
@@ -323,7 +425,7 @@ public enum OpenAPIDocument {
             "required": ["eventId", "type", "timestamp"],
             "properties": {
               "eventId": {"type": "string", "format": "uuid", "description": "The dedup key, per app, forever. Send UUIDv7."},
-              "type": {"type": "string", "enum": ["delivered", "response", "sent", "conversion", "assignment"]},
+              "type": {"type": "string", "enum": ["delivered", "response", "sent", "conversion", "assignment"], "description": "conversion: an outcome the app counts (a purchase, a signup), attributed to the notifications of its device (docs/outcomes.md). assignment: a device treated or held out of a campaign by the sender (docs/holdouts.md)."},
               "timestamp": {"type": "string", "format": "date-time"},
               "notificationId": {"type": "string", "maxLength": \#(limits.maxIdentifierBytes)},
               "category": {"type": "string", "maxLength": \#(limits.maxIdentifierBytes)},
@@ -336,9 +438,28 @@ public enum OpenAPIDocument {
               "campaign": {"type": "string", "maxLength": \#(limits.maxIdentifierBytes)},
               "variant": {"type": "string", "maxLength": \#(limits.maxIdentifierBytes)},
               "deliveredAt": {"type": "string", "format": "date-time"},
-              "deviceId": {"type": "string", "maxLength": \#(limits.maxTagBytes), "description": "This event's install id, when it is not the batch context's."},
+              "name": {"type": "string", "minLength": 1, "maxLength": \#(limits.maxIdentifierBytes), "description": "Required on a conversion, not allowed on other types: what was converted (purchase, signup)."},
+              "value": {"type": "number", "minimum": 0, "maximum": \#(Int64(IngestLimits.maxConversionValue)), "description": "Only on a conversion, and then with currency. A refund is a conversion of its own name."},
+              "currency": {"type": "string", "pattern": "^[A-Z]{3}$", "description": "ISO 4217 code of the value; only with a value."},
+              "deviceId": {"type": "string", "maxLength": \#(limits.maxTagBytes / 4), "pattern": "^[^\\u0000]*$", "description": "This event's pseudonymous install id when it is not the context's (a backend posting for many devices)."},
               "arm": {"type": "string", "enum": ["treated", "held_out"], "description": "Required on an assignment (docs/holdouts.md), with campaign, holdoutShare and an install id; not allowed on other types."},
               "holdoutShare": {"type": "number", "minimum": 0, "exclusiveMinimum": true, "maximum": 1, "exclusiveMaximum": true, "description": "On an assignment: the share of devices the sender meant to hold out."}
+            }
+          },
+          "ForgetDevice": {
+            "type": "object",
+            "required": ["deviceId"],
+            "additionalProperties": false,
+            "properties": {
+              "deviceId": {"type": "string", "minLength": 1, "maxLength": \#(limits.maxTagBytes / 4), "pattern": "^[^\\u0000]*$", "description": "The install id, as the app's batches carried it."}
+            }
+          },
+          "ForgetDeviceResult": {
+            "type": "object",
+            "required": ["device", "removed"],
+            "properties": {
+              "device": {"type": "string", "description": "The first 16 hex digits of the SHA-256 of the install id: what the logs name."},
+              "removed": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}, "description": "Rows removed (for attribution_pending: queue rows rewritten), by table."}
             }
           },
           "BatchResult": {

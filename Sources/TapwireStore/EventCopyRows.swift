@@ -71,38 +71,49 @@ extension EventCopyRows {
 
 extension EventCopyRows {
     /// A row per app of the stored rows' install ids and times (delivered, response and
-    /// conversion events that carry one), for sql/queries/copy_attribution_pending.sql: the fold
-    /// recomputes the credits those events can change (docs/outcomes.md).
+    /// conversion events that carry one, and conversions without one, with a NULL id) and which
+    /// are conversions, for sql/queries/copy_attribution_pending.sql: the fold recomputes the
+    /// credits those events can change (docs/outcomes.md).
     static func encodeAttributionPending(_ batches: [StagedBatch], plan: EventWriter.StagingPlan, rows seqs: [Int]) -> [UInt8] {
-        encodePending(batches, plan: plan, rows: seqs) { (type: EventType) in type != .sent && type != .assignment }
+        encodePending(batches, plan: plan, rows: seqs, flaggingConversions: true) { type, hasDevice in
+            type != .sent && type != .assignment && (hasDevice || type == .conversion)
+        }
     }
 
-    /// The same for sql/queries/copy_holdout_pending.sql: assignments and conversions, whose
-    /// devices' holdout rows the fold recomputes (docs/holdouts.md).
+    /// The same for sql/queries/copy_holdout_pending.sql (no conversion flags): assignments and
+    /// conversions with an install id, whose devices' holdout rows the fold recomputes
+    /// (docs/holdouts.md).
     static func encodeHoldoutPending(_ batches: [StagedBatch], plan: EventWriter.StagingPlan, rows seqs: [Int]) -> [UInt8] {
-        encodePending(batches, plan: plan, rows: seqs) { (type: EventType) in type == .assignment || type == .conversion }
+        encodePending(batches, plan: plan, rows: seqs, flaggingConversions: false) { type, hasDevice in
+            hasDevice && (type == .assignment || type == .conversion)
+        }
     }
 
-    /// A row per app (app_id, device_ids, event_times) of the stored rows of the given types that
-    /// carry an install id: a fold's queue.
+    /// A row per app (app_id, device_ids, event_times and, when flagging, which are conversions)
+    /// of the stored rows `including` keeps: a fold's queue.
     private static func encodePending(_ batches: [StagedBatch], plan: EventWriter.StagingPlan, rows seqs: [Int],
-                                      including: (EventType) -> Bool) -> [UInt8] {
-        var apps: [Int64: (devices: BinaryArray, times: BinaryArray)] = [:]
+                                      flaggingConversions: Bool, including: (EventType, Bool) -> Bool) -> [UInt8] {
+        var apps: [Int64: (devices: BinaryArray, times: BinaryArray, conversions: BinaryArray)] = [:]
         for seq in seqs {
             let (b, i) = plan.locations[seq]
             let batch = batches[b]
             let event = batch.events[i]
-            guard including(event.type), let device = event.deviceId ?? batch.context.deviceId else { continue }
-            apps[batch.appId, default: (BinaryArray(.text), BinaryArray(.timestamptz))].devices.text(device)
+            let device = event.deviceId ?? batch.context.deviceId
+            guard including(event.type, device != nil) else { continue }
+            apps[batch.appId, default: (BinaryArray(.text), BinaryArray(.timestamptz), BinaryArray(.bool))].devices.optionalText(device)
             apps[batch.appId]!.times.timestamp(event.eventTime)
+            if flaggingConversions { apps[batch.appId]!.conversions.bool(event.type == .conversion) }
         }
         guard !apps.isEmpty else { return [] }
-        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + apps.values.reduce(0) { $0 + $1.devices.bytes.count + $1.times.bytes.count + 48 })
+        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + apps.values.reduce(0) {
+            $0 + $1.devices.bytes.count + $1.times.bytes.count + $1.conversions.bytes.count + 72
+        })
         for appId in apps.keys.sorted() {
-            encoder.beginRow(fields: 3)
+            encoder.beginRow(fields: flaggingConversions ? 4 : 3)
             encoder.int64(appId)
             encoder.array(apps[appId]!.devices)
             encoder.array(apps[appId]!.times)
+            if flaggingConversions { encoder.array(apps[appId]!.conversions) }
         }
         return encoder.finish()
     }

@@ -14,4 +14,8 @@ public struct RetentionOutcome: Sendable, Equatable {
     public var resumed: [String]
     /// Dedup ids deleted (dry run: that would be).
     public var eventIdsDeleted: Int64
+    /// Conversion credits of the dropped days, and notifications' conversion rows left with no
+    /// credit, deleted (dry run: that would be); docs/outcomes.md.
+    public var conversionCreditsDeleted: Int64 = 0
+    public var notificationConversionsDeleted: Int64 = 0
 }

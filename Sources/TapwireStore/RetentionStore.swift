@@ -26,6 +26,10 @@ public struct RetentionStore: Sendable {
             outcome.partitions = due
             outcome.resumed = try unfinished(on: connection)
             outcome.eventIdsDeleted = try connection.query(EmbeddedSQL.retentionCountIds, [outcome.idCutoff.description]).value(Int64.self)
+            if let counts = try connection.query(EmbeddedSQL.retentionCountConversions, [due.map(\.rangeEnd).max()?.description]).namedRows.first {
+                outcome.conversionCreditsDeleted = try counts.decode("credits")
+                outcome.notificationConversionsDeleted = try counts.decode("notifications")
+            }
             return outcome
         }
         guard let lock = try TransactionLock.tryAcquire(EmbeddedSQL.retentionLock, beside: connection) else {
@@ -48,6 +52,10 @@ public struct RetentionStore: Sendable {
             if plannedBefore.contains(name), !dueNames.contains(name) { outcome.resumed.append(name) }
         }
         outcome.partitions = due
+        // The dropped partitions' conversions are gone: so are their credits (before the
+        // horizon, tapwire_retention_horizon), and the rows of notifications no credit refers to.
+        outcome.conversionCreditsDeleted = Int64(try connection.query(EmbeddedSQL.retentionTrimConversionCredits, [nil]).affectedRows)
+        outcome.notificationConversionsDeleted = Int64(try connection.query(EmbeddedSQL.retentionTrimNotificationConversions, [nil]).affectedRows)
 
         var deleted: Int64 = 0
         while true {
@@ -56,7 +64,9 @@ public struct RetentionStore: Sendable {
             if batch < policy.batchSize { break }
         }
         outcome.eventIdsDeleted = deleted
-        logger?.info("retention done", ["partitions": .of(due.count), "eventIdsDeleted": .of(Int(deleted))])
+        logger?.info("retention done", ["partitions": .of(due.count), "eventIdsDeleted": .of(Int(deleted)),
+                                        "conversionCreditsDeleted": .of(Int(outcome.conversionCreditsDeleted)),
+                                        "notificationConversionsDeleted": .of(Int(outcome.notificationConversionsDeleted))])
         return outcome
     }
 

@@ -186,10 +186,11 @@ enum RollupDeltaRows {
         }
 
         private mutating func merge(_ fields: [ArraySlice<UInt8>?]) throws(DatabaseError) {
-            // 25 as the fold takes them; a commit's own rows (encodeBatch) end with its two queued
+            // 26 as the fold takes them (the 26th, attribution_queued, says only that the commit
+            // queued its attribution); a commit's own rows (encodeBatch) end with both its queued
             // flags (migrations 0161 and 0201), which say nothing of the deltas.
-            guard fields.count == 25 || fields.count == 27 else {
-                throw DatabaseError(.unexpectedResult, "a rollup_delta_batches row of \(fields.count) columns, not 25")
+            guard fields.count == 26 || fields.count == 27 else {
+                throw DatabaseError(.unexpectedResult, "a rollup_delta_batches row of \(fields.count) columns, not 26")
             }
             guard let appField = fields[0] else { throw DatabaseError(.unexpectedResult, "a rollup_delta_batches row without app_id") }
             let appId = try BinaryValues.int64(appField)

@@ -7,8 +7,9 @@ enum Commands {
     static let all: [CommandSpec] = [
         CommandSpec("serve", "run the collector", { ServeCommand.usage }, ServeCommand.run),
         CommandSpec("migrate", "apply schema migrations", { MigrateCommand.usage }, MigrateCommand.run),
-        CommandSpec("apps", "create and list apps", { AppsCommand.usage }, AppsCommand.run),
+        CommandSpec("apps", "create and list apps, set their attribution windows", { AppsCommand.usage }, AppsCommand.run),
         CommandSpec("keys", "rotate an app's keys", { KeysCommand.usage }, KeysCommand.run),
+        CommandSpec("devices", "forget an install id's data", { DevicesCommand.usage }, DevicesCommand.run),
         CommandSpec("report", "the engagement report (table, JSON, CSV, Markdown, HTML)", { ReportCommand.usage }, ReportCommand.run),
         CommandSpec("rollups", "rebuild the report rollups from raw events", { RollupsCommand.usage }, RollupsCommand.run),
         CommandSpec("demo", "simulate devices posting telemetry, then print the report", { DemoCommand.usage }, DemoCommand.run),

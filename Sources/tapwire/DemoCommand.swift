@@ -25,6 +25,9 @@ enum DemoCommand {
       --uplift PP         true engagement difference rich − text-only, percentage points (default 6)
       --media-failure F   share of media downloads that fail (default 0.08)
       --retry-fraction F  share of batches posted twice, as retries (default 0.01)
+      --outcome-devices N devices that also convert (purchases, subscriptions, signups) after a tap,
+                          after a delivery or on their own, posted late and out of order, so the
+                          report shows conversions (default 400; 0: none)
       --concurrency N     parallel connections (default 4)
       --format F          report format printed at the end: table (default), json, csv, md, html, none
       --html FILE         also write the HTML report to FILE
@@ -32,6 +35,7 @@ enum DemoCommand {
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         let configuration = try simulation(&args)
+        let outcomes = try outcomeSimulation(&args, demo: configuration)
         let concurrency = max(1, min(64, try args.int("concurrency") ?? 4))
         let appName = try args.option("app") ?? "demo"
         let formatName = try args.option("format") ?? "table"
@@ -53,6 +57,16 @@ enum DemoCommand {
         let totals = try post(plan.batches, to: target.endpoint, authorization: auth, concurrency: concurrency, progress: progress)
         progress.finish()
         print("posted \(totals.posted) events in \(plan.batches.count) batches: \(totals.accepted) accepted, \(totals.duplicates) duplicates (retries), \(totals.rejected) rejected")
+        if let outcomes {
+            let simulation = OutcomeSimulator(outcomes).simulate()
+            let conversions = simulation.truths.count
+            FileHandle.standardError.write(Data("demo: \(simulation.uniqueEvents) more events from \(outcomes.devices) devices that convert: \(conversions) conversions (true rates: \(Int(outcomes.directRate * 100)) % after a tap, \(Int(outcomes.influencedRate * 100)) % after a delivery without one)\n".utf8))
+            let outcomePlan = simulation.plan()
+            let more = Progress(total: outcomePlan.batches.reduce(0) { $0 + $1.events.count })
+            let posted = try post(outcomePlan.batches, to: target.endpoint, authorization: auth, concurrency: concurrency, progress: more)
+            more.finish()
+            print("posted \(posted.posted) events with \(conversions) conversions in \(outcomePlan.batches.count) batches: \(posted.accepted) accepted, \(posted.duplicates) duplicates (retries), \(posted.rejected) rejected")
+        }
 
         guard let location = target.location else {
             print("the report: `tapwire report --app NAME --from \(plan.from.iso8601(fractionDigits: 0)) --to \(plan.to.iso8601(fractionDigits: 0))` against the collector's database")
@@ -70,6 +84,20 @@ enum DemoCommand {
             FileHandle.standardError.write(Data("wrote \(htmlOut)\n".utf8))
         }
         return 0
+    }
+
+    /// The devices that also convert (docs/outcomes.md), over the demo's last days (at most 14).
+    static func outcomeSimulation(_ args: inout Arguments, demo: DemoConfiguration) throws -> OutcomeConfiguration? {
+        let devices = try args.int("outcome-devices") ?? 400
+        guard (0...100_000).contains(devices) else { throw CLIError("--outcome-devices must be from 0 to 100,000") }
+        guard devices > 0 else { return nil }
+        var configuration = OutcomeConfiguration(end: demo.end)
+        configuration.seed = demo.seed
+        configuration.devices = devices
+        configuration.days = min(demo.days, 14)
+        configuration.upliftPoints = demo.upliftPoints
+        configuration.mediaFailureRate = demo.mediaFailureRate
+        return configuration
     }
 
     /// What to simulate, from the options; the period ends at the start of the current hour.

@@ -5,17 +5,18 @@ import TapwireStore
 
 enum KeysCommand {
     static let usage = """
-    tapwire keys rotate APP [--kind write|read] [--grace 7d] [--format text|json] [--database-url URL]
+    tapwire keys rotate APP [--kind write|read|admin] [--grace 7d] [--format text|json] [--database-url URL]
       Makes a new key. The app's previous keys of that kind keep working for the grace period
       (default 7 days, long enough for an app update carrying the new write key to roll out);
-      --grace 0 revokes them at once.
+      --grace 0 revokes them at once. An admin key (twa_…) may delete the app's data
+      (POST /v1/devices/forget) and nothing else; apps are created without one.
     """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
-        guard args.positional() == "rotate" else { throw CLIError("usage: tapwire keys rotate APP [--kind write|read] [--grace 7d]") }
+        guard args.positional() == "rotate" else { throw CLIError("usage: tapwire keys rotate APP [--kind write|read|admin] [--grace 7d]") }
         guard let name = args.positional() else { throw CLIError("name the app: `tapwire keys rotate APP`") }
         let kindText = try args.option("kind") ?? "write"
-        guard let kind = APIKey.Kind(rawValue: kindText) else { throw CLIError("--kind must be write or read") }
+        guard let kind = APIKey.Kind(rawValue: kindText) else { throw CLIError("--kind must be write, read or admin") }
         let graceText = try args.option("grace")
         var grace = AppStore.defaultGraceSeconds
         if let graceText {

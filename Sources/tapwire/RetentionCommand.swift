@@ -57,6 +57,8 @@ enum RetentionCommand {
             })),
             ("resumed", .array(outcome.resumed.map { .string($0) })),
             ("eventIdsDeleted", .int(outcome.eventIdsDeleted)),
+            ("conversionCreditsDeleted", .int(outcome.conversionCreditsDeleted)),
+            ("notificationConversionsDeleted", .int(outcome.notificationConversionsDeleted)),
         ])
     }
 
@@ -79,6 +81,10 @@ enum RetentionCommand {
             lines.append((outcome.dryRun ? "would finish" : "finished") + " dropping \(outcome.resumed.joined(separator: ", ")), left by an interrupted run")
         }
         lines.append((outcome.dryRun ? "would delete" : "deleted") + " \(outcome.eventIdsDeleted) dedup id(s) received before \(outcome.idCutoff.iso8601(fractionDigits: 0))")
+        if outcome.conversionCreditsDeleted > 0 || outcome.notificationConversionsDeleted > 0 {
+            lines.append((outcome.dryRun ? "would delete" : "deleted") + " \(outcome.conversionCreditsDeleted) conversion credit(s) and "
+                         + "\(outcome.notificationConversionsDeleted) notification conversion row(s) before \(outcome.partitionCutoff.iso8601(fractionDigits: 0))")
+        }
         lines.append("rollups kept: reports over any range still read them")
         return lines.joined(separator: "\n")
     }

@@ -49,7 +49,7 @@ import TapwireTestSupport
     }
 
     /// The fold every reader runs first (`RollupStore.foldBeforeReading`): it takes every app's
-    /// pending deltas, so it reads every shard of the pending tables.
+    /// pending deltas and queued attribution, so it reads every shard of the pending tables.
     static func isFold(_ query: String) -> Bool {
         query.contains("rollup_delta_batches") || query.contains("rollup_deltas") || query.contains("tapwire_fold_rollup_deltas")
             || query.contains("fold_apps") || query.contains("tapwire_summarize_recent_event_ranges")

@@ -27,6 +27,8 @@ import TapwireTestSupport
             "Dismiss rate where measurable": ["category", "measurability", "delivered_measurable", "dismissals", "dismiss_rate"],
             "Time to response": ["category", "responses", "p50_seconds", "p90_seconds"],
             "Engagement by OS version": ["os_version", "category", "delivered", "engaged", "engagement_rate"],
+            "Conversions per category": ["category", "conversion", "currency", "direct", "influenced", "converted", "delivered",
+                                         "conversion_rate", "rich_rate", "text_rate"],
         ],
         "tapwire-mismatches": [
             "Unknown and case-mismatched categories by app version": ["app_version", "category", "kind", "registered_as", "notifications",
@@ -177,8 +179,9 @@ import TapwireTestSupport
         let hour: Int64 = 3_600_000_000
         let end = Timestamp(microseconds: Timestamp.now.microseconds / hour * hour)
         #expect(try TapwireBinary.run(["migrate", "--database-url", url]).status == 0)
+        // The demo's converting devices are left out: the conversions below are the test's own.
         let demo = try TapwireBinary.run(["demo", "--database-url", url, "--notifications", "20000", "--devices", "400", "--days", "10",
-                                          "--end", end.description, "--format", "none"])
+                                          "--end", end.description, "--format", "none", "--outcome-devices", "0"])
         try #require(demo.status == 0, "\(demo.output)")
         let rotated = try TapwireBinary.run(["keys", "rotate", "demo", "--kind", "write", "--grace", "1d", "--format", "json", "--database-url", url])
         let writeKey = try #require(try? JSONParser().parse(rotated.output.trimmingCharacters(in: .whitespacesAndNewlines))["key"]?.stringValue)
@@ -198,6 +201,32 @@ import TapwireTestSupport
         let posted = try server.client.post("/v1/batch", key: writeKey,
                                             json: TestBatch.body(events, sentAt: at, context: [("appVersion", "3.2.1"), ("platform", "iOS")]))
         #expect(posted.status == 200 && posted.json?["accepted"]?.numberValue?.integer == Int64(events.count), "\(posted.text)")
+        // Conversions (docs/outcomes.md): promo notifications to twelve installs, eight opened, six
+        // purchases after the open (direct), three signups after a delivery alone (influenced); sent
+        // now, so their times stay inside the report's range (the batch above is moved to now).
+        var buyers: [JSONValue] = []
+        for i in 0..<12 {
+            let device: (String, JSONValue) = ("deviceId", .string("dash-install-\(i)"))
+            let notification: (String, JSONValue) = ("notificationId", .string("dash-n-\(i)"))
+            buyers.append(TestBatch.event("delivered", at: at, category: "promo",
+                                          [("hasMedia", .bool(i % 2 == 0)), ("categoryRegistered", true), device, notification]))
+            if i < 8 {
+                buyers.append(TestBatch.event("response", at: at.adding(seconds: 60), category: "promo",
+                                              [("actionIdentifier", "com.apple.UNNotificationDefaultActionIdentifier"),
+                                               ("hasMedia", .bool(i % 2 == 0)), device, notification]))
+            }
+            if i < 6 {
+                buyers.append(.object([("eventId", .string(EventID.v7(at: at).description)), ("type", "conversion"),
+                                       ("timestamp", .string(at.adding(seconds: 300).description)), ("name", "purchase"),
+                                       ("value", .double(Double(10 + i))), ("currency", "EUR"), device]))
+            } else if i >= 9 {
+                buyers.append(.object([("eventId", .string(EventID.v7(at: at).description)), ("type", "conversion"),
+                                       ("timestamp", .string(at.adding(seconds: 600).description)), ("name", "signup"), device]))
+            }
+        }
+        let bought = try server.client.post("/v1/batch", key: writeKey,
+                                            json: TestBatch.body(buyers, sentAt: .now, context: [("appVersion", "3.2.0"), ("platform", "iOS")]))
+        #expect(bought.status == 200 && bought.json?["accepted"]?.numberValue?.integer == Int64(buyers.count), "\(bought.text)")
         let metrics = try server.client.get("/metrics").text
 
         let connection = try PostgresConnection(url: url)
@@ -337,6 +366,36 @@ import TapwireTestSupport
             #expect(row[5].flatMap { Double($0) }.map { Int64($0) } == category["textOnly"]?["delivered"]?.numberValue?.integer, "\(name): text-only")
         }
         #expect(!sides.rows.contains { $0[0] == "digest" }, "a category without deliveries has no side")
+
+        // Conversions per category: each row is the report's conversion of that category and name.
+        let conversions = try #require(try engagement["Conversions per category"]?.get())
+        #expect(conversions.rows.contains { $0[0] == "promo" && $0[1] == "purchase" && $0[3] == "6" }, "\(conversions.rows)")
+        #expect(conversions.rows.contains { $0[0] == "promo" && $0[1] == "signup" && $0[4] == "3" }, "\(conversions.rows)")
+        var reportedConversions = 0
+        for category in categories {
+            guard let name = category["category"]?.stringValue else { continue }
+            for conversion in category["conversions"]?.arrayValue ?? [] {
+                reportedConversions += 1
+                let key = conversion["name"]?.stringValue
+                guard let row = conversions.rows.first(where: { $0[0] == name && $0[1] == key && $0[2] == conversion["currency"]?.stringValue }) else {
+                    Issue.record("\(name) \(key ?? ""): in the report, not in the panel")
+                    continue
+                }
+                for (column, field) in [(3, "direct"), (4, "influenced"), (5, "converted"), (6, "delivered")] {
+                    #expect(row[column].flatMap { Int64($0) } == conversion[field]?.numberValue?.integer, "\(name) \(key ?? ""): \(field)")
+                }
+                let rate = try #require(conversion["rate"]?.numberValue?.double)
+                #expect(abs((row[7].flatMap { Double($0) } ?? -1) - rate) < 1e-6, "\(name) \(key ?? ""): rate")
+                let uplift = category["conversionUplift"]?.arrayValue?.first {
+                    $0["name"]?.stringValue == key && $0["currency"]?.stringValue == conversion["currency"]?.stringValue
+                }
+                for (column, side) in [(8, "rich"), (9, "textOnly")] {
+                    guard let expected = uplift?[side]?["rate"]?.numberValue?.double else { continue }
+                    #expect(abs((row[column].flatMap { Double($0) } ?? -1) - expected) < 1e-6, "\(name) \(key ?? ""): \(side)")
+                }
+            }
+        }
+        #expect(reportedConversions == conversions.rows.count && reportedConversions >= 2)
 
         // Engagement by OS version, from the daily rows: over whole UTC days, each OS's and
         // category's delivered and engaged are the report's `--by os` (which reads events).

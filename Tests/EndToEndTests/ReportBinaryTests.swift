@@ -27,7 +27,7 @@ import TapwireTestSupport
         let json = try TapwireBinary.run(["report", "--app", "shop", "--format", "json", "--database-url", url] + range)
         #expect(json.status == 0)
         let document = try #require(try? JSONParser().parse(json.output))
-        #expect(document["schemaVersion"]?.numberValue?.integer == 2)
+        #expect(document["schemaVersion"]?.numberValue?.integer == 3)
         #expect(document["from"]?.stringValue == "2026-11-02T00:00:00.000Z" && document["to"]?.stringValue == "2026-11-16T00:00:00.000Z")
         let delivered = try #require(document["overall"]?["delivered"]?.numberValue?.integer)
         #expect(delivered > 2000)

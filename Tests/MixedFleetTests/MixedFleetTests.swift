@@ -247,7 +247,9 @@ import TapwireTestSupport
         let shared = try Self.deliver(s, apps: apps, ports: [old.port, new.port], batches: rest, live: traffic.bodies)
         accepted += shared.accepted
         // Since migration 0150 the previous release refuses batches with 503 (its deltas would
-        // lack the OS); each is then stored by this release's collector, once.
+        // lack the OS), and since 0161 too (it would not queue their attribution: the default
+        // of rollup_delta_batches.attribution_queued raises 57P03); each is then stored by this
+        // release's collector, once.
         #expect(shared.refused.allSatisfy { $0 == 503 }, "refused: \(shared.refused)")
         print("mixed fleet (PostgreSQL): the previous release refused \(shared.refused.count) posts with 503, each stored by the other collector")
         #expect(accepted == s.demoEvents + s.releaseEvents + traffic.events)
@@ -258,7 +260,7 @@ import TapwireTestSupport
         // A previous release whose fold writes tables a migration of this one replaced (0150
         // replaced the report's rollups) cannot fold: it refuses its reads with 503 and
         // Retry-After, never a wrong figure (docs/deployment.md, "Upgrading a fleet across
-        // migration 0150"). Whatever it does answer must equal its oracle.
+        // migrations 0150 and 0161"). Whatever it does answer must equal its oracle.
         let refusedReads = Self.expectExact(try Self.answers(port: old.port, demo: apps.demo, release: apps.release, s: s, end: end, live: live),
                                             oracles.old, who: "the previous release's collector", failuresAllowed: true)
         #expect(refusedReads.allSatisfy { $0.hasPrefix("503 ") }, "the previous release's refusals: \(refusedReads)")

@@ -43,7 +43,7 @@ import TapwireTestSupport
         // Keyed routes say which key they take.
         for route in Self.routes where route.access != .open {
             let operation = paths[route.path]?[route.method.lowercased()]
-            let scheme = route.access == .write ? "writeKey" : "readKey"
+            let scheme = switch route.access { case .write: "writeKey"; case .read: "readKey"; case .admin: "adminKey"; case .open: "" }
             #expect(operation?["security"]?.arrayValue?.first?[scheme] != nil, "\(route.path) does not name \(scheme)")
         }
     }

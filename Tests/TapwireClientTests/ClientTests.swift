@@ -51,7 +51,9 @@ import Testing
         let context = try #require(body["context"] as? [String: Any])
         #expect(context["appVersion"] as? String == "3.2.1")
         #expect(context["sdk"] as? String == "tapwire-swift/1.0")
-        #expect(context["deviceId"] == nil)
+        // The install id the client generated (docs/SDK.md, "The install id").
+        #expect(context["deviceId"] as? String == client.installId)
+        #expect(client.installId != nil)
         let events = try #require(body["events"] as? [[String: Any]])
         #expect(events.map { $0["eventId"] as? String } == [first.description, second.description])
         #expect(events[0]["timestamp"] as? String == "2026-12-01T10:00:05.120Z")

@@ -106,6 +106,56 @@ struct CollectorEndToEndTests {
         #expect(campaigns.map { $0.compactMap { $0 } } == [["winter-sale", "A", "false", "4"], ["winter-sale", "B", "true", "6"]])
     }
 
+    /// A tap, then a purchase 20 minutes later: stored with the install id and the tapped
+    /// notification, and credited by the collector's rule as direct to that notification.
+    @Test func aConversionIsStoredWithTheInstallIdAndTheTappedNotification() async throws {
+        // Folded only when the test says, so the credit is read after the one fold that makes it.
+        let collector = try TestCollector.start { $0.rollupFoldMilliseconds = 3_600_000 }
+        defer { collector.stop() }
+        let app = try collector.database.createApp()
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tappedAt = Date(timeIntervalSinceNow: -1800)
+        let now = Locked(tappedAt)
+        let client = try TapwireClient(configuration: TapwireConfiguration(
+            writeKey: app.writeKey.text, endpoint: URL(string: "http://127.0.0.1:\(collector.port)")!, queueDirectory: dir,
+            device: DeviceInfo(appVersion: "3.2.1", build: "412", platform: "iOS", osVersion: "18.1"),
+            retry: RetryPolicy(baseDelay: 0.05, maxDelay: 0.5)), clock: { now.withLock { $0 } })
+        let installId = try #require(client.installId)
+        let offer = NotificationContentValues(categoryIdentifier: "offer", attachments: [AttachmentValues(typeIdentifier: "public.jpeg")])
+        try client.recordDelivery(offer, notificationId: "apns-offer-1")
+        try client.recordResponse(NotificationResponseValues(actionIdentifier: "buy-now", notificationId: "apns-offer-1",
+                                                             deliveryDate: tappedAt, content: offer))
+        now.withLock { $0 = $0.addingTimeInterval(1200) }
+        let purchase = try client.recordConversion("purchase", value: 12.5, currency: "EUR")
+        now.withLock { $0 = $0.addingTimeInterval(1) }
+        let signup = try client.recordConversion("signup")
+        let report = await client.drain(timeout: 30)
+        #expect(report.accepted == 4)
+        #expect(report.rejected.isEmpty)
+
+        let rows = try collector.database.query("""
+            SELECT event_id::text, type::text, device_id, notification_id, conversion_name, conversion_value::text, conversion_currency
+            FROM events WHERE app_id = $1 ORDER BY event_id
+            """, [String(app.appId)]).rows
+        #expect(rows.count == 4)
+        #expect(rows.allSatisfy { $0[2] == installId })
+        #expect(rows.filter { $0[1] == "conversion" } == [
+            [purchase.description, "conversion", installId, "apns-offer-1", "purchase", "12.5", "EUR"],
+            [signup.description, "conversion", installId, "apns-offer-1", "signup", nil, nil],
+        ])
+
+        _ = try collector.database.query("SELECT tapwire_attribute_pending($1::bigint)", [String(app.appId)])
+        let credits = try collector.database.query("""
+            SELECT event_id::text, kind::text, device_id, notification_key, action_identifier, value::text, currency
+            FROM conversion_credits WHERE app_id = $1 ORDER BY event_id
+            """, [String(app.appId)]).rows
+        #expect(credits == [
+            [purchase.description, "1", installId, "apns-offer-1", "buy-now", "12.5", "EUR"],
+            [signup.description, "1", installId, "apns-offer-1", "buy-now", "0", ""],
+        ])
+    }
+
     @Test func aBatchSentAgainLaterIsNeverDoubleCounted() async throws {
         let collector = try TestCollector.start()
         defer { collector.stop() }
@@ -183,6 +233,46 @@ struct HarnessMissing: Error, CustomStringConvertible {
         process.standardError = FileHandle.nullDevice
         try process.run()
         return process
+    }
+
+    /// A tap, then a kill -9 before the purchase: the next process's conversion still names the
+    /// tapped notification, and both go with the one install id.
+    @Test func aTapSurvivesAKillNineAndTheNextLaunchsConversionNamesIt() throws {
+        let harness = try Self.harnessPath()
+        let collector = try TestCollector.start()
+        defer { collector.stop() }
+        let app = try collector.database.createApp()
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let log = dir.appendingPathComponent("ids.log")
+        let common = ["--queue", dir.appendingPathComponent("queue").path, "--endpoint", "http://127.0.0.1:\(collector.port)",
+                      "--key", app.writeKey.text, "--log", log.path]
+
+        let tapping = try Self.run(harness, common + ["--tap", "apns-before-crash", "--hang"])
+        // Wait (bounded) until the tap's record() has returned: its id is then in the log.
+        let deadline = Date().addingTimeInterval(60)
+        while ((try? String(contentsOf: log, encoding: .utf8)) ?? "").isEmpty && Date() < deadline && tapping.isRunning {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        #expect(tapping.isRunning, "the harness exited before it was killed")
+        kill(tapping.processIdentifier, SIGKILL)
+        tapping.waitUntilExit()
+        #expect(tapping.terminationReason == .uncaughtSignal)
+
+        let converting = try Self.run(harness, common + ["--convert", "purchase", "--drain", "--timeout", "60"])
+        converting.waitUntilExit()
+        #expect(converting.terminationStatus == 0)
+        let ids = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        try #require(ids.count == 2)
+        let rows = try collector.database.query(
+            "SELECT event_id::text, type::text, notification_id, device_id FROM events WHERE app_id = $1 ORDER BY event_id",
+            [String(app.appId)]).rows
+        #expect(rows.map { $0[0] } == ids)
+        #expect(rows.map { $0[1] } == ["response", "conversion"])
+        #expect(rows.map { $0[2] } == ["apns-before-crash", "apns-before-crash"])
+        let device = try #require(rows.first?[3])
+        #expect(UUID(uuidString: device) != nil)
+        #expect(rows.last?[3] == device)
     }
 
     @Test func killNineMidFlushLosesAndDuplicatesNothing() throws {

@@ -159,13 +159,13 @@ struct RenderingTests {
     }
 }
 
-/// Runs python3's jsonschema on a document against schemas/engagement-report.v2.json.
+/// Runs python3's jsonschema on a document against schemas/engagement-report.v3.json.
 enum SchemaCheck {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
     static var schemaPath: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("schemas/engagement-report.v2.json").path
+            .appendingPathComponent("schemas/engagement-report.v3.json").path
     }
 
     static func validate(_ document: String) throws {

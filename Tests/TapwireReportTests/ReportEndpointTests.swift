@@ -79,7 +79,7 @@ struct ReportEndpointTests {
             #expect(foreign.status == 403)
         }
         let json = try #require(try client.get(Self.paths[0], key: sample.app.readKey.text).json)
-        #expect(json["schemaVersion"]?.numberValue?.integer == 2)
+        #expect(json["schemaVersion"]?.numberValue?.integer == 3)
         #expect(json["app"]?.stringValue == sample.app.name)
         let csv = try client.get(Self.paths[1], key: sample.app.readKey.text)
         #expect(csv.headers["content-type"]?.hasPrefix("text/csv") == true)

@@ -116,6 +116,56 @@ import TapwireTestSupport
         #expect(try digestOfEverythingElse(connection) == rebuilt)
     }
 
+    /// The credits of the conversions in dropped partitions go with them, and so do the rows of
+    /// notifications no credit is left for; a notification delivered before the horizon whose
+    /// conversion came after it keeps its row while that credit stays. The rollups stay.
+    @Test func conversionCreditsGoWithTheirPartitions() throws {
+        let db = try TestDatabase.create()
+        let connection = try db.connect()
+        defer { connection.close() }
+        let app = try db.createApp("converting")
+        try connection.query("SELECT tapwire_ensure_event_partitions(current_date - 416, current_date + 1)")
+        let policy = try RetentionPolicy(keepSeconds: 400 * 86_400)
+        let now = PostgresValue.timestamp(microseconds: try connection.query("SELECT (extract(epoch FROM now()) * 1000000)::bigint").scalar)!
+        let horizon = Timestamp.startOfUTCDay(policy.partitionCutoff(now: now).microseconds / 86_400_000_000)
+        func at(_ hours: Double) -> String { horizon.adding(seconds: hours * 3600).description }
+        // (device, type, notification, conversion name, hours from the horizon)
+        let events: [(String, String, String?, String?, Double)] = [
+            ("d1", "delivered", "n-old", nil, -120), ("d1", "conversion", nil, "purchase", -119.8),
+            ("d1", "delivered", "n-edge", nil, -1), ("d1", "conversion", nil, "purchase", 1),
+            ("d1", "delivered", "n-new", nil, 48), ("d1", "conversion", nil, "purchase", 48.2),
+            ("d2", "conversion", nil, "signup", -72),
+        ]
+        for (device, type, notification, name, hours) in events {
+            try connection.query("""
+                INSERT INTO events (app_id, event_time, event_id, type, device_time, received_at, notification_id, category, app_version, platform,
+                                    device_id, conversion_name)
+                VALUES ($1::bigint, $2::timestamptz, gen_random_uuid(), $3::event_type, $2::timestamptz, $2::timestamptz, $4, CASE WHEN $3 = 'delivered' THEN 'promo' ELSE '' END,
+                        '1.0', 'iOS', $5, $6)
+                """, [String(app.appId), at(hours), type, notification, device, name])
+        }
+        try connection.query("""
+            INSERT INTO attribution_pending (app_id, device_ids, event_times, conversions)
+            SELECT app_id, array_agg(device_id), array_agg(event_time), array_agg(true) FROM events WHERE type = 'conversion' GROUP BY app_id
+            """)
+        #expect(try connection.query("SELECT tapwire_attribute_pending($1::bigint)", [String(app.appId)]).scalar == "4")
+        #expect(try connection.query("SELECT count(*) FROM notification_conversions").scalar == "3")
+        let rollups = "SELECT t::text FROM rollup_conversion_totals t UNION ALL SELECT c::text FROM rollup_conversions c ORDER BY 1"
+        let before = try connection.query(rollups).rows
+        #expect(before.count > 3)
+
+        let plan = try RetentionStore().run(policy, dryRun: true, on: connection)
+        #expect(plan.conversionCreditsDeleted == 2 && plan.notificationConversionsDeleted == 1)
+        #expect(try connection.query("SELECT count(*) FROM conversion_credits").scalar == "4")
+        let outcome = try RetentionStore().run(policy, dryRun: false, on: connection)
+        #expect(outcome.partitions.last?.rangeEnd == horizon)
+        #expect(outcome.conversionCreditsDeleted == 2 && outcome.notificationConversionsDeleted == 1)
+        #expect(try connection.query("SELECT name, kind, notification_key FROM conversion_credits ORDER BY event_time").rows
+                == [["purchase", "2", "n-edge"], ["purchase", "2", "n-new"]])
+        #expect(try connection.query("SELECT notification_key FROM notification_conversions ORDER BY 1").rows == [["n-edge"], ["n-new"]])
+        #expect(try connection.query(rollups).rows == before)
+    }
+
     @Test func aDryRunChangesNothing() throws {
         let (_, connection) = try seeded()
         defer { connection.close() }

@@ -22,20 +22,36 @@ ALTER TABLE events ADD COLUMN conversion_name text,
 CREATE INDEX events_by_device ON events (app_id, device_id, event_time) WHERE device_id IS NOT NULL;
 
 -- Each app's windows; a report may override them (it then computes credits from the events).
-ALTER TABLE apps ADD COLUMN direct_window interval NOT NULL DEFAULT interval '1 hour'
-                     CHECK (direct_window > interval '0' AND direct_window <= interval '30 days'),
-                 ADD COLUMN influence_window interval NOT NULL DEFAULT interval '24 hours'
-                     CHECK (influence_window > interval '0' AND influence_window <= interval '30 days');
+-- The checks are named and added one a statement, apart from the columns: Citus refuses an
+-- unnamed constraint added with a column, and an ADD CONSTRAINT beside other subcommands (apps
+-- is a reference table there).
+ALTER TABLE apps ADD COLUMN direct_window interval NOT NULL DEFAULT interval '1 hour',
+                 ADD COLUMN influence_window interval NOT NULL DEFAULT interval '24 hours';
+ALTER TABLE apps ADD CONSTRAINT apps_direct_window_check CHECK (direct_window > interval '0' AND direct_window <= interval '30 days');
+ALTER TABLE apps ADD CONSTRAINT apps_influence_window_check CHECK (influence_window > interval '0' AND influence_window <= interval '30 days');
 
 -- One row per app and commit: the install ids and times of its new delivered, response and
--- conversion events, for the fold to attribute.
+-- conversion events (which of them are conversions), for the fold to attribute. A conversion
+-- without an install id is queued with a NULL one: it is unattributed.
 CREATE TABLE attribution_pending (
     app_id      bigint        NOT NULL,
     device_ids  text[]        NOT NULL,
     event_times timestamptz[] NOT NULL,
-    CHECK (cardinality(device_ids) = cardinality(event_times))
+    conversions boolean[]     NOT NULL,
+    CHECK (cardinality(device_ids) = cardinality(event_times) AND cardinality(conversions) = cardinality(event_times))
 );
 CREATE INDEX attribution_pending_by_app ON attribution_pending (app_id);
+
+-- The devices that ever converted, with the span of their conversions: a queued delivery or tap
+-- changes a credit only on such a device and within that span, so most queued events cost one
+-- lookup here and no read of events.
+CREATE TABLE attribution_devices (
+    app_id           bigint      NOT NULL,
+    device_id        text        NOT NULL,
+    first_conversion timestamptz NOT NULL,
+    last_conversion  timestamptz NOT NULL,
+    PRIMARY KEY (app_id, device_id)
+);
 
 -- The credit of every stored conversion. kind: 1 direct, 2 influenced, 3 unattributed (then the
 -- notification's columns are NULL). currency is '' and value 0 for a conversion without a value.
@@ -43,7 +59,8 @@ CREATE TABLE conversion_credits (
     app_id            bigint      NOT NULL,
     event_id          uuid        NOT NULL,
     event_time        timestamptz NOT NULL,
-    device_id         text        NOT NULL,
+    -- NULL for a conversion posted without an install id (unattributed).
+    device_id         text,
     name              text        NOT NULL,
     currency          text        NOT NULL,
     value             numeric     NOT NULL,
@@ -148,6 +165,7 @@ CREATE TABLE rollup_conversion_totals (
 
 INSERT INTO tapwire_table_layout (table_name, layout, reason) VALUES
     ('attribution_pending', 'distributed', 'attribution queue, co-located with events'),
+    ('attribution_devices', 'distributed', 'attribution, co-located with events'),
     ('conversion_credits', 'distributed', 'attribution, co-located with events'),
     ('notification_conversions', 'distributed', 'attribution, co-located with events'),
     ('rollup_conversions', 'distributed', 'report rollup, co-located with events'),
@@ -169,129 +187,170 @@ END
 $fn$;
 ALTER TABLE rollup_delta_batches ALTER COLUMN attribution_queued SET DEFAULT tapwire_refuse_batch_without_attribution();
 
--- What a conversion is credited to, under the given windows (the rule above).
-CREATE TYPE tapwire_credit AS (
-    kind              smallint,
-    notification_key  text,
-    touch_time        timestamptz,
-    category          text,
-    has_media         boolean,
-    campaign          text,
-    platform          text,
-    action_identifier text
-);
-
-CREATE FUNCTION tapwire_credit_conversion(p_app bigint, p_device text, p_time timestamptz, p_notification text,
-                                          p_direct interval, p_influence interval) RETURNS tapwire_credit
-LANGUAGE sql STABLE AS $fn$
-    SELECT coalesce(
-        (SELECT ROW(1, coalesce(r.notification_id, 'event:' || r.event_id::text), r.event_time, r.category, r.has_media,
-                    coalesce(r.campaign, ''), r.platform, r.action_identifier)::tapwire_credit
-         FROM events r
-         WHERE r.app_id = p_app AND r.device_id = p_device AND r.type = 'response'
-           AND r.action_identifier <> 'com.apple.UNNotificationDismissActionIdentifier'
-           AND r.event_time >= p_time - p_direct AND r.event_time <= p_time
-         ORDER BY (p_notification IS NOT NULL AND r.notification_id IS NOT DISTINCT FROM p_notification) DESC,
-                  r.event_time DESC, r.event_id DESC
-         LIMIT 1),
-        (SELECT ROW(2, coalesce(d.notification_id, 'event:' || d.event_id::text), d.event_time, d.category, d.has_media,
-                    coalesce(d.campaign, ''), d.platform, NULL)::tapwire_credit
-         FROM events d
-         WHERE d.app_id = p_app AND d.device_id = p_device AND d.type = 'delivered'
-           AND d.event_time >= p_time - p_influence AND d.event_time <= p_time
-           AND NOT EXISTS (SELECT 1 FROM events r
-                           WHERE r.app_id = p_app AND r.device_id = p_device AND r.type = 'response'
-                             AND r.action_identifier <> 'com.apple.UNNotificationDismissActionIdentifier'
-                             AND r.event_time > d.event_time AND r.event_time <= p_time)
-         ORDER BY d.event_time DESC, d.event_id DESC
-         LIMIT 1),
-        ROW(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::tapwire_credit)
-$fn$;
-
--- A conversion as attribution reads it.
-CREATE TYPE tapwire_conversion AS (
-    event_id        uuid,
-    event_time      timestamptz,
-    device_id       text,
-    notification_id text,
-    name            text,
-    currency        text,
-    value           numeric
-);
-
 -- Recomputes the credits the queued events of `p_app` can change, stores those that changed and
 -- adds their change to the rollups; returns how many credits changed. Under an advisory lock per
 -- app, so two folds never apply the same change twice. Each statement reads one app: on Citus it
 -- is routed to the app's shard.
+-- enable_seqscan is off: every table it joins its scratch tables with grows with the app (the
+-- converting devices, the credits, the notification rows, the rollups), and a fold touches a few
+-- thousand of their rows; without statistics on the scratch tables the planner would hash-join
+-- with a scan of the whole table, a cost that grows with every fold.
 CREATE FUNCTION tapwire_attribute_pending(p_app bigint) RETURNS bigint
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
 DECLARE
     v_direct    interval;
     v_influence interval;
-    v_devices   text[];
-    v_from      timestamptz[];
-    v_to        timestamptz[];
-    v_convs     tapwire_conversion[];
-    v_ids       uuid[];
+    v_horizon   interval;
     v_changed   bigint;
 BEGIN
-    PERFORM pg_advisory_xact_lock(7358161, p_app::integer);
+    PERFORM pg_advisory_xact_lock(7358161, hashint8(p_app));
     SELECT direct_window, influence_window INTO v_direct, v_influence FROM apps WHERE app_id = p_app;
     IF NOT FOUND THEN
         DELETE FROM attribution_pending WHERE app_id = p_app;
         RETURN 0;
     END IF;
+    v_horizon := greatest(v_direct, v_influence);
 
-    -- Each queued device, from its earliest queued time to its latest plus the longer window.
-    WITH taken AS (
-        DELETE FROM attribution_pending WHERE app_id = p_app RETURNING device_ids, event_times
-    ), queued AS (
-        SELECT u.device_id, min(u.event_time) AS from_time, max(u.event_time) AS to_time
-        FROM taken, unnest(taken.device_ids, taken.event_times) AS u (device_id, event_time)
-        GROUP BY u.device_id
-    )
-    SELECT array_agg(device_id ORDER BY device_id), array_agg(from_time ORDER BY device_id),
-           array_agg(to_time + greatest(v_direct, v_influence) ORDER BY device_id)
-    INTO v_devices, v_from, v_to
-    FROM queued;
-    IF v_devices IS NULL THEN
-        RETURN 0;
-    END IF;
-
-    SELECT array_agg(ROW(e.event_id, e.event_time, e.device_id, e.notification_id, e.conversion_name,
-                         coalesce(e.conversion_currency, ''), coalesce(e.conversion_value::numeric, 0))::tapwire_conversion
-                     ORDER BY e.event_id)
-    INTO v_convs
-    FROM unnest(v_devices, v_from, v_to) AS q (device_id, from_time, to_time)
-    JOIN events e ON e.app_id = p_app AND e.device_id = q.device_id
-                 AND e.event_time >= q.from_time AND e.event_time <= q.to_time
-    WHERE e.type = 'conversion';
-    IF v_convs IS NULL THEN
-        RETURN 0;
-    END IF;
-
-    -- The new credits, beside the stored ones; only those that differ go on.
+    -- Scratch tables of this transaction (kept for the session, emptied at commit).
+    CREATE TEMP TABLE IF NOT EXISTS tapwire_attribution_queue (
+        device_id text, event_time timestamptz, converted boolean
+    ) ON COMMIT DELETE ROWS;
+    CREATE TEMP TABLE IF NOT EXISTS tapwire_attribution_span (
+        device_id text, from_time timestamptz, to_time timestamptz, first_conversion timestamptz, last_conversion timestamptz
+    ) ON COMMIT DELETE ROWS;
+    CREATE TEMP TABLE IF NOT EXISTS tapwire_attribution_conversion (
+        event_id uuid, event_time timestamptz, device_id text, notification_id text, name text, currency text, value numeric
+    ) ON COMMIT DELETE ROWS;
+    -- A device's events the rule reads: its taps and deliveries, and (until moved to the table
+    -- above) its conversions, whose name then sits in action_identifier, with their currency and
+    -- value, and whether a queued event can change their credit.
+    CREATE TEMP TABLE IF NOT EXISTS tapwire_attribution_touch (
+        device_id text, event_id uuid, event_time timestamptz, type event_type, engaged boolean, notification_key text,
+        notification_id text, category text, has_media boolean, campaign text, platform text, action_identifier text,
+        currency text, value float8, affected boolean
+    ) ON COMMIT DELETE ROWS;
     CREATE TEMP TABLE IF NOT EXISTS tapwire_credit_change (
         sign smallint, event_id uuid, event_time timestamptz, device_id text, name text, currency text,
         value numeric, kind smallint, notification_key text, touch_time timestamptz, category text,
         has_media boolean, campaign text, platform text, action_identifier text
     ) ON COMMIT DELETE ROWS;
-    TRUNCATE tapwire_credit_change;
-    SELECT array_agg(c.event_id) INTO v_ids FROM unnest(v_convs) c;
+    TRUNCATE tapwire_attribution_queue, tapwire_attribution_span, tapwire_attribution_conversion, tapwire_attribution_touch, tapwire_credit_change;
 
+    -- The queued events: an install id (NULL: a conversion posted without one), a time, and
+    -- whether it is a conversion's.
+    WITH taken AS (
+        DELETE FROM attribution_pending WHERE app_id = p_app RETURNING device_ids, event_times, conversions
+    )
+    INSERT INTO tapwire_attribution_queue
+    SELECT u.device_id, u.event_time, u.conversion
+    FROM taken, unnest(taken.device_ids, taken.event_times, taken.conversions) AS u (device_id, event_time, conversion);
+
+    -- Conversions without an install id: unattributed.
     INSERT INTO tapwire_credit_change
-    SELECT 1, c.event_id, c.event_time, c.device_id, c.name, c.currency, c.value, (cr).*
-    FROM (SELECT c.*, tapwire_credit_conversion(p_app, c.device_id, c.event_time, c.notification_id,
-                                                v_direct, v_influence) AS cr
-          FROM unnest(v_convs) c) c;
+    SELECT 1, e.event_id, e.event_time, NULL, e.conversion_name, coalesce(e.conversion_currency, ''),
+           coalesce(e.conversion_value::numeric, 0), 3, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    FROM (SELECT DISTINCT event_time FROM tapwire_attribution_queue WHERE device_id IS NULL AND converted) t
+    CROSS JOIN LATERAL (
+        SELECT e.* FROM events e
+        WHERE e.app_id = p_app AND e.event_time = t.event_time AND e.type = 'conversion' AND e.device_id IS NULL
+        OFFSET 0
+    ) e;
 
+    -- Each device, from its earliest queued time to its latest, and the span of its queued
+    -- conversions.
+    INSERT INTO tapwire_attribution_span
+    SELECT device_id, min(event_time), max(event_time), min(event_time) FILTER (WHERE converted),
+           max(event_time) FILTER (WHERE converted)
+    FROM tapwire_attribution_queue
+    WHERE device_id IS NOT NULL
+    GROUP BY device_id;
+
+    -- The devices that converted, and the span of their new conversions.
+    INSERT INTO attribution_devices AS d (app_id, device_id, first_conversion, last_conversion)
+    SELECT p_app, device_id, first_conversion, last_conversion FROM tapwire_attribution_span
+    WHERE first_conversion IS NOT NULL
+    ORDER BY device_id
+    ON CONFLICT (app_id, device_id) DO UPDATE
+        SET first_conversion = least(d.first_conversion, excluded.first_conversion),
+            last_conversion = greatest(d.last_conversion, excluded.last_conversion);
+
+    -- The conversions an event queued can change (of a device that converted, from the event's
+    -- time to the longer window after it), and the taps and deliveries they can be credited to
+    -- (the longer window before them): one read of events_by_device per such device, in the
+    -- partitions of its range only (OFFSET 0 keeps the read per device: the planner cannot know
+    -- how few devices there are, and would scan every conversion).
+    INSERT INTO tapwire_attribution_touch
+    SELECT e.device_id, e.event_id, e.event_time, e.type,
+           e.type = 'response' AND e.action_identifier <> 'com.apple.UNNotificationDismissActionIdentifier',
+           CASE WHEN e.type = 'conversion' THEN NULL ELSE coalesce(e.notification_id, 'event:' || e.event_id::text) END,
+           e.notification_id, e.category, e.has_media, coalesce(e.campaign, ''), e.platform,
+           CASE WHEN e.type = 'conversion' THEN e.conversion_name ELSE e.action_identifier END,
+           e.conversion_currency, e.conversion_value,
+           e.type = 'conversion' AND e.event_time >= q.from_time AND e.event_time <= q.to_time + v_horizon
+    FROM tapwire_attribution_span q
+    CROSS JOIN LATERAL (
+        SELECT d.* FROM attribution_devices d
+        WHERE d.app_id = p_app AND d.device_id = q.device_id
+          AND d.last_conversion >= q.from_time AND d.first_conversion <= q.to_time + v_horizon
+        OFFSET 0
+    ) d
+    CROSS JOIN LATERAL (
+        SELECT e.* FROM events e
+        WHERE e.app_id = p_app AND e.device_id = q.device_id AND e.type IN ('delivered', 'response', 'conversion')
+          AND e.event_time >= greatest(q.from_time, d.first_conversion) - v_horizon
+          AND e.event_time <= least(q.to_time + v_horizon, d.last_conversion)
+        OFFSET 0
+    ) e;
+    INSERT INTO tapwire_attribution_conversion
+    SELECT event_id, event_time, device_id, notification_id, action_identifier, coalesce(currency, ''),
+           coalesce(value::numeric, 0)
+    FROM tapwire_attribution_touch WHERE affected;
+    DELETE FROM tapwire_attribution_touch WHERE type = 'conversion';
+    ANALYZE tapwire_attribution_conversion, tapwire_attribution_touch;
+
+    -- The rule (docs/outcomes.md): the tap in the direct window (the named notification's first,
+    -- then the latest), else the latest delivery in the influence window with no tap after it,
+    -- else none. Ties go to the greater event id.
+    INSERT INTO tapwire_credit_change
+    WITH direct AS (
+        SELECT DISTINCT ON (c.event_id) c.event_id, t.notification_key, t.event_time, t.category, t.has_media,
+               t.campaign, t.platform, t.action_identifier
+        FROM tapwire_attribution_conversion c
+        JOIN tapwire_attribution_touch t ON t.device_id = c.device_id AND t.engaged
+         AND t.event_time >= c.event_time - v_direct AND t.event_time <= c.event_time
+        ORDER BY c.event_id, (c.notification_id IS NOT NULL AND t.notification_id IS NOT DISTINCT FROM c.notification_id) DESC,
+                 t.event_time DESC, t.event_id DESC
+    ), last_tap AS (
+        SELECT c.event_id, max(t.event_time) AS at
+        FROM tapwire_attribution_conversion c
+        JOIN tapwire_attribution_touch t ON t.device_id = c.device_id AND t.engaged
+         AND t.event_time >= c.event_time - v_influence AND t.event_time <= c.event_time
+        GROUP BY c.event_id
+    ), influenced AS (
+        SELECT DISTINCT ON (c.event_id) c.event_id, t.notification_key, t.event_time, t.category, t.has_media,
+               t.campaign, t.platform
+        FROM tapwire_attribution_conversion c
+        JOIN tapwire_attribution_touch t ON t.device_id = c.device_id AND t.type = 'delivered'
+         AND t.event_time >= c.event_time - v_influence AND t.event_time <= c.event_time
+        LEFT JOIN last_tap l ON l.event_id = c.event_id
+        WHERE l.at IS NULL OR l.at <= t.event_time
+        ORDER BY c.event_id, t.event_time DESC, t.event_id DESC
+    )
+    SELECT 1, c.event_id, c.event_time, c.device_id, c.name, c.currency, c.value,
+           CASE WHEN d.event_id IS NOT NULL THEN 1 WHEN i.event_id IS NOT NULL THEN 2 ELSE 3 END,
+           coalesce(d.notification_key, i.notification_key), coalesce(d.event_time, i.event_time),
+           coalesce(d.category, i.category), coalesce(d.has_media, i.has_media), coalesce(d.campaign, i.campaign),
+           coalesce(d.platform, i.platform), d.action_identifier
+    FROM tapwire_attribution_conversion c
+    LEFT JOIN direct d ON d.event_id = c.event_id
+    LEFT JOIN influenced i ON i.event_id = c.event_id;
+
+    -- Beside the credits stored: a credit unchanged appears once with each sign, and both go.
     INSERT INTO tapwire_credit_change
     SELECT -1, s.event_id, s.event_time, s.device_id, s.name, s.currency, s.value, s.kind, s.notification_key,
            s.touch_time, s.category, s.has_media, s.campaign, s.platform, s.action_identifier
     FROM conversion_credits s
-    WHERE s.app_id = p_app AND s.event_id = ANY (v_ids);
-
-    -- A credit unchanged appears once with each sign: drop both.
+    WHERE s.app_id = p_app AND s.event_id IN (SELECT event_id FROM tapwire_credit_change);
     DELETE FROM tapwire_credit_change x
     USING (SELECT event_id FROM tapwire_credit_change
            GROUP BY event_id, event_time, device_id, name, currency, value, kind, notification_key, touch_time,
@@ -299,6 +358,7 @@ BEGIN
            HAVING count(*) = 2) same
     WHERE x.event_id = same.event_id;
     SELECT count(*) FILTER (WHERE sign = 1) INTO v_changed FROM tapwire_credit_change;
+    ANALYZE tapwire_credit_change;
     IF v_changed = 0 THEN
         RETURN 0;
     END IF;
@@ -320,6 +380,11 @@ BEGIN
     ORDER BY 2, 3, 4, 5
     ON CONFLICT (app_id, day, name, currency, kind) DO UPDATE
         SET conversions = t.conversions + excluded.conversions, value_sum = t.value_sum + excluded.value_sum;
+    -- A key whose credits all moved away is no row, as if they had never come: the tables do
+    -- not depend on the order events arrived in (so for each rollup below).
+    DELETE FROM rollup_conversion_totals t
+    WHERE t.app_id = p_app AND t.conversions = 0
+      AND (t.day, t.name, t.currency, t.kind) IN (SELECT tapwire_utc_day(event_time), name, currency, kind FROM tapwire_credit_change);
 
     INSERT INTO rollup_conversion_actions AS t (app_id, day, category, action_identifier, name, direct)
     SELECT p_app, tapwire_utc_day(touch_time), category, action_identifier, name, sum(sign)
@@ -329,6 +394,10 @@ BEGIN
     ORDER BY 2, 3, 4, 5
     ON CONFLICT (app_id, day, category, action_identifier, name) DO UPDATE
         SET direct = t.direct + excluded.direct;
+    DELETE FROM rollup_conversion_actions t
+    WHERE t.app_id = p_app AND t.direct = 0
+      AND (t.day, t.category, t.action_identifier, t.name) IN (SELECT tapwire_utc_day(touch_time), category, action_identifier, name
+                                                               FROM tapwire_credit_change WHERE kind = 1);
 
     -- The notifications whose credits changed: their stored rows out (sign -1), their rows made
     -- again from the credits now stored in (sign 1).
@@ -370,6 +439,7 @@ BEGIN
     WHERE s.app_id = p_app
     GROUP BY s.device_id, s.notification_key, s.name, s.currency;
 
+    ANALYZE tapwire_notification_change;
     INSERT INTO notification_conversions (app_id, device_id, notification_key, name, currency, touch_time, category,
                                           has_media, campaign, platform, first_kind, direct, influenced, value)
     SELECT p_app, device_id, notification_key, name, currency, touch_time, category, has_media, campaign, platform,
@@ -387,6 +457,10 @@ BEGIN
         SET direct = t.direct + excluded.direct, influenced = t.influenced + excluded.influenced,
             converted = t.converted + excluded.converted, value_sum = t.value_sum + excluded.value_sum,
             value_sq = t.value_sq + excluded.value_sq, value_cube = t.value_cube + excluded.value_cube;
+    DELETE FROM rollup_conversions t
+    WHERE t.app_id = p_app AND t.converted = 0
+      AND (t.day, t.category, t.has_media, t.name, t.currency) IN (SELECT tapwire_utc_day(touch_time), category, has_media, name, currency
+                                                                   FROM tapwire_notification_change);
 
     INSERT INTO rollup_conversion_strata AS t (app_id, day, category, campaign, platform, name, currency,
                                               rich_converted, text_converted)
@@ -398,6 +472,10 @@ BEGIN
     ON CONFLICT (app_id, day, category, campaign, platform, name, currency) DO UPDATE
         SET rich_converted = t.rich_converted + excluded.rich_converted,
             text_converted = t.text_converted + excluded.text_converted;
+    DELETE FROM rollup_conversion_strata t
+    WHERE t.app_id = p_app AND t.rich_converted = 0 AND t.text_converted = 0
+      AND (t.day, t.category, t.campaign, t.platform, t.name, t.currency) IN (
+          SELECT tapwire_utc_day(touch_time), category, campaign, platform, name, currency FROM tapwire_notification_change);
     RETURN v_changed;
 END
 $fn$;
@@ -406,15 +484,23 @@ $fn$;
 -- the next fold recomputes its credit: the rollups rebuild and a change of an app's windows use
 -- it. A credit that does not change writes nothing.
 CREATE FUNCTION tapwire_queue_attribution(p_app bigint, p_from timestamptz, p_to timestamptz) RETURNS bigint
-LANGUAGE sql AS $fn$
-    WITH queued AS (
-        INSERT INTO attribution_pending (app_id, device_ids, event_times)
-        SELECT app_id, array_agg(device_id), array_agg(event_time)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_queued bigint;
+BEGIN
+    -- PL/pgSQL, not SQL: Citus cannot plan a query on a distributed table that uses a SQL
+    -- function's arguments (migration 0121).
+    SELECT count(*) INTO v_queued
+    FROM events
+    WHERE (p_app IS NULL OR app_id = p_app) AND type = 'conversion' AND event_time >= p_from AND event_time < p_to;
+    IF v_queued > 0 THEN
+        INSERT INTO attribution_pending (app_id, device_ids, event_times, conversions)
+        SELECT app_id, array_agg(device_id), array_agg(event_time), array_agg(true)
         FROM events
-        WHERE (p_app IS NULL OR app_id = p_app) AND type = 'conversion' AND device_id IS NOT NULL
+        WHERE (p_app IS NULL OR app_id = p_app) AND type = 'conversion'
           AND event_time >= p_from AND event_time < p_to
-        GROUP BY app_id
-        RETURNING cardinality(device_ids) AS n
-    )
-    SELECT coalesce(sum(n), 0)::bigint FROM queued
+        GROUP BY app_id;
+    END IF;
+    RETURN v_queued;
+END
 $fn$;

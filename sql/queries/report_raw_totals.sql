@@ -2,7 +2,8 @@
 -- report, which a filtered or grouped report reads and the tests and the benchmark hold the
 -- rollup report equal to (docs/reports.md, "What each report reads"). $4: the filters, one element
 -- per dimension (tapwire_event_matches, migration 0150); $5: the --by dimension ('' for none).
--- cut_day is the UTC day (days since 1970-01-01) of an event whose day the range cuts.
+-- cut_day is the UTC day (days since 1970-01-01) of an event whose day the range cuts. Conversions
+-- are attribution's (docs/outcomes.md): every raw-events report leaves them out.
 SELECT tapwire_dimension_value($5::text, e.app_version, e.platform, e.campaign, e.variant, e.os_version) AS group_value, e.category, e.has_media,
     CASE WHEN tapwire_utc_day(e.event_time) >= $2::timestamptz
               AND tapwire_utc_day(e.event_time) + interval '86400 seconds' <= $3::timestamptz THEN NULL
@@ -19,4 +20,5 @@ SELECT tapwire_dimension_value($5::text, e.app_version, e.platform, e.campaign, 
 FROM events e
 WHERE e.app_id = $1::bigint AND e.event_time >= $2::timestamptz AND e.event_time < $3::timestamptz
   AND tapwire_event_matches($4::text[], e.app_version, e.platform, e.campaign, e.variant, e.os_version)
+  AND e.type <> 'conversion'
 GROUP BY 1, 2, 3, 4

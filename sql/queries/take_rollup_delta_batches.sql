@@ -11,5 +11,6 @@ COPY (
     DELETE FROM rollup_delta_batches
     WHERE app_id = ANY (string_to_array(current_setting('tapwire.fold_apps'), ',')::bigint[])
     RETURNING app_id, kind, grain, bucket, category, app_version, platform, campaign, variant, has_media, action,
-              metric, bin, type, category_registered, n1, n2, n3, n4, n5, n6, n7, first_seen, last_seen, os
+              metric, bin, type, category_registered, n1, n2, n3, n4, n5, n6, n7, first_seen, last_seen, os,
+              attribution_queued
 ) TO STDOUT (FORMAT binary)

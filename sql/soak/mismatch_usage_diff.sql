@@ -5,7 +5,7 @@ WITH raw AS (
            coalesce(action_identifier, '') AS action,
            (CASE category_registered WHEN true THEN 1 WHEN false THEN 0 ELSE -1 END)::smallint AS category_registered,
            count(*) AS event_count, min(event_time) AS first_seen, max(event_time) AS last_seen
-    FROM events WHERE app_id = $1::bigint
+    FROM events WHERE app_id = $1::bigint AND type <> 'conversion'
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
 ), raw_daily AS (
     SELECT app_id, (bucket AT TIME ZONE 'UTC')::date AS day, app_version, platform, type, category, action, category_registered,

@@ -1,10 +1,19 @@
 /// An app's API key: `tww_<id>_<secret>` for writing (it ships inside apps), `twr_<id>_<secret>`
-/// for reading reports. The id is public and finds the row; only SHA-256(secret) is stored.
+/// for reading reports, `twa_<id>_<secret>` for deleting (forgetting a device, docs/outcomes.md).
+/// The id is public and finds the row; only SHA-256(secret) is stored.
 public struct APIKey: Sendable, Equatable, CustomStringConvertible {
     public enum Kind: String, Sendable, CaseIterable {
         case write
         case read
-        var letter: Character { self == .write ? "w" : "r" }
+        /// May delete an app's data (`POST /v1/devices/forget`); cannot post or read reports.
+        case admin
+        var letter: Character {
+            switch self {
+            case .write: "w"
+            case .read: "r"
+            case .admin: "a"
+            }
+        }
     }
 
     public var kind: Kind
@@ -30,11 +39,8 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible {
     public init?(parsing text: String) {
         let parts = text.split(separator: "_", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 3, parts[0].hasPrefix("tw") else { return nil }
-        switch parts[0].last {
-        case "w": kind = .write
-        case "r": kind = .read
-        default: return nil
-        }
+        guard let kind = Kind.allCases.first(where: { $0.letter == parts[0].last }) else { return nil }
+        self.kind = kind
         let id = parts[1], secret = parts[2]
         guard id.count == 16, id.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
               secret.count == 40, secret.utf8.allSatisfy({ $0 < 128 && APIKey.alphabet.contains($0) })
@@ -76,8 +82,8 @@ extension APIKey {
         var out = String.UnicodeScalarView()
         var i = 0
         while i < scalars.count {
-            // "tw" + w|r + "_" + 16 hex + "_": keep that public part, drop the secret after it.
-            if i + 21 <= scalars.count, scalars[i] == "t", scalars[i + 1] == "w", scalars[i + 2] == "w" || scalars[i + 2] == "r",
+            // "tw" + w|r|a + "_" + 16 hex + "_": keep that public part, drop the secret after it.
+            if i + 21 <= scalars.count, scalars[i] == "t", scalars[i + 1] == "w", Kind.allCases.contains(where: { Character(scalars[i + 2]) == $0.letter }),
                scalars[i + 3] == "_", scalars[(i + 4)..<(i + 20)].allSatisfy(isHex), scalars[i + 20] == "_" {
                 out.append(contentsOf: scalars[i..<(i + 21)])
                 i += 21

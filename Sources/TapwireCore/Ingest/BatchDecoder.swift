@@ -226,7 +226,8 @@ private struct FieldReader {
 
     func number(_ name: String) throws(FieldProblem) -> Double? {
         guard let v = value(name) else { return nil }
-        guard let n = v.numberValue, n.double.isFinite else { throw FieldProblem(.invalidField, "\(name) must be a number, got \(v.typeName)") }
+        guard let n = v.numberValue else { throw FieldProblem(.invalidField, "\(name) must be a number, got \(v.typeName)") }
+        guard n.double.isFinite else { throw FieldProblem(.invalidField, "\(name) must be a finite number; this one is beyond a Double's range") }
         return n.double
     }
 
@@ -251,7 +252,7 @@ private struct FieldReader {
         }
         if let currency {
             guard amount != nil else { throw FieldProblem(.invalidField, "currency is only valid with a value") }
-            guard currency.utf8.count == 3, currency.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) else {
+            guard ConversionRules.isCurrencyCode(currency) else {
                 throw FieldProblem(.invalidField, "currency must be an ISO 4217 code of three capital letters, such as EUR")
             }
         }

@@ -13,10 +13,10 @@ public struct IngestLimits: Sendable, Equatable {
     /// appVersion, build and osVersion.
     public var maxVersionBytes = 64
     public var maxPlatformBytes = 32
-    /// sdk and deviceId.
     /// The largest conversion value accepted: beyond any real purchase, within what a sum of
     /// millions of them keeps exact in PostgreSQL numeric and close in a Double.
-    public static let maxConversionValue: Double = 1_000_000_000
+    public static let maxConversionValue: Double = ConversionRules.maxValue
+    /// sdk and deviceId (the context's and an event's own).
     public var maxTagBytes = 128
     /// userTextLength above this is not a plausible reply length.
     public var maxUserTextLength: Int64 = 1 << 20

@@ -10,6 +10,8 @@ public struct Route: Sendable {
         case write
         /// The app's read key (reports).
         case read
+        /// The app's admin key (deletions: forgetting a device).
+        case admin
     }
 
     public var method: String
