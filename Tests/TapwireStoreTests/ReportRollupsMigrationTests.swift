@@ -95,10 +95,17 @@ import TapwireRollupOracle
             StagedBatch(appId: appId, receivedAt: now, context: DeviceContext(appVersion: ["1.0", "1.1"][i % 2], platform: ["iOS", "watchOS"][i / 3]),
                         events: (0..<400).map { _ in RollupDeltaMergeTests.randomEvent(&rng, around: now) })
         }
-        // Today's COPY writes the conversion columns of 0161: there for the load, gone before 0150.
-        try connection.query("ALTER TABLE events ADD COLUMN conversion_name text, ADD COLUMN conversion_value float8, ADD COLUMN conversion_currency text")
+        // Today's COPY writes the conversion columns of 0161 and the assignment's of 0201: there for
+        // the load, gone before 0150.
+        try connection.query("""
+            ALTER TABLE events ADD COLUMN conversion_name text, ADD COLUMN conversion_value float8, ADD COLUMN conversion_currency text,
+                ADD COLUMN held_out boolean, ADD COLUMN holdout_share float8
+            """)
         try BulkLoad.copyEvents(batches, on: connection)
-        try connection.query("ALTER TABLE events DROP COLUMN conversion_name, DROP COLUMN conversion_value, DROP COLUMN conversion_currency")
+        try connection.query("""
+            ALTER TABLE events DROP COLUMN conversion_name, DROP COLUMN conversion_value, DROP COLUMN conversion_currency,
+                DROP COLUMN held_out, DROP COLUMN holdout_share
+            """)
         // The previous release's rollups of those events: its engagement tables from its oracle,
         // the release and mismatch tables (unchanged since) from today's.
         try connection.transaction { () throws(DatabaseError) in
