@@ -64,6 +64,14 @@ import TapwireTestSupport
         let difference = try #require(spring.difference)
         #expect(difference > 0 && spring.ci95?.contains(difference) == true && spring.anytimeValid != nil)
         #expect(spring.valuePerDevice != nil)
+        // Assignments are not notifications: the reports that read the events (grouped, filtered)
+        // list no category for them, as the rollups' report does not.
+        #expect(report.categories.isEmpty, "\(report.categories.map(\.category))")
+        let grouped = try EngagementReportService().report(appName: app.name, scope: ReportScope(appId: app.appId, from: scope.from, to: scope.to,
+                                                                                                 timeZone: "UTC", groupBy: .platform,
+                                                                                                 source: .rollups), on: connection)
+        #expect(grouped.categories.isEmpty && grouped.groups.allSatisfy { $0.categories.isEmpty },
+                "\(grouped.categories.map(\.category)) \(grouped.groups.map { $0.categories.map(\.category) })")
 
         let json = JSONReportRenderer().render(report)
         try SchemaCheck.validate(json)

@@ -7,5 +7,5 @@ SELECT tapwire_dimension_value($5::text, e.app_version, e.platform, e.campaign, 
 FROM events e
 WHERE e.app_id = $1::bigint AND e.event_time >= $2::timestamptz AND e.event_time < $3::timestamptz
   AND tapwire_event_matches($4::text[], e.app_version, e.platform, e.campaign, e.variant, e.os_version)
-  AND e.type <> 'conversion'
+  AND e.type NOT IN ('conversion', 'assignment')
 GROUP BY 1, 2, 3

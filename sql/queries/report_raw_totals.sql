@@ -3,7 +3,8 @@
 -- rollup report equal to (docs/reports.md, "What each report reads"). $4: the filters, one element
 -- per dimension (tapwire_event_matches, migration 0150); $5: the --by dimension ('' for none).
 -- cut_day is the UTC day (days since 1970-01-01) of an event whose day the range cuts. Conversions
--- are attribution's (docs/outcomes.md): every raw-events report leaves them out.
+-- are attribution's (docs/outcomes.md) and assignments the holdouts' (docs/holdouts.md): every
+-- raw-events report leaves them out, as the rollups do.
 SELECT tapwire_dimension_value($5::text, e.app_version, e.platform, e.campaign, e.variant, e.os_version) AS group_value, e.category, e.has_media,
     CASE WHEN tapwire_utc_day(e.event_time) >= $2::timestamptz
               AND tapwire_utc_day(e.event_time) + interval '86400 seconds' <= $3::timestamptz THEN NULL
@@ -20,5 +21,5 @@ SELECT tapwire_dimension_value($5::text, e.app_version, e.platform, e.campaign, 
 FROM events e
 WHERE e.app_id = $1::bigint AND e.event_time >= $2::timestamptz AND e.event_time < $3::timestamptz
   AND tapwire_event_matches($4::text[], e.app_version, e.platform, e.campaign, e.variant, e.os_version)
-  AND e.type <> 'conversion'
+  AND e.type NOT IN ('conversion', 'assignment')
 GROUP BY 1, 2, 3, 4

@@ -18,7 +18,7 @@ WITH cells AS (
     WHERE e.app_id = $1::bigint AND e.event_time >= $2::timestamptz AND e.event_time < $3::timestamptz
       AND tapwire_utc_day(e.event_time) >= $2::timestamptz AND tapwire_utc_day(e.event_time) + interval '86400 seconds' <= $3::timestamptz
       AND tapwire_event_matches($4::text[], e.app_version, e.platform, e.campaign, e.variant, e.os_version)
-      AND e.type <> 'conversion'
+      AND e.type NOT IN ('conversion', 'assignment')
     GROUP BY GROUPING SETS ((tapwire_dimension_value($5::text, e.app_version, e.platform, e.campaign, e.variant, e.os_version), e.category, tapwire_utc_day(e.event_time), coalesce(e.campaign, ''), e.platform),
                             (e.category, tapwire_utc_day(e.event_time), coalesce(e.campaign, ''), e.platform))
     HAVING count(*) FILTER (WHERE e.type = 'delivered' OR (e.type = 'response'
