@@ -1,12 +1,17 @@
 import Foundation
 import TapwireCore
 
-/// One CSV row per category (and one for all categories, and per group with --by), quoted and
-/// formula-guarded by `CSVField.escape`. Rates are fractions; difference columns (`_pp`) are percentage points.
+/// One CSV row per category (and one for all categories, and per group with --by), then one per
+/// holdout campaign and one over them; quoted and formula-guarded by `CSVField.escape`. Rates are
+/// fractions; difference columns (`_pp`) are percentage points.
 public struct CSVReportRenderer: Sendable {
     public init() {}
 
-    public static let header = [
+    public static let header = engagementHeader + holdoutHeader
+
+    /// The category rows' columns, and the holdout rows' first three (group_dimension `holdout`,
+    /// group_value the campaign, category empty).
+    static let engagementHeader = [
         "group_dimension", "group_value", "category", "delivered", "sent", "base", "opens", "actions_total", "engaged",
         "engagement_rate", "engagement_ci_low", "engagement_ci_high", "text_replies", "reply_p50_length", "reply_p90_length",
         "dismiss_measurable", "dismissals", "dismiss_rate", "rich_delivered", "rich_engaged", "rich_rate", "rich_ci_low",
@@ -27,17 +32,40 @@ public struct CSVReportRenderer: Sendable {
         "conversion_confounded", "conversion_anytime_ci_low_pp", "conversion_anytime_ci_high_pp",
     ]
 
+    /// Holdouts (docs/holdouts.md): every figure of a campaign's `holdouts` object in the JSON,
+    /// filled only on the holdout rows (the category rows leave them empty, as the holdout rows
+    /// leave the category columns). The row over campaigns (group_dimension `holdout_combined`)
+    /// fills the difference, its interval and the two `holdout_combined_` columns.
+    static let holdoutHeader = [
+        "holdout_window", "holdout_first_assignment_kept", "holdout_treated_devices", "holdout_treated_converted",
+        "holdout_treated_rate", "holdout_treated_ci_low", "holdout_treated_ci_high", "holdout_held_out_devices",
+        "holdout_held_out_converted", "holdout_held_out_rate", "holdout_held_out_ci_low", "holdout_held_out_ci_high",
+        "holdout_withheld", "holdout_difference_pp", "holdout_difference_ci_low_pp", "holdout_difference_ci_high_pp",
+        "holdout_relative_lift", "holdout_anytime_ci_low_pp", "holdout_anytime_ci_high_pp", "holdout_decided_on",
+        "holdout_value_treated", "holdout_value_held_out", "holdout_value_difference", "holdout_value_ci_low",
+        "holdout_value_ci_high", "holdout_srm_expected_share", "holdout_srm_observed_share", "holdout_srm_p_value",
+        "holdout_srm_sequential_p_value", "holdout_srm_mismatch", "holdout_combined_campaigns", "holdout_combined_p_value",
+    ]
+
+    /// The group_dimension of a campaign's holdout row, and of the row over campaigns (a dimension
+    /// of its own: a campaign may be named anything, `*` included).
+    static let holdoutDimension = "holdout", holdoutCombinedDimension = "holdout_combined"
+
     public func render(_ report: EngagementReport) -> String {
         var lines = [Self.header.joined(separator: ",")]
         for row in report.categories + [report.overall] { lines.append(line("", "", row)) }
         for group in report.groups {
             for row in group.categories + [group.overall] { lines.append(line(group.dimension.rawValue, group.value, row)) }
         }
+        lines += holdoutLines(report)
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
+    /// A figure as every numeric cell writes it: rounded to 6 digits, empty when absent.
+    static func number(_ v: Double?) -> String { v.map { String(Rounding.round($0, digits: 6)) } ?? "" }
+
     func line(_ dimension: String, _ value: String, _ c: CategoryEngagement) -> String {
-        func n(_ v: Double?) -> String { v.map { String(Rounding.round($0, digits: 6)) } ?? "" }
+        let n = Self.number
         func i(_ v: Int?) -> String { v.map(String.init) ?? "" }
         let fields: [String] = [
             dimension, value, c.category ?? "*", String(c.delivered), String(c.sent), c.base.rawValue, String(c.opens),
@@ -65,13 +93,45 @@ public struct CSVReportRenderer: Sendable {
             c.excludedCategories.map { "\($0.category)=\($0.reason.rawValue)" }.joined(separator: ";"),
             n(c.uplift.adjusted.anytime.ci95.map { $0.lower * 100 }), n(c.uplift.adjusted.anytime.ci95.map { $0.upper * 100 }),
             c.uplift.adjusted.anytime.decidedOn ?? "",
-        ] + conversionFields(c)
+        ] + conversionFields(c) + Array(repeating: "", count: Self.holdoutHeader.count)
         return fields.map(CSVField.escape).joined(separator: ",")
+    }
+
+    /// A row per holdout campaign, then the row over campaigns when the report has one.
+    func holdoutLines(_ report: EngagementReport) -> [String] {
+        let n = Self.number
+        func points(_ v: Double?) -> String { n(v.map { $0 * 100 }) }
+        func row(_ dimension: String, _ campaign: String, _ holdout: [String]) -> String {
+            ([dimension, campaign, ""] + Array(repeating: "", count: Self.engagementHeader.count - 3) + holdout)
+                .map(CSVField.escape).joined(separator: ",")
+        }
+        var lines = report.holdouts.map { h in
+            let arms = [h.treated, h.heldOut].flatMap { a in [String(a.devices), String(a.converted), n(a.rate), n(a.ci95?.lower), n(a.ci95?.upper)] }
+            let v = h.valuePerDevice
+            return row(Self.holdoutDimension, h.campaign, [h.window, "true"] + arms + [
+                h.withheld ?? "", points(h.difference), points(h.ci95?.lower), points(h.ci95?.upper), n(h.relativeLift),
+                points(h.anytimeValid?.ci95.lower), points(h.anytimeValid?.ci95.upper), h.anytimeValid?.decidedOn ?? "",
+                n(v?.treated), n(v?.heldOut), n(v?.difference), n(v?.ci95?.lower), n(v?.ci95?.upper),
+                n(h.srm.expectedShare), n(h.srm.observedShare), h.srm.pValue.map { String($0) } ?? "",
+                h.srm.sequentialPValue.map { String($0) } ?? "", h.srm.mismatch ? "true" : "false", "", "",
+            ])
+        }
+        if let c = report.holdoutsCombined {
+            var combined = Array(repeating: "", count: Self.holdoutHeader.count)
+            for (column, value) in [("holdout_difference_pp", points(c.difference)), ("holdout_difference_ci_low_pp", points(c.ci95.lower)),
+                                    ("holdout_difference_ci_high_pp", points(c.ci95.upper)),
+                                    ("holdout_combined_campaigns", c.campaigns.joined(separator: ";")),
+                                    ("holdout_combined_p_value", String(c.pValue))] {
+                combined[Self.holdoutHeader.firstIndex(of: column)!] = value
+            }
+            lines.append(row(Self.holdoutCombinedDimension, "", combined))
+        }
+        return lines
     }
 
     /// The conversion columns of one row, each a `;`-separated list over the conversion names.
     func conversionFields(_ c: CategoryEngagement) -> [String] {
-        func n(_ v: Double?) -> String { v.map { String(Rounding.round($0, digits: 6)) } ?? "" }
+        let n = Self.number
         func key(_ name: String, _ currency: String) -> String { currency.isEmpty ? name : name + ":" + currency }
         func list(_ value: (CategoryConversion) -> String) -> String {
             c.conversions.map { key($0.name, $0.currency) + "=" + value($0) }.joined(separator: ";")

@@ -21,7 +21,7 @@ public struct HTMLReportRenderer: Sendable {
         <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>Engagement report: \(HTML.escape(report.app))</title>
-        <style>\(Self.css)\(findings?.css ?? "")</style>
+        <style>\(Self.css)\(report.holdouts.isEmpty ? "" : HoldoutChart.css)\(findings?.css ?? "")</style>
         </head>
         <body>
         <header><h1>Engagement report: \(HTML.escape(report.app))</h1>
@@ -37,7 +37,12 @@ public struct HTMLReportRenderer: Sendable {
         if !holdouts.isEmpty {
             html += "<section class=\"holdouts\"><h2>Holdouts: what the notifications caused</h2><ul>\n"
             for line in holdouts { html += "<li>\(HTML.escape(line))</li>\n" }
-            html += "</ul></section>\n"
+            html += "</ul>\n"
+            for effect in report.holdouts {
+                html += "<h3>\(HTML.escape(effect.campaign)): cumulative conversion rate by UTC day, treated and held out</h3>\n"
+                    + HoldoutChart(effect: effect).svg
+            }
+            html += "</section>\n"
         }
         if let findings { html += findings.htmlSection }
         html += "<section class=\"notes\"><h2>Notes</h2><ul>\n"

@@ -21,6 +21,8 @@ public struct HoldoutEffect: Sendable, Equatable {
     /// The same difference with the normal-mixture confidence sequence, looked at once per UTC day.
     public var anytimeValid: AnytimeValid?
     public var valuePerDevice: ValuePerDevice?
+    /// Each UTC day's look, cumulative from the campaign's first day: what the HTML chart draws.
+    public var looks: [Look] = []
 
     public struct ArmRate: Sendable, Equatable {
         public var devices: Int
@@ -46,6 +48,24 @@ public struct HoldoutEffect: Sendable, Equatable {
         public var decidedOn: String?
     }
 
+    /// One daily look: every device assigned, and converted, up to the end of `day`, and the
+    /// anytime-valid interval of the difference at that look (nil while the estimates are
+    /// withheld or the look has no estimate yet).
+    public struct Look: Sendable, Equatable {
+        public var day: String
+        public var treated: HoldoutCounts.Arm
+        public var heldOut: HoldoutCounts.Arm
+        public var anytimeValid: ConfidenceInterval?
+
+        public var treatedRate: Double? { ProportionStatistics.share(treated.converted, of: treated.assigned) }
+        public var heldOutRate: Double? { ProportionStatistics.share(heldOut.converted, of: heldOut.assigned) }
+        /// Treated rate minus held-out rate at this look.
+        public var difference: Double? {
+            guard let t = treatedRate, let h = heldOutRate else { return nil }
+            return t - h
+        }
+    }
+
     public struct ValuePerDevice: Sendable, Equatable {
         public var treated: Double
         public var heldOut: Double
@@ -62,9 +82,13 @@ public struct HoldoutEffect: Sendable, Equatable {
                 tuningEffectiveTrials: Double = AnytimeUplift.defaultTuning) {
         campaign = counts.campaign
         window = counts.window
-        let total = counts.days.reduce((treated: HoldoutCounts.Arm(), heldOut: HoldoutCounts.Arm())) {
-            ($0.treated + $1.treated, $0.heldOut + $1.heldOut)
+        var running = (treated: HoldoutCounts.Arm(), heldOut: HoldoutCounts.Arm())
+        var looks = counts.days.map { day in
+            running = (running.treated + day.treated, running.heldOut + day.heldOut)
+            return Look(day: day.day, treated: running.treated, heldOut: running.heldOut)
         }
+        defer { self.looks = looks }
+        let total = running
         func rate(_ arm: HoldoutCounts.Arm) -> ArmRate {
             ArmRate(devices: arm.assigned, converted: arm.converted, rate: ProportionStatistics.share(arm.converted, of: arm.assigned),
                     ci95: ProportionStatistics.wilson(successes: arm.converted, trials: arm.assigned))
@@ -81,11 +105,9 @@ public struct HoldoutEffect: Sendable, Equatable {
             check.pValue = SampleRatioTest.chiSquare(counts: [total.treated.assigned, total.heldOut.assigned],
                                                      expectedShares: [1 - share, share])?.pValue
             if let test = SequentialSampleRatioTest(expectedShares: [1 - share, share]) {
-                var running = (treated: 0, heldOut: 0), p = 1.0
-                for day in counts.days {
-                    running.treated += day.treated.assigned
-                    running.heldOut += day.heldOut.assigned
-                    p = test.pValue(counts: [running.treated, running.heldOut], previous: p) ?? p
+                var p = 1.0
+                for look in looks {
+                    p = test.pValue(counts: [look.treated.assigned, look.heldOut.assigned], previous: p) ?? p
                 }
                 check.sequentialPValue = p
                 check.mismatch = p < Self.srmAlpha
@@ -113,16 +135,16 @@ public struct HoldoutEffect: Sendable, Equatable {
 
         // One look per UTC day, each over every device assigned and converted up to it.
         let boundary = NormalMixtureBoundary(alpha: 0.05, optimizedAt: tuningEffectiveTrials)
-        var running = (treated: HoldoutCounts.Arm(), heldOut: HoldoutCounts.Arm())
         var decidedOn: String?
         var latest: ConfidenceInterval?
-        for day in counts.days {
-            running = (running.treated + day.treated, running.heldOut + day.heldOut)
-            var look = UpliftDay()
-            look.add(rich: (running.treated.assigned, running.treated.converted), textOnly: (running.heldOut.assigned, running.heldOut.converted))
-            guard let estimate = look.snapshot.estimate(boundary: boundary) else { continue }
+        for i in looks.indices {
+            let (t, h) = (looks[i].treated, looks[i].heldOut)
+            var counted = UpliftDay()
+            counted.add(rich: (t.assigned, t.converted), textOnly: (h.assigned, h.converted))
+            guard let estimate = counted.snapshot.estimate(boundary: boundary) else { continue }
+            looks[i].anytimeValid = estimate.anytimeValid
             latest = estimate.anytimeValid
-            if decidedOn == nil, !estimate.anytimeValid.contains(0) { decidedOn = day.day }
+            if decidedOn == nil, !estimate.anytimeValid.contains(0) { decidedOn = looks[i].day }
         }
         anytimeValid = latest.map { AnytimeValid(ci95: $0, decidedOn: decidedOn) }
 

@@ -29,6 +29,9 @@ import TapwireTestSupport
             "Engagement by OS version": ["os_version", "category", "delivered", "engaged", "engagement_rate"],
             "Conversions per category": ["category", "conversion", "currency", "direct", "influenced", "converted", "delivered",
                                          "conversion_rate", "rich_rate", "text_rate"],
+            "Holdouts: treated vs held out per campaign": ["campaign", "conversion_window", "stated_shares", "observed_share",
+                                                           "treated_devices", "treated_converted", "treated_rate", "held_out_devices",
+                                                           "held_out_converted", "held_out_rate", "difference_pp"],
         ],
         "tapwire-mismatches": [
             "Unknown and case-mismatched categories by app version": ["app_version", "category", "kind", "registered_as", "notifications",
@@ -227,6 +230,30 @@ import TapwireTestSupport
         let bought = try server.client.post("/v1/batch", key: writeKey,
                                             json: TestBatch.body(buyers, sentAt: .now, context: [("appVersion", "3.2.0"), ("platform", "iOS")]))
         #expect(bought.status == 200 && bought.json?["accepted"]?.numberValue?.integer == Int64(buyers.count), "\(bought.text)")
+        // Holdouts (docs/holdouts.md): two campaigns' assignments over the last five days, a fifth
+        // (spring) and a half (winter) held out, a device of each assigned again later (ignored),
+        // and conversions in the window after some assignments.
+        var holdout: [JSONValue] = []
+        for i in 0..<300 {
+            let spring = i < 200
+            let campaign = spring ? "dash-spring" : "dash-winter", share = spring ? 0.2 : 0.5
+            let heldOut = spring ? i % 5 == 0 : i % 2 == 0
+            let device: (String, JSONValue) = ("deviceId", .string("dash-holdout-\(i)"))
+            let back = Double(i % 5 * 86_400 + i)
+            let assigned = at.adding(seconds: -back)
+            func assignment(_ time: Timestamp, arm: Bool) -> JSONValue {
+                .object([("eventId", .string(EventID.v7(at: time).description)), ("type", "assignment"), ("timestamp", .string(time.description)),
+                         ("campaign", .string(campaign)), ("arm", .string(arm ? "held_out" : "treated")), ("holdoutShare", .double(share)), device])
+            }
+            holdout.append(assignment(assigned, arm: heldOut))
+            if i % 100 == 7 { holdout.append(assignment(assigned.adding(seconds: 600), arm: !heldOut)) }
+            if i % 3 == 0 || (!heldOut && i % 7 == 1) {
+                holdout.append(.object([("eventId", .string(EventID.v7(at: assigned).description)), ("type", "conversion"),
+                                        ("timestamp", .string(assigned.adding(seconds: 3_600).description)), ("name", "subscribe"), device]))
+            }
+        }
+        let assigned = try server.client.post("/v1/batch", key: writeKey, json: TestBatch.body(holdout, sentAt: .now))
+        #expect(assigned.status == 200 && assigned.json?["accepted"]?.numberValue?.integer == Int64(holdout.count), "\(assigned.text)")
         let metrics = try server.client.get("/metrics").text
 
         let connection = try PostgresConnection(url: url)
@@ -396,6 +423,39 @@ import TapwireTestSupport
             }
         }
         #expect(reportedConversions == conversions.rows.count && reportedConversions >= 2)
+
+        // Holdouts: a row per campaign of the report's `holdouts`, with its arms, rates, split and
+        // difference (the report's own when shown, else its arms' rates apart).
+        let holdoutPanel = try #require(try engagement["Holdouts: treated vs held out per campaign"]?.get())
+        let holdouts = try #require(json["holdouts"]?.arrayValue, "no holdouts in the report: \(report.output.prefix(400))")
+        let campaigns: Set<String> = Set(holdouts.compactMap { $0["campaign"]?.stringValue })
+        #expect(campaigns.isSuperset(of: ["dash-spring", "dash-winter"]), "\(campaigns)")
+        #expect(holdoutPanel.rows.count == holdouts.count, "\(holdoutPanel.rows)")
+        for holdout in holdouts {
+            let campaign = try #require(holdout["campaign"]?.stringValue)
+            guard let row = holdoutPanel.rows.first(where: { $0[0] == campaign }) else {
+                Issue.record("\(campaign): in the report, not in the panel")
+                continue
+            }
+            // The report's JSON rounds to 6 digits; the difference is in points of two rounded rates.
+            func close(_ column: Int, _ expected: Double?, _ what: String, within: Double = 1e-6) {
+                #expect(abs((row[column].flatMap { Double($0) } ?? -1) - (expected ?? -2)) < within, "\(campaign): \(what) \(row)")
+            }
+            #expect(row[1] == holdout["window"]?.stringValue, "\(campaign): window \(row)")
+            #expect(row[2].flatMap { Double($0) } == holdout["srm"]?["expectedShare"]?.numberValue?.double, "\(campaign): stated share \(row)")
+            close(3, holdout["srm"]?["observedShare"]?.numberValue?.double, "observed share")
+            for (offset, arm) in [(4, "treated"), (7, "heldOut")] {
+                #expect(row[offset].flatMap { Int64($0) } == holdout[arm]?["devices"]?.numberValue?.integer, "\(campaign): \(arm) devices")
+                #expect(row[offset + 1].flatMap { Int64($0) } == holdout[arm]?["converted"]?.numberValue?.integer, "\(campaign): \(arm) converted")
+                close(offset + 2, holdout[arm]?["rate"]?.numberValue?.double, "\(arm) rate")
+            }
+            let rates = [holdout["treated"]?["rate"], holdout["heldOut"]?["rate"]].compactMap { $0?.numberValue?.double }
+            let difference = holdout["difference"]?.numberValue?.double ?? (rates.count == 2 ? rates[0] - rates[1] : nil)
+            close(10, difference.map { $0 * 100 }, "difference", within: 1e-3)
+        }
+        let spring = try #require(holdouts.first { $0["campaign"]?.stringValue == "dash-spring" })
+        #expect(spring["treated"]?["devices"]?.numberValue?.integer == 160 && spring["heldOut"]?["devices"]?.numberValue?.integer == 40,
+                "the first assignment of each device is kept: \(spring)")
 
         // Engagement by OS version, from the daily rows: over whole UTC days, each OS's and
         // category's delivered and engaged are the report's `--by os` (which reads events).

@@ -80,6 +80,17 @@ import TapwireTestSupport
         #expect(table.contains("Holdouts: what the notifications caused") && table.contains("spring (window 7 days; first assignment kept): treated \(Fmt.count(spring.treated.devices))"))
         #expect(HTMLReportRenderer().render(report).contains("<section class=\"holdouts\"><h2>Holdouts: what the notifications caused</h2>"))
         #expect(markdown.contains("## Holdouts: what the notifications caused") && markdown.contains("- Opens: no incremental effect on opens is shown"))
+
+        // The HTTP API's CSV: the campaign's row, its figures in the holdout columns.
+        let served = try client.get("/v1/reports/engagement?since=7d&format=csv", key: app.readKey.text)
+        #expect(served.status == 200, "\(served.text.prefix(300))")
+        let rows = FormulaInjection.cells(served.text)
+        let header = try #require(rows.first)
+        #expect(header == CSVReportRenderer.header)
+        let row = try #require(rows.first { $0.first == "holdout" && $0.count > 1 && $0[1] == "spring" }, "\(served.text.suffix(600))")
+        let cell = Dictionary(uniqueKeysWithValues: zip(header, row))
+        #expect(cell["holdout_treated_devices"] == String(spring.treated.devices) && cell["holdout_held_out_converted"] == String(spring.heldOut.converted))
+        #expect(abs((cell["holdout_difference_pp"].flatMap { Double($0) } ?? -1) - difference * 100) < 1e-6 && cell["holdout_srm_mismatch"] == "false")
     }
 }
 
