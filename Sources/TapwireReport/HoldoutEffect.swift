@@ -87,7 +87,7 @@ public struct HoldoutEffect: Sendable, Equatable {
             running = (running.treated + day.treated, running.heldOut + day.heldOut)
             return Look(day: day.day, treated: running.treated, heldOut: running.heldOut)
         }
-        defer { self.looks = looks }
+        defer { self.looks = looks } // on every return: the bands are filled in below when the estimates are shown
         let total = running
         func rate(_ arm: HoldoutCounts.Arm) -> ArmRate {
             ArmRate(devices: arm.assigned, converted: arm.converted, rate: ProportionStatistics.share(arm.converted, of: arm.assigned),
