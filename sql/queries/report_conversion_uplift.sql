@@ -23,9 +23,9 @@
 -- Each name gets every day of every category of its group, converted that day or not, so the
 -- overall's strata (× category) are all there.
 WITH strata AS (
-    SELECT tapwire_dimension_value($8::text, e.app_version, e.platform, e.campaign, e.variant, e.os_version), e.category,
-        tapwire_utc_day(e.event_time), coalesce(e.campaign, ''), e.platform, count(*) FILTER (WHERE e.has_media),
-        count(*) FILTER (WHERE NOT e.has_media)
+    SELECT tapwire_dimension_value($8::text, e.app_version, e.platform, e.campaign, e.variant, e.os_version) AS group_value,
+        e.category, tapwire_utc_day(e.event_time) AS day, coalesce(e.campaign, '') AS campaign, e.platform,
+        count(*) FILTER (WHERE e.has_media) AS rich_delivered, count(*) FILTER (WHERE NOT e.has_media) AS text_delivered
     FROM events e
     WHERE $9::text = 'events' AND e.app_id = $1::bigint AND e.event_time >= $2::timestamptz AND e.event_time < $3::timestamptz
       AND e.type = 'delivered'
@@ -33,8 +33,9 @@ WITH strata AS (
       AND tapwire_event_matches($7::text[], e.app_version, e.platform, e.campaign, e.variant, e.os_version)
     GROUP BY 1, 2, 3, 4, 5
 ), converted_strata AS (
-    SELECT tapwire_dimension_value($8::text, NULL, n.platform, n.campaign, NULL, NULL), n.category, tapwire_utc_day(n.touch_time),
-        n.campaign, n.platform, n.name, n.currency, count(*) FILTER (WHERE n.has_media), count(*) FILTER (WHERE NOT n.has_media)
+    SELECT tapwire_dimension_value($8::text, NULL, n.platform, n.campaign, NULL, NULL) AS group_value, n.category,
+        tapwire_utc_day(n.touch_time) AS day, n.campaign, n.platform, n.name, n.currency,
+        count(*) FILTER (WHERE n.has_media) AS rich_converted, count(*) FILTER (WHERE NOT n.has_media) AS text_converted
     FROM notification_conversions n
     WHERE $9::text = 'events' AND n.app_id = $1::bigint AND n.touch_time >= $2::timestamptz AND n.touch_time < $3::timestamptz
       AND tapwire_utc_day(n.touch_time) >= $2::timestamptz AND tapwire_utc_day(n.touch_time) + interval '86400 seconds' <= $3::timestamptz
