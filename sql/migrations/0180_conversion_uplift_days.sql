@@ -34,55 +34,12 @@
 -- change of a stratum falls between the sums made here and the functions that keep them.
 LOCK TABLE rollup_strata, rollup_conversion_strata IN EXCLUSIVE MODE;
 
-CREATE TABLE rollup_conversion_base_days (
-    app_id                     bigint      NOT NULL,
-    day                        timestamptz NOT NULL,
-    category                   text        NOT NULL,
-    strata                     bigint      NOT NULL,
-    excluded_delivered         bigint      NOT NULL,
-    weights                    numeric     NOT NULL,
-    numerator                  numeric     NOT NULL,
-    p                          numeric     NOT NULL,
-    q                          numeric     NOT NULL,
-    null_sum                   numeric     NOT NULL,
-    deviation                  numeric     NOT NULL,
-    used_rich_delivered        bigint      NOT NULL,
-    used_rich_engaged          bigint      NOT NULL,
-    used_text_delivered        bigint      NOT NULL,
-    used_text_engaged          bigint      NOT NULL,
-    both_rich_delivered        bigint      NOT NULL,
-    both_rich_engaged          bigint      NOT NULL,
-    both_text_delivered        bigint      NOT NULL,
-    both_text_engaged          bigint      NOT NULL,
-    not_meaningful_delivered   bigint      NOT NULL,
-    engaged_without_deliveries bigint      NOT NULL,
-    PRIMARY KEY (app_id, day, category)
-);
-
+-- Both hold the columns of rollup_uplift_days (migration 0150), the sums of tapwire_uplift_terms.
+CREATE TABLE rollup_conversion_base_days (LIKE rollup_uplift_days INCLUDING DEFAULTS, PRIMARY KEY (app_id, day, category));
 CREATE TABLE rollup_conversion_uplift_days (
-    app_id                     bigint      NOT NULL,
-    day                        timestamptz NOT NULL,
-    category                   text        NOT NULL,
-    name                       text        NOT NULL,
-    currency                   text        NOT NULL,
-    strata                     bigint      NOT NULL,
-    excluded_delivered         bigint      NOT NULL,
-    weights                    numeric     NOT NULL,
-    numerator                  numeric     NOT NULL,
-    p                          numeric     NOT NULL,
-    q                          numeric     NOT NULL,
-    null_sum                   numeric     NOT NULL,
-    deviation                  numeric     NOT NULL,
-    used_rich_delivered        bigint      NOT NULL,
-    used_rich_engaged          bigint      NOT NULL,
-    used_text_delivered        bigint      NOT NULL,
-    used_text_engaged          bigint      NOT NULL,
-    both_rich_delivered        bigint      NOT NULL,
-    both_rich_engaged          bigint      NOT NULL,
-    both_text_delivered        bigint      NOT NULL,
-    both_text_engaged          bigint      NOT NULL,
-    not_meaningful_delivered   bigint      NOT NULL,
-    engaged_without_deliveries bigint      NOT NULL,
+    LIKE rollup_uplift_days INCLUDING DEFAULTS,
+    name     text NOT NULL,
+    currency text NOT NULL,
     PRIMARY KEY (app_id, day, category, name, currency)
 );
 
