@@ -557,7 +557,7 @@ enum BenchCommand {
         let known: [SQL] = [EmbeddedSQL.copyEventIds, EmbeddedSQL.copyStagedIds, EmbeddedSQL.claimEventIds,
                             EmbeddedSQL.copyEvents, EmbeddedSQL.copyRollupDeltaBatch, EmbeddedSQL.takeRollupDeltaBatches, EmbeddedSQL.copyRollupDeltas,
                             EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.pendingDeltaApps, EmbeddedSQL.foldApps, EmbeddedSQL.ensurePartitions,
-                            EmbeddedSQL.summarizeEventRanges, EmbeddedSQL.copyAttributionPending, EmbeddedSQL.pendingAttributionApps,
+                            EmbeddedSQL.summarizeEventRanges, EmbeddedSQL.copyAttributionPending, EmbeddedSQL.pendingAttributionApps, EmbeddedSQL.conversionUpliftDelivered,
                             EmbeddedSQL.attributePending, EmbeddedSQL.copyHoldoutPending, EmbeddedSQL.pendingHoldoutApps,
                             EmbeddedSQL.holdoutsPending,
                             EmbeddedSQL.createStagedIds, BenchSQL.baselineCopy]

@@ -53,11 +53,19 @@ public struct RollupStore: Sendable {
         }
     }
 
-    /// Attribution's share of the fold: each app's queued events, their conversions' credits
-    /// recomputed and the change added to the conversion rollups (docs/outcomes.md).
+    /// Attribution's share of the fold, app by app in app order (each takes the app's attribution
+    /// lock): the changes of delivered in strata added to the conversions in them (migration
+    /// 0180), then the app's queued events, their conversions' credits recomputed and the change
+    /// added to the conversion rollups (docs/outcomes.md).
     private func attributePending(on connection: PostgresConnection) throws(DatabaseError) {
-        for app in try connection.query(EmbeddedSQL.pendingAttributionApps).rows.compactMap({ $0.first ?? nil }) {
-            try connection.query(EmbeddedSQL.attributePending, [app])
+        for row in try connection.query(EmbeddedSQL.pendingAttributionApps).namedRows {
+            let app: Int64 = try row.decode("app_id")
+            if try row.decode("delivered", as: Bool.self) {
+                try connection.query(EmbeddedSQL.conversionUpliftDelivered, [String(app)])
+            }
+            if try row.decode("queued", as: Bool.self) {
+                try connection.query(EmbeddedSQL.attributePending, [String(app)])
+            }
         }
     }
 

@@ -130,6 +130,10 @@ struct AttributionOrderTests {
             let differences = stored.differences(from: oracle, ("the database", "the oracle"))
             #expect(differences.isEmpty, "\(name):\n\(differences.joined(separator: "\n"))")
             #expect(stored.zeroRows.values.allSatisfy { $0 == 0 }, "\(name): rows whose credits moved away remain: \(stored.zeroRows)")
+            let sums = try ConversionUpliftSums.stored(collector.database, app: app.appId)
+            let recomputed = sums.differences(from: try ConversionUpliftSums.recomputed(collector.database, app: app.appId),
+                                              ("kept", "recomputed"))
+            #expect(recomputed.isEmpty && sums.queued == 0 && !sums.names.isEmpty, "\(name):\n\(recomputed.joined(separator: "\n"))")
             tables.append(stored)
         }
         for i in 1..<tables.count {

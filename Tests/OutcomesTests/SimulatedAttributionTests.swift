@@ -73,6 +73,7 @@ struct SimulatedAttributionTests {
             #expect(differences.isEmpty, "order \(orderSeed):\n\(differences.joined(separator: "\n"))")
             #expect(stored.tables["credits"]?.count == simulation.truths.count)
             #expect(stored.zeroRows.values.allSatisfy { $0 == 0 }, "rows whose credits moved away remain: \(stored.zeroRows)")
+            try Self.expectUpliftSumsKept(collector.database, app: app.appId)
             print("seed \(configuration.seed), order \(orderSeed): \(plan.batches.count) batches, \(plan.uniqueEvents) events, \(simulation.truths.count) conversions;",
                   "\(early) posted before their tap or delivery")
             tables.append(stored)
@@ -90,6 +91,23 @@ struct SimulatedAttributionTests {
         let byOrder = a.differences(from: b, ("order 1", "order 2"))
         #expect(byOrder.isEmpty, "\(byOrder.joined(separator: "\n"))")
         try Self.expectTruth(simulation.truths, a.creditsByEvent, unambiguousPerKind: unambiguousPerKind)
+    }
+
+    /// Rich vs text-only on conversion, kept by the folds and attribution as the batches came
+    /// (migration 0180), equals its recomputation from the strata, with nothing left queued; and
+    /// `tapwire rollups rebuild` of every day keeps it so, and keeps it what it was.
+    static func expectUpliftSumsKept(_ database: TestDatabase, app: Int64) throws {
+        let kept = try ConversionUpliftSums.stored(database, app: app)
+        let differences = kept.differences(from: try ConversionUpliftSums.recomputed(database, app: app), ("kept", "recomputed"))
+        #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
+        #expect(kept.queued == 0 && !kept.base.isEmpty && !kept.names.isEmpty, "base \(kept.base.count), names \(kept.names.count), queued \(kept.queued)")
+        let connection = try database.connect()
+        defer { connection.close() }
+        let range = try #require(try RollupStore().eventHours(appId: app, on: connection))
+        try RollupStore().rebuild(appId: app, from: range.from, to: range.to, on: connection)
+        let rebuilt = try ConversionUpliftSums.stored(database, app: app)
+        let afterRebuild = rebuilt.differences(from: kept, ("rebuilt", "kept"))
+        #expect(afterRebuild.isEmpty, "\(afterRebuild.joined(separator: "\n"))")
     }
 
     /// Where no other tap or delivery competes, the credit is the conversion's cause: direct to the

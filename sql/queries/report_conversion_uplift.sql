@@ -4,10 +4,11 @@
 -- (docs/outcomes.md) in place of engaged, and each stratum's terms from tapwire_uplift_terms
 -- (migration 0150). Columns as report_uplift_days.sql's, with group_value, name and currency.
 --
--- $9 says where the strata come from:
---   'rollups'  the whole UTC days $4 of rollup_strata (delivered) and rollup_conversion_strata
---              (converted); the names and currencies $5, $6 are those the range converted
---              (report_conversions.sql); group_value is ''.
+-- $9 says where the sums come from:
+--   'rollups'  the whole UTC days $4 of the sums kept as the strata change (migration 0180):
+--              each category's day's base (rollup_conversion_base_days) and each name's part
+--              (rollup_conversion_uplift_days); the names and currencies $5, $6 are those the
+--              range converted (report_conversions.sql); group_value is ''.
 --   'events'   the whole UTC days of [$2, $3) from the events (delivered) and
 --              notification_conversions (converted), by --by group ($8: campaign or platform, which
 --              never split a stratum), filtered by $7 (tapwire_event_matches): what a filtered or
@@ -15,20 +16,16 @@
 --              range.
 --
 -- A stratum without a conversion of a name has the terms of (delivered, 0) on both sides for it.
--- So each category's day adds those terms once over all its strata (`base`), and each name adds,
--- for the strata where it converted, its own terms less those (`correction`): one pass over the
--- day's strata whatever the number of names, and the same exact decimals as summing each name's
--- terms stratum by stratum. Each name gets every day of every category of its group, converted
--- that day or not, so the overall's strata (× category) are all there.
+-- So each category's day adds those terms once over all its strata (the base), and each name adds,
+-- for the strata where it converted, its own terms less those (tapwire_conversion_terms): the same
+-- exact decimals as summing each name's terms stratum by stratum. 'rollups' reads both as kept;
+-- 'events' computes them here, in one pass over the day's strata whatever the number of names.
+-- Each name gets every day of every category of its group, converted that day or not, so the
+-- overall's strata (× category) are all there.
 WITH strata AS (
-    SELECT ''::text AS group_value, s.category, s.day, s.campaign, s.platform, s.rich_delivered, s.text_delivered
-    FROM rollup_strata s
-    WHERE $9::text = 'rollups' AND s.app_id = $1::bigint AND s.day = ANY ($4::timestamptz[])
-      AND (s.rich_delivered > 0 OR s.text_delivered > 0)
-    UNION ALL
-    SELECT tapwire_dimension_value($8::text, e.app_version, e.platform, e.campaign, e.variant, e.os_version), e.category,
-        tapwire_utc_day(e.event_time), coalesce(e.campaign, ''), e.platform, count(*) FILTER (WHERE e.has_media),
-        count(*) FILTER (WHERE NOT e.has_media)
+    SELECT tapwire_dimension_value($8::text, e.app_version, e.platform, e.campaign, e.variant, e.os_version) AS group_value,
+        e.category, tapwire_utc_day(e.event_time) AS day, coalesce(e.campaign, '') AS campaign, e.platform,
+        count(*) FILTER (WHERE e.has_media) AS rich_delivered, count(*) FILTER (WHERE NOT e.has_media) AS text_delivered
     FROM events e
     WHERE $9::text = 'events' AND e.app_id = $1::bigint AND e.event_time >= $2::timestamptz AND e.event_time < $3::timestamptz
       AND e.type = 'delivered'
@@ -36,14 +33,9 @@ WITH strata AS (
       AND tapwire_event_matches($7::text[], e.app_version, e.platform, e.campaign, e.variant, e.os_version)
     GROUP BY 1, 2, 3, 4, 5
 ), converted_strata AS (
-    SELECT ''::text AS group_value, c.category, c.day, c.campaign, c.platform, c.name, c.currency, c.rich_converted,
-        c.text_converted
-    FROM rollup_conversion_strata c
-    WHERE $9::text = 'rollups' AND c.app_id = $1::bigint AND c.day = ANY ($4::timestamptz[])
-      AND (c.rich_converted <> 0 OR c.text_converted <> 0)
-    UNION ALL
-    SELECT tapwire_dimension_value($8::text, NULL, n.platform, n.campaign, NULL, NULL), n.category, tapwire_utc_day(n.touch_time),
-        n.campaign, n.platform, n.name, n.currency, count(*) FILTER (WHERE n.has_media), count(*) FILTER (WHERE NOT n.has_media)
+    SELECT tapwire_dimension_value($8::text, NULL, n.platform, n.campaign, NULL, NULL) AS group_value, n.category,
+        tapwire_utc_day(n.touch_time) AS day, n.campaign, n.platform, n.name, n.currency,
+        count(*) FILTER (WHERE n.has_media) AS rich_converted, count(*) FILTER (WHERE NOT n.has_media) AS text_converted
     FROM notification_conversions n
     WHERE $9::text = 'events' AND n.app_id = $1::bigint AND n.touch_time >= $2::timestamptz AND n.touch_time < $3::timestamptz
       AND tapwire_utc_day(n.touch_time) >= $2::timestamptz AND tapwire_utc_day(n.touch_time) + interval '86400 seconds' <= $3::timestamptz
@@ -85,6 +77,14 @@ WITH strata AS (
         sum(k * engaged_without_deliveries) AS engaged_without_deliveries
     FROM base
     GROUP BY 1, 2, 3
+    UNION ALL
+    SELECT ''::text, b.category, b.day,
+        b.strata, b.excluded_delivered, b.weights, b.numerator, b.p, b.q, b.null_sum, b.deviation,
+        b.used_rich_delivered, b.used_rich_engaged, b.used_text_delivered, b.used_text_engaged, b.both_rich_delivered,
+        b.both_rich_engaged, b.both_text_delivered, b.both_text_engaged, b.not_meaningful_delivered,
+        b.engaged_without_deliveries
+    FROM rollup_conversion_base_days b
+    WHERE $9::text = 'rollups' AND b.app_id = $1::bigint AND b.day = ANY ($4::timestamptz[])
 ), terms AS (
     SELECT n.group_value, n.name, n.currency, b.category, b.day, b.strata, b.excluded_delivered, b.weights, b.numerator, b.p,
         b.q, b.null_sum, b.deviation, b.used_rich_delivered, b.used_rich_engaged, b.used_text_delivered, b.used_text_engaged,
@@ -105,6 +105,15 @@ WITH strata AS (
     FROM converted c
     CROSS JOIN LATERAL tapwire_uplift_terms(c.rich_delivered, c.rich_converted, c.text_delivered, c.text_converted) t
     CROSS JOIN LATERAL tapwire_uplift_terms(c.rich_delivered, 0, c.text_delivered, 0) z
+    UNION ALL
+    SELECT ''::text, u.name, u.currency, u.category, u.day,
+        u.strata, u.excluded_delivered, u.weights, u.numerator, u.p, u.q, u.null_sum, u.deviation,
+        u.used_rich_delivered, u.used_rich_engaged, u.used_text_delivered, u.used_text_engaged, u.both_rich_delivered,
+        u.both_rich_engaged, u.both_text_delivered, u.both_text_engaged, u.not_meaningful_delivered,
+        u.engaged_without_deliveries
+    FROM rollup_conversion_uplift_days u
+    JOIN names n ON n.group_value = '' AND n.name = u.name AND n.currency = u.currency
+    WHERE $9::text = 'rollups' AND u.app_id = $1::bigint AND u.day = ANY ($4::timestamptz[])
 )
 SELECT group_value, name, currency, category, date_part('epoch', day)::bigint / 86400 AS utc_day, sum(strata) AS strata,
     sum(excluded_delivered) AS excluded_delivered, sum(weights)::text AS weights, sum(numerator)::text AS numerator,

@@ -2,7 +2,9 @@
 -- before the rebuild recomputes them from the day's events (or the tests' oracle, with sql/fresh/),
 -- and bumps the rebuild generation of the app (0: every app), so readers stop serving the stored
 -- release-regression looks taken before (migration 0115). A day's strata go with their sums:
--- the fold adds each stratum's terms back from zero. The blocks of days that hold the day (grains
+-- the fold adds each stratum's terms back from zero. For conversion (migration 0180) the base of
+-- the day goes too, and each stratum's fall to zero is queued for the names converted in it, as
+-- the recompute queues its rise back. The blocks of days that hold the day (grains
 -- 3 to 6, migration 0150) are made again from their days' rows once the day is recomputed
 -- (rollups_rebuild_blocks.sql).
 WITH rebuilt AS (
@@ -29,9 +31,18 @@ WITH rebuilt AS (
 ), strata AS (
     DELETE FROM rollup_strata
     WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND day >= $2::timestamptz AND day < $3::timestamptz
+    RETURNING app_id, day, category, campaign, platform, rich_delivered, text_delivered
 ), uplift AS (
     DELETE FROM rollup_uplift_days
     WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND day >= $2::timestamptz AND day < $3::timestamptz
+), conversion_base AS (
+    DELETE FROM rollup_conversion_base_days
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND day >= $2::timestamptz AND day < $3::timestamptz
+), conversion_delivered AS (
+    INSERT INTO conversion_strata_pending (app_id, day, category, campaign, platform, rich_before, text_before, rich_after, text_after)
+    SELECT app_id, day, category, campaign, platform, rich_delivered, text_delivered, 0, 0
+    FROM strata
+    WHERE rich_delivered <> 0 OR text_delivered <> 0
 ), marginals AS (
     DELETE FROM rollup_marginals
     WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND day >= $2::timestamptz AND day < $3::timestamptz
