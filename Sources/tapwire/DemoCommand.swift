@@ -68,18 +68,14 @@ enum DemoCommand {
             let conversions = simulation.truths.count
             FileHandle.standardError.write(Data("demo: \(simulation.uniqueEvents) more events from \(outcomes.devices) devices that convert: \(conversions) conversions (true rates: \(Int(outcomes.directRate * 100)) % after a tap, \(Int(outcomes.influencedRate * 100)) % after a delivery without one)\n".utf8))
             let outcomePlan = simulation.plan()
-            let more = Progress(total: outcomePlan.batches.reduce(0) { $0 + $1.events.count })
-            let posted = try post(outcomePlan.batches, to: target.endpoint, authorization: auth, concurrency: concurrency, progress: more)
-            more.finish()
+            let posted = try post(outcomePlan, to: target.endpoint, authorization: auth, concurrency: concurrency)
             print("posted \(posted.posted) events with \(conversions) conversions in \(outcomePlan.batches.count) batches: \(posted.accepted) accepted, \(posted.duplicates) duplicates (retries), \(posted.rejected) rejected")
         }
         if let holdout {
             let simulation = HoldoutSimulator(holdout).simulate()
             FileHandle.standardError.write(Data("demo: \(simulation.uniqueEvents) more events: campaign \(holdout.campaign) assigns \(holdout.devices) devices at random, \(Int((holdout.holdoutShare * 100).rounded())) % held out (true conversion rates: \(percent(holdout.treatedRate)) treated, \(percent(holdout.heldOutRate)) held out, within \(holdout.window / HoldoutConfiguration.day) days)\n".utf8))
             let holdoutPlan = simulation.plan()
-            let more = Progress(total: holdoutPlan.batches.reduce(0) { $0 + $1.events.count })
-            let posted = try post(holdoutPlan.batches, to: target.endpoint, authorization: auth, concurrency: concurrency, progress: more)
-            more.finish()
+            let posted = try post(holdoutPlan, to: target.endpoint, authorization: auth, concurrency: concurrency)
             print("posted \(posted.posted) events of campaign \(holdout.campaign) (\(holdout.devices) devices assigned, and their conversions) in \(holdoutPlan.batches.count) batches: \(posted.accepted) accepted, \(posted.duplicates) duplicates (retries), \(posted.rejected) rejected")
         }
 
@@ -230,6 +226,13 @@ enum DemoCommand {
     }
 
     struct Totals: Sendable { var posted = 0, accepted = 0, duplicates = 0, rejected = 0 }
+
+    /// Posts a further plan's batches (the converting devices', the holdout's) with their own progress.
+    static func post(_ plan: DemoPlan, to endpoint: (host: String, port: Int), authorization: String, concurrency: Int) throws -> Totals {
+        let progress = Progress(total: plan.batches.reduce(0) { $0 + $1.events.count })
+        defer { progress.finish() }
+        return try post(plan.batches, to: endpoint, authorization: authorization, concurrency: concurrency, progress: progress)
+    }
 
     /// Posts batches over `concurrency` keep-alive connections; 429 and 503 are retried after
     /// Retry-After, as the SDK does, so nothing is lost.
