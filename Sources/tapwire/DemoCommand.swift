@@ -124,6 +124,7 @@ enum DemoCommand {
         configuration.seed = demo.seed
         configuration.devices = devices
         configuration.days = min(demo.days, 7)
+        configuration.retryFraction = demo.retryFraction
         return configuration
     }
 
