@@ -8,10 +8,12 @@ cd "$(dirname "$0")/.."
 bin=.build/release/tapwire-bench
 url="${TAPWIRE_TEST_DATABASE_URL:?run me through scripts/with-postgres.sh}"
 failed=()
-echo "== ingestion: end to end vs plain COPY, the benchmark and the real shape"
-"$bin" ingest --database-url "$url" --tapwire .build/release/tapwire --shape "${TAPWIRE_BENCH_SHAPES:-benchmark,real,outcomes}" "$@" || failed+=(ingest)
+echo "== ingestion: end to end vs plain COPY, each shape"
+"$bin" ingest --database-url "$url" --tapwire .build/release/tapwire --shape "${TAPWIRE_BENCH_SHAPES:-benchmark,real,outcomes,holdouts}" "$@" || failed+=(ingest)
 echo "== report: the 30-day engagement report from rollups vs from raw events, the benchmark and the real shape"
 scripts/bench-report.sh || failed+=(report)
+echo "== holdouts: the report of a campaign of 10M assigned devices against the engagement-only report"
+scripts/bench-scratch.sh holdouts --devices "${TAPWIRE_BENCH_HOLDOUT_DEVICES:-10000000}" --tapwire .build/release/tapwire || failed+=(holdouts)
 echo "== mismatch detection: 30 days of 10M events, rollups vs raw scan"
 scripts/bench-scratch.sh mismatches --events "${TAPWIRE_BENCH_MISMATCH_EVENTS:-10000000}" --days 30 || failed+=(mismatches)
 echo "== release-regression check: 14 days of 10M events, 20 categories"

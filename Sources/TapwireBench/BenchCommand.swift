@@ -15,7 +15,7 @@ import TapwireZlib
 /// collector is a separate `tapwire serve` process; this program is the load generator.
 enum BenchCommand {
     static let usage = """
-    tapwire-bench ingest --database-url URL [--shape benchmark|real|outcomes|benchmark,real,outcomes] [--seed 42]
+    tapwire-bench ingest --database-url URL [--shape benchmark|real|outcomes|holdouts|benchmark,real,…] [--seed 42]
                          [--connections 16] [--batch-size 500] [--batches 400] [--rounds 3]
                          [--apps 1] [--half-peak-seconds 10] [--json FILE] [--tapwire PATH]
                          [--curve W:LINGER_MS:FILL,…] [--citus-workers URL,URL…]
@@ -31,7 +31,9 @@ enum BenchCommand {
       and each collector's peak RSS; with both shapes, issue 33's ingestion targets.
       --shape    the workload (docs/benchmarks.md): benchmark (8 categories, 4 campaigns, 3
                  versions, 2 platforms; the default), real (30 categories, 80 campaigns a day,
-                 40 versions, 5 platforms), or both
+                 40 versions, 5 platforms), outcomes (real with conversions), holdouts
+                 (outcomes with the sender's assignments, every campaign holding out 10 %), or
+                 several
       --seed     the generator's seed (default 42): the same seed posts the same events
       --apps     spread the batches over this many apps, round robin, each with its own write
                  key (default 1)
@@ -549,6 +551,8 @@ enum BenchCommand {
         }
         compare(shape(.outcomes), against: shape(.real),
                 "issue 35 ingestion target (the real shape with conversions against the real shape without, this run):")
+        compare(shape(.holdouts), against: shape(.outcomes),
+                "issue 36 ingestion target (the real shape with conversions and assignments against it without assignments, this run):")
     }
 
     /// Database execution time (s) per statement since the last reset, named by the sql/ file

@@ -144,16 +144,8 @@ enum ReportBenchCommand {
         }
         for name in options.workload.shapes {
             let databaseName = "tapwire_bench_report_\(name.rawValue)_\(options.events)_\(options.workload.seed)"
-            let database: ScratchDatabase
-            if options.reuse {
-                guard let kept = try ScratchDatabase.existing(named: databaseName, beside: options.location) else {
-                    throw CLIError("no database \(databaseName) to reuse: run once with --keep and the same --shape, --events and --seed")
-                }
-                database = kept
-            } else {
-                try ScratchDatabase.existing(named: databaseName, beside: options.location)?.drop()
-                database = try ScratchDatabase.create(named: databaseName, beside: options.location)
-            }
+            let database = try ScratchDatabase.open(named: databaseName, beside: options.location, reuse: options.reuse,
+                                                    keptBy: "run once with --keep and the same --shape, --events and --seed")
             let connection: PostgresConnection
             do { connection = try PostgresConnection(url: database.url) } catch { if !options.keep { database.drop() }; throw error }
             let appName = "bench-report-" + name.rawValue
@@ -171,7 +163,7 @@ enum ReportBenchCommand {
             }
             try connection.query(BenchSQL.analyzeDatabase)
             if !options.reuse || options.rebuild {
-                loaded[i].rebuild = try rebuild(loaded[i], until: end, options: options)
+                loaded[i].rebuild = try rebuild(loaded[i], until: end, tapwire: options.tapwire, limit: options.rebuildLimit)
                 try connection.query(BenchSQL.analyzeDatabase)
             }
             loaded[i].sizes = try sizes(loaded[i])
@@ -223,10 +215,10 @@ enum ReportBenchCommand {
     }
 
     /// `tapwire rollups rebuild` of the app's 30 days, as a user runs it, killed at the limit.
-    static func rebuild(_ shape: Loaded, until end: Timestamp, options: Options) throws -> Rebuild {
-        let child = try TimedChild.run(options.tapwire, ["rollups", "rebuild", "--app", shape.appName, "--from", windowStart.iso8601(fractionDigits: 0),
+    static func rebuild(_ shape: Loaded, until end: Timestamp, tapwire: String, limit: Double) throws -> Rebuild {
+        let child = try TimedChild.run(tapwire, ["rollups", "rebuild", "--app", shape.appName, "--from", windowStart.iso8601(fractionDigits: 0),
                                                           "--to", end.iso8601(fractionDigits: 0), "--database-url", shape.database.url],
-                                       limit: options.rebuildLimit, logName: "tapwire-bench-rebuild")
+                                       limit: limit, logName: "tapwire-bench-rebuild")
         let output = child.output
         if let status = child.status, status != 0 {
             throw CLIError("tapwire rollups rebuild failed (exit \(status)): \(output.suffix(500))")
@@ -242,7 +234,7 @@ enum ReportBenchCommand {
                              peakResidentBytes: child.peakResidentBytes, stoppedAtLimit: child.exceeded)
         if result.stoppedAtLimit {
             say(String(format: "%@: tapwire rollups rebuild STOPPED at the limit (%g s) after %d of %d days: %d events, %.0f events/s, peak RSS %.1f MiB",
-                       shape.label, options.rebuildLimit, result.daysDone, result.days, events, result.eventsPerSecond, mebibytes(result.peakResidentBytes)))
+                       shape.label, limit, result.daysDone, result.days, events, result.eventsPerSecond, mebibytes(result.peakResidentBytes)))
         } else {
             say(String(format: "%@: tapwire rollups rebuild: %d days, %d events in %.1f s: %.0f events/s, peak RSS %.1f MiB", shape.label,
                        result.daysDone, events, result.seconds, result.eventsPerSecond, mebibytes(result.peakResidentBytes)))

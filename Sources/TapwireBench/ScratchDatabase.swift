@@ -63,6 +63,17 @@ struct ScratchDatabase {
         return ScratchDatabase(url: replaceDatabase(in: location.url, with: name), adminURL: location.url, name: name)
     }
 
+    /// A kept database to time again (`reuse`, an error saying how to keep one when there is
+    /// none), else a fresh one in place of any left by an earlier run.
+    static func open(named name: String, beside location: DatabaseLocation, reuse: Bool, keptBy hint: String) throws -> ScratchDatabase {
+        if reuse {
+            guard let kept = try existing(named: name, beside: location) else { throw CLIError("no database \(name) to reuse: \(hint)") }
+            return kept
+        }
+        try existing(named: name, beside: location)?.drop()
+        return try create(named: name, beside: location)
+    }
+
     func drop() {
         for adminURL in [adminURL] + workerAdminURLs {
             guard let admin = try? PostgresConnection(url: adminURL) else { continue }

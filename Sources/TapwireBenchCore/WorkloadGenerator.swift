@@ -79,6 +79,7 @@ public struct WorkloadGenerator: Sendable {
             let time = from.adding(microseconds: Int64(random.unit() * span))
             notification(at: time, platform: platform, into: &events)
         }
+        if let assignments = shape.assignments { assign(&events, holdoutShare: assignments.holdoutShare) }
         if events.count > limit { events.removeLast(events.count - limit) }
         events.sort { $0.eventTime < $1.eventTime }
         return GeneratedBatch(context: context, events: events)
@@ -180,6 +181,23 @@ public struct WorkloadGenerator: Sendable {
         let value = chosen.valued ? (conversions.valueMedian * exp(conversions.valueSigma * random.normal()) * 100).rounded() / 100 : nil
         events.append(Event(eventId: ids.make(&random, at: at), type: .conversion, deviceTime: at, category: "",
                             conversion: Event.Conversion(name: chosen.name, value: value, currency: value == nil ? nil : conversions.currency)))
+    }
+
+    /// The sender's assignments of one device's notifications (`WorkloadShape.Assignments`): its
+    /// own, treated, a second before its first notification of each campaign, and perhaps another
+    /// device's, held out.
+    private mutating func assign(_ events: inout [Event], holdoutShare: Double) {
+        var assigned = Set<String>()
+        for event in events.sorted(by: { $0.eventTime < $1.eventTime }) where event.type == .delivered {
+            guard let campaign = event.campaign, assigned.insert(campaign).inserted else { continue }
+            let at = event.eventTime.adding(seconds: -1)
+            events.append(Event(eventId: ids.make(&random, at: at), type: .assignment, deviceTime: at, category: "", campaign: campaign,
+                                assignment: Event.Assignment(arm: .treated, holdoutShare: holdoutShare)))
+            if random.unit() < holdoutShare / (1 - holdoutShare) {
+                events.append(Event(eventId: ids.make(&random, at: at), type: .assignment, deviceTime: at, category: "", campaign: campaign,
+                                    assignment: Event.Assignment(arm: .heldOut, holdoutShare: holdoutShare), deviceId: installId()))
+            }
+        }
     }
 
     /// A random install id, as the SDK makes one (a UUID's text).

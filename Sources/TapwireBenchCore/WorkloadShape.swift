@@ -14,6 +14,9 @@ public struct WorkloadShape: Sendable {
         case real
         /// The real app with conversions: about one event in ten (issue 35's cost figures).
         case outcomes
+        /// The real app with conversions whose every campaign has a randomised holdout: the
+        /// sender's assignments mixed in (issue 36's cost figures).
+        case holdouts
 
         /// `benchmark,real` into names; nil (with the reason) for an unknown or repeated name.
         public static func list(_ text: String) -> Result<[Name], ShapeListError> {
@@ -34,7 +37,7 @@ public struct WorkloadShape: Sendable {
         public var description: String {
             switch self {
             case .unknown(let name):
-                return "unknown shape '\(name)': --shape takes benchmark, real, outcomes, or several separated by commas"
+                return "unknown shape '\(name)': --shape takes benchmark, real, outcomes, holdouts, or several separated by commas"
             case .repeated(let name): return "shape '\(name)' is named twice"
             }
         }
@@ -170,6 +173,16 @@ public struct WorkloadShape: Sendable {
     public var installIds: Bool = false
     /// Conversions the devices post, or none.
     public var conversions: Conversions?
+    /// The sender's assignments, or none (docs/holdouts.md).
+    public var assignments: Assignments?
+
+    /// Every campaign holds out `holdoutShare` of its devices: each device's first notification
+    /// of a campaign comes a second after its `treated` assignment, and for every treated device
+    /// another is held out with odds share : (1 − share), an assignment of a device of its own
+    /// (named by the event's deviceId, as the sender's batches name it) and nothing else.
+    public struct Assignments: Sendable, Equatable {
+        public var holdoutShare: Double
+    }
 
     /// How devices convert: per notification, the chance of a conversion after a tap (an open or
     /// an action) and after a delivery without one, a few minutes later; values are log-normal.
@@ -199,6 +212,7 @@ public struct WorkloadShape: Sendable {
         case .benchmark: return .benchmark
         case .real: return .real
         case .outcomes: return .outcomes
+        case .holdouts: return .holdouts
         }
     }
 
@@ -328,6 +342,15 @@ public struct WorkloadShape: Sendable {
             names: [.init(name: "purchase", weight: 0.35, valued: true), .init(name: "add_to_cart", weight: 0.4, valued: false),
                     .init(name: "signup", weight: 0.25, valued: false)],
             valueMedian: 25, valueSigma: 1.1, currency: "EUR")
+        return shape
+    }()
+
+    /// The real app with conversions whose every campaign holds out 10 % of its devices: about
+    /// one assignment per campaign notification, a third of the events.
+    public static let holdouts: WorkloadShape = {
+        var shape = WorkloadShape.outcomes
+        shape.name = .holdouts
+        shape.assignments = Assignments(holdoutShare: 0.1)
         return shape
     }()
 

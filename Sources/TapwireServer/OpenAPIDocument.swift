@@ -459,7 +459,7 @@ public enum OpenAPIDocument {
             "required": ["device", "removed"],
             "properties": {
               "device": {"type": "string", "description": "The first 16 hex digits of the SHA-256 of the install id: what the logs name."},
-              "removed": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}, "description": "Rows removed (for attribution_pending: queue rows rewritten), by table."}
+              "removed": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}, "description": "Rows removed (for attribution_pending and holdout_pending: queue rows rewritten), by table."}
             }
           },
           "BatchResult": {

@@ -28,6 +28,11 @@ enum DemoCommand {
       --outcome-devices N devices that also convert (purchases, subscriptions, signups) after a tap,
                           after a delivery or on their own, posted late and out of order, so the
                           report shows conversions (default 400; 0: none)
+      --holdout-devices N devices a campaign assigns at random (10% held out), posted by the
+                          sender as assignments, with their conversions, so the report shows a
+                          holdout with its intervals and split check (default 20000; 0: none)
+      --holdout-effect PP true incremental conversion effect of the campaign among treated
+                          devices, percentage points on a 5% base (default 3)
       --concurrency N     parallel connections (default 4)
       --format F          report format printed at the end: table (default), json, csv, md, html, none
       --html FILE         also write the HTML report to FILE
@@ -36,6 +41,7 @@ enum DemoCommand {
     static func run(_ args: inout Arguments) throws -> Int32 {
         let configuration = try simulation(&args)
         let outcomes = try outcomeSimulation(&args, demo: configuration)
+        let holdout = try holdoutSimulation(&args, demo: configuration)
         let concurrency = max(1, min(64, try args.int("concurrency") ?? 4))
         let appName = try args.option("app") ?? "demo"
         let formatName = try args.option("format") ?? "table"
@@ -62,10 +68,15 @@ enum DemoCommand {
             let conversions = simulation.truths.count
             FileHandle.standardError.write(Data("demo: \(simulation.uniqueEvents) more events from \(outcomes.devices) devices that convert: \(conversions) conversions (true rates: \(Int(outcomes.directRate * 100)) % after a tap, \(Int(outcomes.influencedRate * 100)) % after a delivery without one)\n".utf8))
             let outcomePlan = simulation.plan()
-            let more = Progress(total: outcomePlan.batches.reduce(0) { $0 + $1.events.count })
-            let posted = try post(outcomePlan.batches, to: target.endpoint, authorization: auth, concurrency: concurrency, progress: more)
-            more.finish()
+            let posted = try post(outcomePlan, to: target.endpoint, authorization: auth, concurrency: concurrency)
             print("posted \(posted.posted) events with \(conversions) conversions in \(outcomePlan.batches.count) batches: \(posted.accepted) accepted, \(posted.duplicates) duplicates (retries), \(posted.rejected) rejected")
+        }
+        if let holdout {
+            let simulation = HoldoutSimulator(holdout).simulate()
+            FileHandle.standardError.write(Data("demo: \(simulation.uniqueEvents) more events: campaign \(holdout.campaign) assigns \(holdout.devices) devices at random, \(Int((holdout.holdoutShare * 100).rounded())) % held out (true conversion rates: \(percent(holdout.treatedRate)) treated, \(percent(holdout.heldOutRate)) held out, within \(holdout.window / HoldoutConfiguration.day) days)\n".utf8))
+            let holdoutPlan = simulation.plan()
+            let posted = try post(holdoutPlan, to: target.endpoint, authorization: auth, concurrency: concurrency)
+            print("posted \(posted.posted) events of campaign \(holdout.campaign) (\(holdout.devices) devices assigned, and their conversions) in \(holdoutPlan.batches.count) batches: \(posted.accepted) accepted, \(posted.duplicates) duplicates (retries), \(posted.rejected) rejected")
         }
 
         guard let location = target.location else {
@@ -99,6 +110,25 @@ enum DemoCommand {
         configuration.mediaFailureRate = demo.mediaFailureRate
         return configuration
     }
+
+    /// A campaign with a randomised holdout (docs/holdouts.md) over the demo's last days (at most 7).
+    static func holdoutSimulation(_ args: inout Arguments, demo: DemoConfiguration) throws -> HoldoutConfiguration? {
+        let devices = try args.int("holdout-devices") ?? 20_000
+        guard (0...1_000_000).contains(devices) else { throw CLIError("--holdout-devices must be from 0 to 1,000,000") }
+        var configuration = HoldoutConfiguration(end: demo.end)
+        if let v = try args.double("holdout-effect") {
+            guard (-5...95).contains(v) else { throw CLIError("--holdout-effect is in percentage points on a 5% base, from -5 to 95") }
+            configuration.effectPoints = v
+        }
+        guard devices > 0 else { return nil }
+        configuration.seed = demo.seed
+        configuration.devices = devices
+        configuration.days = min(demo.days, 7)
+        configuration.retryFraction = demo.retryFraction
+        return configuration
+    }
+
+    static func percent(_ rate: Double) -> String { String(format: "%.1f %%", rate * 100) }
 
     /// What to simulate, from the options; the period ends at the start of the current hour.
     static func simulation(_ args: inout Arguments) throws -> DemoConfiguration {
@@ -197,6 +227,13 @@ enum DemoCommand {
     }
 
     struct Totals: Sendable { var posted = 0, accepted = 0, duplicates = 0, rejected = 0 }
+
+    /// Posts a further plan's batches (the converting devices', the holdout's) with their own progress.
+    static func post(_ plan: DemoPlan, to endpoint: (host: String, port: Int), authorization: String, concurrency: Int) throws -> Totals {
+        let progress = Progress(total: plan.batches.reduce(0) { $0 + $1.events.count })
+        defer { progress.finish() }
+        return try post(plan.batches, to: endpoint, authorization: authorization, concurrency: concurrency, progress: progress)
+    }
 
     /// Posts batches over `concurrency` keep-alive connections; 429 and 503 are retried after
     /// Retry-After, as the SDK does, so nothing is lost.

@@ -35,7 +35,7 @@ import TapwireTestSupport
         let end = Timestamp(microseconds: RollupDeltas.floor(Timestamp.now.microseconds, RollupDeltas.microsecondsPerHour))
         let demo = try TapwireBinary.run(["demo", "--url", "http://127.0.0.1:\(collector.port)", "--write-key", writeKey, "--app", "shop",
                                           "--notifications", "1500", "--devices", "80", "--days", "3", "--retry-fraction", "0.2",
-                                          "--end", end.description, "--format", "none"])
+                                          "--holdout-devices", "1000", "--end", end.description, "--format", "none"])
         #expect(demo.status == 0, "\(demo.output)")
         #expect(demo.output.contains("0 rejected") && !demo.output.contains(" 0 duplicates"), "\(demo.output)")
         #expect(!collector.log.contains("\"status\":500"), "the collector answered 500: \(collector.log.suffix(2000))")

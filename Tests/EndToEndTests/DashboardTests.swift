@@ -182,9 +182,9 @@ import TapwireTestSupport
         let hour: Int64 = 3_600_000_000
         let end = Timestamp(microseconds: Timestamp.now.microseconds / hour * hour)
         #expect(try TapwireBinary.run(["migrate", "--database-url", url]).status == 0)
-        // The demo's converting devices are left out: the conversions below are the test's own.
+        // The demo's converting devices and its holdout are left out: the conversions below are the test's own.
         let demo = try TapwireBinary.run(["demo", "--database-url", url, "--notifications", "20000", "--devices", "400", "--days", "10",
-                                          "--end", end.description, "--format", "none", "--outcome-devices", "0"])
+                                          "--end", end.description, "--format", "none", "--outcome-devices", "0", "--holdout-devices", "0"])
         try #require(demo.status == 0, "\(demo.output)")
         let rotated = try TapwireBinary.run(["keys", "rotate", "demo", "--kind", "write", "--grace", "1d", "--format", "json", "--database-url", url])
         let writeKey = try #require(try? JSONParser().parse(rotated.output.trimmingCharacters(in: .whitespacesAndNewlines))["key"]?.stringValue)

@@ -20,6 +20,8 @@ import TapwireTestSupport
                                           "--notifications", "3000", "--end", "2026-11-16T00:00:00Z", "--format", "table", "--html", html])
         #expect(demo.status == 0, "\(demo.output.suffix(2000))")
         #expect(demo.output.contains("accepted") && demo.output.contains("Rich vs text-only"))
+        // The demo's holdout campaign, with its intervals and split check.
+        #expect(demo.output.contains("weekly-offer (window 7 days") && demo.output.contains("Split: ") && demo.output.contains("anytime-valid"))
         #expect(demo.output.contains("demo: posted"), "plain progress lines when not on a terminal")
         #expect(try String(contentsOfFile: html, encoding: .utf8).contains("chart-uplift"))
 

@@ -30,10 +30,10 @@ import TapwireTestSupport
         let hour: Int64 = 3_600_000_000, day = 24 * hour
         let end = Timestamp(microseconds: Timestamp.now.microseconds / hour * hour)
         #expect(try TapwireBinary.run(["migrate", "--database-url", url]).status == 0)
-        // Engagement only: the conversions of a day a range cuts are read from their credits, which
+        // Engagement only (no conversions, no holdout): the conversions of a day a range cuts are read from their credits, which
         // retention drops with the partitions (docs/outcomes.md, "Retention").
         let demo = try TapwireBinary.run(["demo", "--database-url", url, "--notifications", "15000", "--devices", "300", "--days", "10",
-                                          "--end", end.description, "--format", "none", "--outcome-devices", "0"])
+                                          "--end", end.description, "--format", "none", "--outcome-devices", "0", "--holdout-devices", "0"])
         try #require(demo.status == 0, "\(demo.output)")
         // The same telemetry a year and two months earlier (older than the collector accepts,
         // so loaded directly), with its dedup ids, and its rollups rebuilt from it.

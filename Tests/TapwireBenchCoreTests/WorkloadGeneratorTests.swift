@@ -233,6 +233,37 @@ import TapwireCore
         #expect(Set(manifests.map(\.appVersion)).count == 40)
     }
 
+    /// The holdouts shape: every device's first notification of a campaign a second after its
+    /// treated assignment, held-out devices (their own ids, named by the event) in the share the
+    /// campaign states, and nothing else changed: the other shapes post no assignment.
+    @Test func theHoldoutsShapeAssignsEachDeviceOncePerCampaignAndHoldsOutATenth() throws {
+        let sample = Self.sample(.holdouts, events: 40_000).1
+        let assignments = sample.events.filter { $0.event.type == .assignment }
+        let share = Double(assignments.count) / Double(sample.events.count)
+        #expect(share > 0.2 && share < 0.45, "assignments \(share) of the events")
+        let heldOut = assignments.filter { $0.event.assignment?.arm == .heldOut }
+        let heldOutShare = Double(heldOut.count) / Double(assignments.count)
+        #expect(abs(heldOutShare - 0.1) < 0.01, "held out \(heldOutShare)")
+        #expect(assignments.allSatisfy { $0.event.assignment?.holdoutShare == 0.1 && $0.event.campaign != nil })
+        #expect(heldOut.allSatisfy { $0.event.deviceId != nil && $0.event.deviceId != $0.context.deviceId })
+        #expect(Set(heldOut.compactMap(\.event.deviceId)).count == heldOut.count, "each held-out device assigned once")
+        for batch in sample.batches {
+            var firstDelivery: [String: Timestamp] = [:]
+            for event in batch.events where event.type == .delivered {
+                if let campaign = event.campaign, firstDelivery[campaign] == nil { firstDelivery[campaign] = event.eventTime }
+            }
+            let own = batch.events.filter { $0.type == .assignment && $0.deviceId == nil }
+            #expect(own.count == Set(own.compactMap(\.campaign)).count, "one treated assignment per device and campaign")
+            for assignment in own {
+                let campaign = try #require(assignment.campaign)
+                // The last batch of the window may be cut after the assignment, before its delivery.
+                if let delivered = firstDelivery[campaign] { #expect(assignment.eventTime == delivered.adding(seconds: -1)) }
+            }
+        }
+        #expect(!Self.real.1.events.contains { $0.event.type == .assignment })
+        #expect(try WorkloadShape.Name.list("outcomes,holdouts").get() == [.outcomes, .holdouts])
+    }
+
     @Test func shapeListsAreReadOrRefusedWithTheReason() throws {
         #expect(try WorkloadShape.Name.list("benchmark,real").get() == [.benchmark, .real])
         #expect(try WorkloadShape.Name.list("real").get() == [.real])

@@ -3,6 +3,7 @@ import Testing
 import TapwireCore
 import TapwireDemo
 import TapwireReport
+import TapwireStatistics
 import TapwireStore
 import TapwireTestSupport
 
@@ -74,5 +75,61 @@ struct DemoTests {
         let message = try ReportFixtures.category(report, "message")
         #expect(message.dismiss.measurable && (message.dismiss.base ?? 0) < message.delivered)
         #expect(!(try ReportFixtures.category(report, "news")).dismiss.measurable)
+    }
+}
+
+/// `tapwire demo`'s holdout campaign, posted through the real HTTP API as the demo posts it.
+@Suite("Demo holdout")
+struct DemoHoldoutTests {
+    /// The report counts exactly the arms the simulation drew (each device's first assignment,
+    /// whatever the posting order, retries and reassignments), its intervals for the difference
+    /// in conversion rate contain the true effect and exclude 0, and the split passes its check.
+    @Test func theReportFindsTheSimulatedEffect() throws {
+        let collector = try TestCollector.start { $0.rateLimitPerSecond = 0 }
+        defer { collector.stop() }
+        let app = try collector.database.createApp()
+        var configuration = HoldoutConfiguration(end: DemoTests.end)
+        // The demo's defaults but the seed (fixed, so the test is deterministic: a 95% interval
+        // misses the truth for 5% of seeds; a biased estimator would for almost any).
+        configuration.seed = 42
+        let simulation = HoldoutSimulator(configuration).simulate()
+        let plan = simulation.plan()
+        #expect(plan.batches.count > Set(plan.batches.map { $0.events.map(\.eventId) }).count, "some batches are retried")
+        let client = collector.client()
+        var accepted = 0
+        for batch in plan.batches {
+            let json = try ReportFixtures.post(client, key: app.writeKey.text, batch.body(sentAt: .now))
+            accepted += Int(json["accepted"]?.numberValue?.integer ?? 0)
+            #expect(json["rejected"]?.arrayValue?.isEmpty ?? true, "\(json)")
+        }
+        #expect(accepted == plan.uniqueEvents)
+        let report = try ReportFixtures.report(collector.database, app: app, from: plan.from, to: plan.to)
+        let holdout = try #require(report.holdouts.first { $0.campaign == configuration.campaign })
+        let truth = simulation.truth
+        #expect(holdout.treated.devices == truth.treated)
+        #expect(holdout.treated.converted == truth.treatedConverted)
+        #expect(holdout.heldOut.devices == truth.heldOut)
+        #expect(holdout.heldOut.converted == truth.heldOutConverted)
+        #expect(holdout.withheld == nil, "\(holdout.withheld ?? "")")
+        #expect(!holdout.srm.mismatch && (holdout.srm.sequentialPValue ?? 0) > 0.001)
+        #expect(holdout.srm.expectedShare == configuration.holdoutShare)
+        let ci = try #require(holdout.ci95)
+        let anytime = try #require(holdout.anytimeValid)
+        for (name, interval) in [("fixed", ci), ("anytime-valid", anytime.ci95)] {
+            #expect(interval.lower < configuration.trueDifference && configuration.trueDifference < interval.upper,
+                    "\(name) \(interval) misses the true \(configuration.trueDifference)")
+            #expect(interval.lower > 0, "\(name) \(interval): the effect should be detected")
+        }
+        #expect(anytime.decidedOn != nil)
+        let value = try #require(holdout.valuePerDevice)
+        let treatedDevices = Double(truth.treated), heldOutDevices = Double(truth.heldOut)
+        #expect(abs(value.treated - truth.treatedValue / treatedDevices) < 1e-6)
+        #expect(abs(value.heldOut - truth.heldOutValue / heldOutDevices) < 1e-6)
+        let valueCI = try #require(value.ci95)
+        #expect(valueCI.lower < configuration.trueValueDifference && configuration.trueValueDifference < valueCI.upper,
+                "value per device \(valueCI) misses the true \(configuration.trueValueDifference)")
+        // What the demo prints.
+        let table = TableReportRenderer().render(report)
+        #expect(table.contains("\(configuration.campaign) (window 7 days") && table.contains("anytime-valid") && table.contains("Split:"))
     }
 }

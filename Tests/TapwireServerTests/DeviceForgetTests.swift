@@ -7,8 +7,8 @@ import TapwireTestSupport
 
 /// Forgetting an install id (docs/outcomes.md, "Forgetting a device"): through the API with an
 /// admin key, nothing holding the id is left in any table (every text and text[] column of every
-/// table the catalog lists, so a table added later is covered too), the rollups keep their
-/// counts, other devices keep everything, and the log names only the id's digest.
+/// table the catalog lists, so a table added later is covered too), the rollups (engagement's,
+/// the conversions' and the holdouts') keep their counts, other devices keep everything, and the log names only the id's digest.
 @Suite struct DeviceForgetTests {
     static let conversionRollups = """
         SELECT 'c', day::text, category, has_media::text, name || currency, concat_ws(' ', direct, influenced, converted, value_sum, value_sq, value_cube)
@@ -19,6 +19,17 @@ import TapwireTestSupport
         UNION ALL SELECT 't', day::text, name, currency, kind::text, conversions || ' ' || value_sum FROM rollup_conversion_totals WHERE app_id = $1::bigint
         ORDER BY 1, 2, 3, 4, 5, 6
         """
+    static let holdoutRollups = """
+        SELECT campaign, held_out::text, holdout_share::text, day::text, concat_ws(' ', assigned, converted, value_sum, value_sq, value_cube)
+        FROM rollup_holdouts WHERE app_id = $1::bigint ORDER BY 1, 2, 3, 4
+        """
+
+    /// The sender's assignment of `device` to campaign spring (docs/holdouts.md).
+    static func assignment(_ device: String, heldOut: Bool, at time: Timestamp) -> JSONValue {
+        .object([("eventId", .string(EventID.v7(at: time).description)), ("type", "assignment"),
+                 ("timestamp", .string(time.description)), ("campaign", "spring"), ("arm", .string(heldOut ? "held_out" : "treated")),
+                 ("holdoutShare", .double(0.5)), ("deviceId", .string(device))])
+    }
 
     /// A device's day: deliveries, an open, a registered action, conversions after each.
     static func events(at start: Timestamp, device: String? = nil) -> [JSONValue] {
@@ -61,7 +72,14 @@ import TapwireTestSupport
         ] {
             #expect(try ReportFixtures.post(client, key: key.text, body)["accepted"]?.numberValue?.integer == 8)
         }
+        // The sender's assignments of both devices to a holdout campaign, before their conversions.
+        let assignments = TestBatch.body([Self.assignment(forgotten, heldOut: false, at: start.adding(seconds: -60)),
+                                          Self.assignment(kept, heldOut: true, at: start.adding(seconds: -60))],
+                                         context: [("appVersion", "backend"), ("platform", "server")])
+        #expect(try ReportFixtures.post(client, key: app.writeKey.text, assignments)["accepted"]?.numberValue?.integer == 2)
         try RollupStore().fold(on: connection)
+        #expect(try connection.query("SELECT count(*) FROM holdout_assignments WHERE app_id = $1::bigint AND converted_at IS NOT NULL",
+                                     [String(app.appId)]).scalar == "2", "both devices converted within the window")
         // A commit not yet attributed: its queue holds both devices, and one holds the id alone.
         let t = start.adding(seconds: 5).description
         try connection.query("""
@@ -70,14 +88,22 @@ import TapwireTestSupport
                     ARRAY[false, false, false, true]),
                    ($1::bigint, ARRAY[$3::text], ARRAY[$4::timestamptz], ARRAY[false])
             """, [String(app.appId), kept, forgotten, t])
+        // And the holdouts' queue of such commits.
+        try connection.query("""
+            INSERT INTO holdout_pending (app_id, device_ids, event_times)
+            VALUES ($1::bigint, ARRAY[$2::text, $3::text, $2::text], ARRAY[$4::timestamptz, $4::timestamptz + interval '1 s', $4::timestamptz + interval '2 s']),
+                   ($1::bigint, ARRAY[$3::text], ARRAY[$4::timestamptz])
+            """, [String(app.appId), kept, forgotten, t])
 
         let holdersBefore = try InstallIdScan.holders(of: forgotten, on: connection)
         #expect(holdersBefore == ["attribution_devices.device_id", "attribution_pending.device_ids", "conversion_credits.device_id", "events.device_id",
-                                  "notification_conversions.device_id"],
+                                  "holdout_assignments.device_id", "holdout_pending.device_ids", "notification_conversions.device_id"],
                 "the scan must see the id where it is stored before anything is forgotten")
         let engagement = try RollupSnapshot.rows(appId: app.appId, on: connection)
         let conversions = try connection.query(Self.conversionRollups, [String(app.appId)]).rows
         #expect(!conversions.isEmpty)
+        let holdouts = try connection.query(Self.holdoutRollups, [String(app.appId)]).rows
+        #expect(!holdouts.isEmpty)
         let keptEvents = try connection.query("SELECT count(*) FROM events WHERE device_id = $1", [kept]).scalar
         let otherApp = try connection.query("SELECT count(*) FROM events WHERE app_id = $1::bigint", [String(other.appId)]).scalar
 
@@ -102,12 +128,14 @@ import TapwireTestSupport
         let digest = ForgottenDevice.digest(of: forgotten)
         #expect(response.json?["device"]?.stringValue == digest)
         let removed = response.json?["removed"]
-        // 8 of its own batch and 8 the backend posted for it.
-        #expect(removed?["events"]?.numberValue?.integer == 16)
+        // 8 of its own batch, 8 the backend posted for it and its assignment.
+        #expect(removed?["events"]?.numberValue?.integer == 17)
         #expect(removed?["conversion_credits"]?.numberValue?.integer == 6)
         #expect((removed?["notification_conversions"]?.numberValue?.integer ?? 0) > 0)
         #expect(removed?["attribution_devices"]?.numberValue?.integer == 1)
         #expect(removed?["attribution_pending"]?.numberValue?.integer == 2)
+        #expect(removed?["holdout_assignments"]?.numberValue?.integer == 1)
+        #expect(removed?["holdout_pending"]?.numberValue?.integer == 2)
         #expect(!response.text.contains(forgotten))
 
         // In no table of this app; the rollups keep their counts; the other device and the other
@@ -122,6 +150,11 @@ import TapwireTestSupport
             SELECT device_ids::text, event_times = ARRAY[$2::timestamptz, $2::timestamptz + interval '2 s', $2::timestamptz + interval '3 s'], conversions::text
             FROM attribution_pending WHERE app_id = $1::bigint
             """, [String(app.appId), t]).rows == [["{\(kept),\(kept),NULL}", "t", "{f,f,t}"]])
+        #expect(try connection.query("""
+            SELECT device_ids::text, event_times = ARRAY[$2::timestamptz, $2::timestamptz + interval '2 s'] FROM holdout_pending WHERE app_id = $1::bigint
+            """, [String(app.appId), t]).rows == [["{\(kept),\(kept)}", "t"]])
+        #expect(try connection.query("SELECT device_id FROM holdout_assignments WHERE app_id = $1::bigint", [String(app.appId)]).rows == [[kept]])
+        #expect(try connection.query(Self.holdoutRollups, [String(app.appId)]).rows == holdouts)
         #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == engagement)
         #expect(try connection.query(Self.conversionRollups, [String(app.appId)]).rows == conversions)
         #expect(try connection.query("SELECT count(*) FROM events WHERE device_id = $1", [kept]).scalar == keptEvents)
@@ -139,6 +172,8 @@ import TapwireTestSupport
         try RollupStore().fold(on: connection)
         #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == engagement)
         #expect(try connection.query(Self.conversionRollups, [String(app.appId)]).rows == conversions)
+        #expect(try connection.query(Self.holdoutRollups, [String(app.appId)]).rows == holdouts)
+        #expect(try connection.query("SELECT count(*) FROM holdout_pending WHERE app_id = $1::bigint", [String(app.appId)]).scalar == "0")
 
         // The log says what was forgotten, by digest, and never the id.
         let lines = server.logs.capturedLines
@@ -160,7 +195,8 @@ import TapwireTestSupport
         let unknown = try client.post("/v1/devices/forget", key: admin.text, json: JSONValue.object([("deviceId", "never-seen")]).serializedBytes())
         #expect(unknown.status == 200)
         #expect(unknown.json?["removed"]?.objectValue?.members.map(\.key)
-                == ["events", "conversion_credits", "notification_conversions", "attribution_devices", "attribution_pending"])
+                == ["events", "conversion_credits", "notification_conversions", "attribution_devices", "attribution_pending",
+                    "holdout_assignments", "holdout_pending"])
         #expect(unknown.json?["removed"]?.objectValue?.members.allSatisfy { $0.value.numberValue?.integer == 0 } == true)
         #expect(APIKey(parsing: admin.text) == admin)
         #expect(APIKey.redactingSecrets(in: "key \(admin.text) here") == "key \(admin.redacted) here")
