@@ -55,4 +55,36 @@ import TapwireTestSupport
             try store.setWindows(appId: changed.appId, directSeconds: 60, influenceSeconds: 31 * 86_400, on: connection)
         }
     }
+
+    /// Forgetting a device and changing the windows take the lock a fold's attribution of the app
+    /// takes (migrations 0202 and 0220): while an attribution's transaction is open, both wait
+    /// (here until their lock timeout, 55P03); once it ends, both run.
+    @Test func forgettingAndNewWindowsWaitForARunningAttribution() throws {
+        let server = try TestCollector.start { $0.rateLimitPerSecond = 0; $0.rollupFoldMilliseconds = 3_600_000 }
+        let app = try server.database.createApp("locked")
+        let fold = try server.database.connect()
+        defer { fold.close() }
+        let other = try server.database.connect()
+        defer { other.close() }
+        let id = String(app.appId)
+        try fold.query("BEGIN")
+        _ = try fold.query("SELECT tapwire_attribute_pending($1::bigint)", [id])
+        let waiting = [("SELECT count(*) FROM tapwire_forget_device($1::bigint, 'install-1')", "forget"),
+                       ("SELECT tapwire_set_attribution_windows($1::bigint, interval '10 minutes', interval '2 hours')", "windows")]
+        for (statement, what) in waiting {
+            try other.query("BEGIN")
+            try other.query("SET LOCAL lock_timeout = '300ms'")
+            do {
+                _ = try other.query(statement, [id])
+                Issue.record("\(what) ran beside an open attribution of the app")
+            } catch {
+                #expect(error.sqlState == "55P03", "\(what): \(error)")
+            }
+            try other.query("ROLLBACK")
+        }
+        try fold.query("COMMIT")
+        for (statement, what) in waiting {
+            #expect(throws: Never.self, "\(what)") { _ = try other.query(statement, [id]) }
+        }
+    }
 }

@@ -6,13 +6,15 @@
 -- The function of 0170 again, with two more tables, each a row of the result after 0170's. It
 -- also takes the holdouts' lock of the app (tapwire_holdouts_pending), after attribution's, the
 -- order a fold takes them in, so a fold running beside it never writes a removed row back.
+-- Attribution's lock is the key tapwire_attribute_pending takes (hashint8 of the app): 0170 took
+-- (7358161, app::integer), another key, so it never waited for a running attribution (0220).
 CREATE OR REPLACE FUNCTION tapwire_forget_device(p_app bigint, p_device text) RETURNS TABLE (held_in text, removed bigint)
 LANGUAGE plpgsql AS $fn$
 DECLARE
     v_count bigint;
     v_row   record;
 BEGIN
-    PERFORM pg_advisory_xact_lock(7358161, p_app::integer);
+    PERFORM pg_advisory_xact_lock(7358161, hashint8(p_app));
     PERFORM pg_advisory_xact_lock(7358201, p_app::integer);
 
     DELETE FROM events WHERE app_id = p_app AND device_id = p_device;
