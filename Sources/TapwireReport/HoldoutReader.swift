@@ -17,7 +17,7 @@ enum HoldoutReader {
                 campaigns.append(HoldoutCounts(campaign: campaign, window: row["conversion_window"] ?? "",
                                                statedShares: (row["shares"] ?? "").split(separator: ",").compactMap { Double($0) }, days: []))
             }
-            let arm = HoldoutCounts.Arm(assigned: int(row["assigned"]), converted: int(row["converted"]),
+            let arm = HoldoutCounts.Arm(assigned: PostgresReportReader.int(row["assigned"]), converted: PostgresReportReader.int(row["converted"]),
                                         valueSum: decimal(row["value_sum"]), valueSquares: decimal(row["value_sq"]),
                                         valueCubes: decimal(row["value_cube"]))
             let day = row["day"] ?? ""
@@ -39,5 +39,4 @@ enum HoldoutReader {
 
     /// A PostgreSQL numeric, exactly (its text in Foundation's Decimal, 38 digits).
     static func decimal(_ text: String?) -> Decimal { text.flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) } ?? 0 }
-    static func int(_ text: String?) -> Int { text.flatMap { Int($0) } ?? 0 }
 }
