@@ -45,6 +45,7 @@ public struct CSVReportRenderer: Sendable {
         "holdout_value_treated", "holdout_value_held_out", "holdout_value_difference", "holdout_value_ci_low",
         "holdout_value_ci_high", "holdout_srm_expected_share", "holdout_srm_observed_share", "holdout_srm_p_value",
         "holdout_srm_sequential_p_value", "holdout_srm_mismatch", "holdout_combined_campaigns", "holdout_combined_p_value",
+        "holdout_value_withheld",
     ]
 
     /// The group_dimension of a campaign's holdout row, and of the row over campaigns (a dimension
@@ -113,7 +114,7 @@ public struct CSVReportRenderer: Sendable {
                 points(h.anytimeValid?.ci95.lower), points(h.anytimeValid?.ci95.upper), h.anytimeValid?.decidedOn ?? "",
                 n(v?.treated), n(v?.heldOut), n(v?.difference), n(v?.ci95?.lower), n(v?.ci95?.upper),
                 n(h.srm.expectedShare), n(h.srm.observedShare), h.srm.pValue.map { String($0) } ?? "",
-                h.srm.sequentialPValue.map { String($0) } ?? "", h.srm.mismatch ? "true" : "false", "", "",
+                h.srm.sequentialPValue.map { String($0) } ?? "", h.srm.mismatch ? "true" : "false", "", "", v?.withheld ?? "",
             ])
         }
         if let c = report.holdoutsCombined {

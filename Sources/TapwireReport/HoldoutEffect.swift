@@ -71,8 +71,16 @@ public struct HoldoutEffect: Sendable, Equatable {
         public var heldOut: Double
         public var difference: Double
         /// MOVER over each arm's skew-adjusted interval (`SkewAdjustedMeanDifference`); nil when
-        /// neither arm's values vary.
+        /// neither arm's values vary, or when withheld.
         public var ci95: ConfidenceInterval?
+        /// Why `ci95` is nil though the values vary: the smaller arm holds too few devices for the
+        /// values' skewness (`SkewedSampleSize`, Cochran's rule as Sugden, Smith & Jones 2000
+        /// refine it). Nil when the interval is shown.
+        public var withheld: String?
+        /// G₁ of every assigned device's value, both arms together, and the devices the smaller
+        /// arm needs for the interval to be shown (nil: no count would do).
+        public var skewness: Double
+        public var devicesNeeded: Int?
     }
 
     /// α of the split check, as Statsig, Eppo and GrowthBook use.
@@ -148,14 +156,29 @@ public struct HoldoutEffect: Sendable, Equatable {
         }
         anytimeValid = latest.map { AnytimeValid(ci95: $0, decidedOn: decidedOn) }
 
-        if let t = SkewAdjustedMean.moments(count: n1, decimalSum: total.treated.valueSum, decimalSumOfSquares: total.treated.valueSquares,
-                                            decimalSumOfCubes: total.treated.valueCubes),
-           let h = SkewAdjustedMean.moments(count: n2, decimalSum: total.heldOut.valueSum, decimalSumOfSquares: total.heldOut.valueSquares,
-                                            decimalSumOfCubes: total.heldOut.valueCubes),
-           total.treated.valueSum > 0 || total.heldOut.valueSum > 0 {
-            valuePerDevice = ValuePerDevice(treated: t.mean, heldOut: h.mean, difference: t.mean - h.mean,
-                                            ci95: SkewAdjustedMeanDifference.interval(first: t, second: h))
+        func moments(_ arm: HoldoutCounts.Arm) -> SkewAdjustedMean.Moments? {
+            SkewAdjustedMean.moments(count: arm.assigned, decimalSum: arm.valueSum, decimalSumOfSquares: arm.valueSquares,
+                                     decimalSumOfCubes: arm.valueCubes)
         }
+        if let t = moments(total.treated), let h = moments(total.heldOut), let pooled = moments(total.treated + total.heldOut),
+           total.treated.valueSum > 0 || total.heldOut.valueSum > 0 {
+            let rule = SkewedSampleSize.difference(firstCount: n1, secondCount: n2, pooled: pooled)
+            var value = ValuePerDevice(treated: t.mean, heldOut: h.mean, difference: t.mean - h.mean, ci95: nil, withheld: nil,
+                                       skewness: rule.skewness, devicesNeeded: rule.minimumCount)
+            if rule.sufficient {
+                value.ci95 = SkewAdjustedMeanDifference.interval(first: t, second: h)
+            } else {
+                value.withheld = Self.valueInsufficiency(rule, smallerArm: n2 <= n1 ? "held-out" : "treated")
+            }
+            valuePerDevice = value
+        }
+    }
+
+    /// Why the value interval is withheld, in the words of a holdout.
+    static func valueInsufficiency(_ rule: SkewedSampleSize.Verdict, smallerArm: String) -> String {
+        let needed = rule.minimumCount.map { "at least \($0) devices in each arm" } ?? "more devices than any campaign has"
+        return "the \(smallerArm) arm has \(rule.smallerCount) devices; values as skewed as these (G1 \(String(format: "%.1f", rule.skewness)), "
+            + "both arms together) need \(needed) for the 95% interval to cover (n > 28 + 25·G1²: Cochran's rule, as Sugden, Smith & Jones 2000 refine it)"
     }
 
     /// Why a campaign's arms are too small to compare, in the words of a holdout (the thresholds

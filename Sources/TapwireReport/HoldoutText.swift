@@ -20,7 +20,8 @@ extension Fmt {
                     + (h.anytimeValid?.decidedOn.map { ", decided on \($0)" } ?? ", not decided") + "."
                 if let v = h.valuePerDevice {
                     line += " Value per assigned device: \(fixed(v.treated, 2)) treated, \(fixed(v.heldOut, 2)) held out, "
-                        + "difference \(fixed(v.difference, 2)) \(interval(v.ci95, scale: 1, signed: true))."
+                        + "difference \(fixed(v.difference, 2)) "
+                        + (v.withheld.map { "(interval withheld: \($0))." } ?? "\(interval(v.ci95, scale: 1, signed: true)).")
                 }
             }
             lines.append(line)

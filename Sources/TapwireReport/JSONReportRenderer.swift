@@ -87,7 +87,8 @@ public struct JSONReportRenderer: Sendable {
             ("anytimeValid", h.anytimeValid.map { .object([("ci95", interval($0.ci95)), ("decidedOn", .optional($0.decidedOn))]) } ?? .null),
             ("valuePerDevice", h.valuePerDevice.map { v in
                 .object([("treated", number(v.treated)), ("heldOut", number(v.heldOut)), ("difference", number(v.difference)),
-                         ("ci95", interval(v.ci95)), ("method", .string("mover over skew-adjusted means"))])
+                         ("ci95", interval(v.ci95)), ("method", .string("mover over skew-adjusted means")),
+                         ("withheld", .optional(v.withheld)), ("skewness", number(v.skewness)), ("devicesNeeded", .optional(v.devicesNeeded))])
             } ?? .null),
             ("opens", .object([("difference", .null), ("reason", .string(HoldoutCombined.opensNote))])),
             ("srm", .object([
@@ -97,7 +98,17 @@ public struct JSONReportRenderer: Sendable {
                 ("sequentialPValue", number(h.srm.sequentialPValue, digits: 12)),
                 ("mismatch", .bool(h.srm.mismatch)),
             ])),
+            ("looks", .array(h.looks.map(look))),
         ])
+    }
+
+    /// One UTC day's look of a campaign (`HoldoutEffect.looks`, what the HTML chart draws).
+    func look(_ l: HoldoutEffect.Look) -> JSONValue {
+        func arm(_ a: HoldoutCounts.Arm, _ rate: Double?) -> JSONValue {
+            .object([("devices", .int(a.assigned)), ("converted", .int(a.converted)), ("rate", number(rate))])
+        }
+        return .object([("day", .string(l.day)), ("treated", arm(l.treated, l.treatedRate)), ("heldOut", arm(l.heldOut, l.heldOutRate)),
+                        ("difference", number(l.difference)), ("anytimeValid", interval(l.anytimeValid))])
     }
 
     func category(_ c: CategoryEngagement) -> JSONValue {

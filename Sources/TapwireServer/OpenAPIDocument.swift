@@ -344,6 +344,43 @@ public enum OpenAPIDocument {
                     "unattributedValue": {"type": "number", "nullable": true}
                   }
                 }
+              },
+              "holdouts": {
+                "type": "array",
+                "description": "Every campaign with an assignment in the range (docs/holdouts.md): treated against held out. Listed here: what withholds an estimate, and the daily looks.",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "campaign": {"type": "string"},
+                    "withheld": {"type": "string", "nullable": true, "description": "Why difference, ci95, relativeLift, anytimeValid and valuePerDevice are null: a sample-ratio mismatch, assignments stating different shares, or too few devices or conversions in an arm."},
+                    "valuePerDevice": {
+                      "type": "object",
+                      "nullable": true,
+                      "description": "Each arm's mean value over its assigned devices, and their difference with a 95% interval for skewed revenue (MOVER over skew-adjusted means).",
+                      "properties": {
+                        "treated": {"type": "number"}, "heldOut": {"type": "number"}, "difference": {"type": "number"},
+                        "ci95": {"$ref": "#/components/schemas/Interval"},
+                        "withheld": {"type": "string", "nullable": true, "description": "Why ci95 is null though the values vary: the smaller arm has fewer devices than devicesNeeded, which values this skewed need for the interval to cover 95% (more than 28 + 25·G1², Cochran's rule as Sugden, Smith & Jones 2000 refine it; docs/statistics-outcomes.md)."},
+                        "skewness": {"type": "number", "nullable": true, "description": "G1 of every assigned device's value, both arms together."},
+                        "devicesNeeded": {"type": "integer", "nullable": true, "description": "The devices each arm needs for ci95 to be shown; null when no count would do."}
+                      }
+                    },
+                    "looks": {
+                      "type": "array",
+                      "description": "Each UTC day from the campaign's first assignment to the range's end, cumulative: what the HTML chart draws.",
+                      "items": {
+                        "type": "object",
+                        "properties": {
+                          "day": {"type": "string", "format": "date"},
+                          "treated": {"type": "object", "description": "devices, converted, rate up to that day"},
+                          "heldOut": {"type": "object", "description": "devices, converted, rate up to that day"},
+                          "difference": {"type": "number", "nullable": true},
+                          "anytimeValid": {"$ref": "#/components/schemas/Interval"}
+                        }
+                      }
+                    }
+                  }
+                }
               }
             }
           },

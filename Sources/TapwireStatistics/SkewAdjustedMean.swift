@@ -23,6 +23,12 @@ public enum SkewAdjustedMean {
         public var standardError: Double { (variance / Double(count)).squareRoot() }
         /// The third cumulant of the mean, μ̂₃/n² (the mean of n draws has κ₃ = μ₃/n²).
         public var meanThirdCumulant: Double { thirdCentralMoment / (Double(count) * Double(count)) }
+        /// The sample's skewness g₁ = μ̂₃/m₂^{3/2}, m₂ = Σ(x − x̄)²/n (the moment estimator of the
+        /// G₁ that Cochran's rule reads, `SkewedSampleSize`); 0 without variance.
+        public var skewness: Double {
+            let m2 = variance * Double(count - 1) / Double(count)
+            return m2 > 0 ? thirdCentralMoment / (m2 * m2.squareRoot()) : 0
+        }
     }
 
     /// The moments from sums in Double. Central moments are formed as Σx² − x̄·Σx and

@@ -22,6 +22,10 @@ Modes:
       -> {"cases": [{"mean", "variance", "mu3", "lower", "upper"} or null]}
   {"mode": "difference", "cases": [{"first": {sums}, "second": {sums}, "confidence"}]}
       -> {"cases": [{"difference", "lower", "upper"} or null]}
+  {"mode": "sampleSize", "cases": [{sums}]} -> {"cases": [{"skewness", "minimumCount"}]}
+      Cochran's rule as Sugden, Smith & Jones (2000), JRSS B 62:787, refine it: n > 28 + 25 G1^2,
+      G1 = m3 / m2^(3/2) with m_r = sum (x - xbar)^r / n. G1^2 = m3^2 / m2^3 is a fraction, so the
+      bound, and the least integer above it, are exact.
 """
 import json
 import sys
@@ -111,6 +115,17 @@ def difference(c):
     return {"difference": float(d), "lower": float(lower), "upper": float(upper)}
 
 
+def sample_size(c):
+    n = int(c["count"])
+    s1, s2, s3 = F(c["sum"]), F(c["sumOfSquares"]), F(c["sumOfCubes"])
+    m2 = (s2 - s1 * s1 / n) / n
+    m3 = (s3 - 3 * s1 * s2 / n + 2 * s1 ** 3 / (n * n)) / n
+    g1_squared = m3 * m3 / (m2 ** 3) if m2 > 0 else F(0)
+    bound = 28 + 25 * g1_squared
+    g1 = dec(g1_squared).sqrt() * (1 if m3 >= 0 else -1)
+    return {"skewness": float(g1), "minimumCount": bound.numerator // bound.denominator + 1}
+
+
 def main():
     request = json.load(sys.stdin)
     mode = request["mode"]
@@ -120,6 +135,8 @@ def main():
         out = {"cases": [one_mean(c) for c in request["cases"]]}
     elif mode == "difference":
         out = {"cases": [difference(c) for c in request["cases"]]}
+    elif mode == "sampleSize":
+        out = {"cases": [sample_size(c) for c in request["cases"]]}
     else:
         raise SystemExit(f"unknown mode {mode}")
     json.dump(out, sys.stdout)

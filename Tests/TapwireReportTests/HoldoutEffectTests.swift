@@ -111,19 +111,50 @@ import Testing
         #expect(small.withheld == "fewer than 100 devices assigned in an arm (treated 500, held out 60)")
     }
 
+    /// G₁ = m₃/m₂^{3/2} of every assigned device's value (zeros included), written out, and the
+    /// least n above 28 + 25·G₁² (Sugden, Smith & Jones 2000).
+    static func rule(_ values: [Double], devices: Int) -> (skewness: Double, needed: Int) {
+        let n = Double(devices), mean = values.reduce(0, +) / n
+        let zeros = Double(devices - values.count)
+        let m2 = (values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } + zeros * mean * mean) / n
+        let m3 = (values.reduce(0) { $0 + pow($1 - mean, 3) } - zeros * pow(mean, 3)) / n
+        let g1 = m3 / pow(m2, 1.5)
+        return (g1, Int((28 + 25 * g1 * g1).rounded(.down)) + 1)
+    }
+
     /// Value per assigned device: the arms' means over every assigned device (zeros included) and
-    /// the MOVER interval, wider above than below for right-skewed revenue.
+    /// the MOVER interval, shown because the held-out arm's 400 devices are more than the rule
+    /// asks for values this mildly skewed (half the devices buy, at 10, 20 or 60).
     @Test func valuePerAssignedDevice() throws {
+        let treatedValues: [Decimal] = (0..<1_800).map { [10, 20, 60][$0 % 3] }
+        let heldValues: [Decimal] = (0..<150).map { [10, 20, 60][$0 % 3] }
+        let effect = HoldoutEffect(Self.counts([(Self.arm(3_600, 1_800, values: treatedValues), Self.arm(400, 150, values: heldValues))]))
+        let value = try #require(effect.valuePerDevice)
+        #expect(abs(value.treated - 30.0 * 1_800 / 3_600) < 1e-12 && abs(value.heldOut - 30.0 * 150 / 400) < 1e-12)
+        #expect(abs(value.difference - (15 - 11.25)) < 1e-12)
+        let rule = Self.rule((treatedValues + heldValues).map { NSDecimalNumber(decimal: $0).doubleValue }, devices: 4_000)
+        #expect(abs(value.skewness - rule.skewness) < 1e-9 && value.devicesNeeded == rule.needed && rule.needed < 400, "\(rule)")
+        #expect(value.withheld == nil)
+        let ci = try #require(value.ci95)
+        #expect(ci.lower < value.difference && value.difference < ci.upper)
+    }
+
+    /// Few buyers, one arm with large purchases: the held-out arm's 400 devices are fewer than
+    /// values this skewed need, so the interval is withheld with the reason; the means stay.
+    @Test func skewedValuesInASmallArmWithholdTheInterval() throws {
         let treatedValues: [Decimal] = (0..<60).map { Decimal($0 % 7 == 0 ? 250 : 12) }
         let heldValues: [Decimal] = (0..<5).map { _ in Decimal(12) }
         let effect = HoldoutEffect(Self.counts([(Self.arm(3_600, 60, values: treatedValues), Self.arm(400, 5, values: heldValues))]))
+        #expect(effect.withheld == nil, "the conversion rate's estimates are shown")
         let value = try #require(effect.valuePerDevice)
         let treatedMean = NSDecimalNumber(decimal: treatedValues.reduce(0, +)).doubleValue / 3_600
         #expect(abs(value.treated - treatedMean) < 1e-12 && abs(value.heldOut - 60.0 / 400) < 1e-12)
-        #expect(abs(value.difference - (treatedMean - 0.15)) < 1e-12)
-        let ci = try #require(value.ci95)
-        #expect(ci.lower < value.difference && value.difference < ci.upper)
-        #expect(ci.upper - value.difference > value.difference - ci.lower, "skewed right: the upper reach is longer")
+        let rule = Self.rule((treatedValues + heldValues).map { NSDecimalNumber(decimal: $0).doubleValue }, devices: 4_000)
+        #expect(abs(value.skewness - rule.skewness) < 1e-9 && value.devicesNeeded == rule.needed && rule.needed > 400, "\(rule)")
+        #expect(value.ci95 == nil)
+        #expect(value.withheld == "the held-out arm has 400 devices; values as skewed as these (G1 \(String(format: "%.1f", rule.skewness)), "
+                + "both arms together) need at least \(rule.needed) devices in each arm for the 95% interval to cover "
+                + "(n > 28 + 25·G1²: Cochran's rule, as Sugden, Smith & Jones 2000 refine it)", "\(value.withheld ?? "nil")")
     }
 
     /// Over campaigns, stratified: Σ w·d / Σ w with w = n1·n2/(n1 + n2) (Mantel–Haenszel risk

@@ -11,19 +11,22 @@ import TapwireTestSupport
 @Suite struct HoldoutRenderingTests {
     typealias Arm = HoldoutCounts.Arm
 
-    /// Three campaigns: spring (shown, with values), winter (shown), and one whose logged split is
-    /// 70/30 where 50/50 was stated, named as a spreadsheet formula, so withheld.
+    /// Three campaigns: spring (shown, every converted device with a value of 8 to 15: the value
+    /// interval shown), winter (shown, a few large purchases among 1,000 held-out devices: the value
+    /// interval withheld), and one whose logged split is 70/30 where 50/50 was stated, named as a
+    /// spreadsheet formula, so withheld.
     static func report(holdouts: Bool = true) -> EngagementReport {
         var data = ReportData(days: ["2026-11-02"], counts: [
             ReportCountRow(group: "", day: "2026-11-02", category: "message", hasMedia: true, delivered: 400, opens: 40),
             ReportCountRow(group: "", day: "2026-11-02", category: "message", hasMedia: false, delivered: 400, opens: 80),
         ], actions: [], histograms: [], grouped: false)
         if holdouts {
+            func mild(_ k: Int) -> [Decimal] { (0..<k).map { [8, 10, 12, 15][$0 % 4] } }
             let values: [Decimal] = [5, 10, 120, 3]
             data.holdouts = [
-                counts("spring", share: 0.1, [(HoldoutEffectTests.arm(4_500, 250, values: values + values), HoldoutEffectTests.arm(500, 20, values: values)),
-                                              (HoldoutEffectTests.arm(4_500, 290), HoldoutEffectTests.arm(500, 30))]),
-                counts("winter", share: 0.2, [(HoldoutEffectTests.arm(3_200, 400), HoldoutEffectTests.arm(800, 60))]),
+                counts("spring", share: 0.1, [(HoldoutEffectTests.arm(4_500, 250, values: mild(250)), HoldoutEffectTests.arm(500, 20, values: mild(20))),
+                                              (HoldoutEffectTests.arm(4_500, 290, values: mild(290)), HoldoutEffectTests.arm(500, 30, values: mild(30)))]),
+                counts("winter", share: 0.2, [(HoldoutEffectTests.arm(3_200, 400, values: values + values), HoldoutEffectTests.arm(800, 60, values: values))]),
                 counts("=HYPERLINK(\"x\")", share: 0.5, [(HoldoutEffectTests.arm(700, 70), HoldoutEffectTests.arm(300, 30))]),
             ]
         }
@@ -43,7 +46,9 @@ import TapwireTestSupport
         let spring = try #require(report.holdouts.first { $0.campaign == "spring" })
         let broken = try #require(report.holdouts.first { $0.campaign.hasPrefix("=") })
         let combined = try #require(report.holdoutsCombined)
-        #expect(spring.withheld == nil && spring.valuePerDevice?.ci95 != nil && spring.anytimeValid != nil)
+        #expect(spring.withheld == nil && spring.valuePerDevice?.ci95 != nil && spring.valuePerDevice?.withheld == nil && spring.anytimeValid != nil)
+        let winter = try #require(report.holdouts.first { $0.campaign == "winter" })
+        #expect(winter.withheld == nil && winter.valuePerDevice?.ci95 == nil && winter.valuePerDevice?.withheld != nil)
         #expect(broken.srm.mismatch && broken.withheld != nil && combined.campaigns == ["spring", "winter"])
 
         let csv = CSVReportRenderer().render(report)
@@ -87,7 +92,11 @@ import TapwireTestSupport
             #expect(abs(cell - (value ?? .nan)) < 1e-6, "\(column): \(cell) against \(value ?? .nan)")
         }
         #expect(s["holdout_decided_on"] == (spring.anytimeValid?.decidedOn ?? "") && s["holdout_withheld"] == "" && s["holdout_srm_mismatch"] == "false")
-        #expect(s["holdout_combined_campaigns"] == "" && s["holdout_combined_p_value"] == "")
+        #expect(s["holdout_combined_campaigns"] == "" && s["holdout_combined_p_value"] == "" && s["holdout_value_withheld"] == "")
+        // The value interval withheld: its reason, the means kept.
+        let w = try cells("holdout", "winter")
+        #expect(w["holdout_value_withheld"] == winter.valuePerDevice?.withheld && w["holdout_withheld"] == "")
+        #expect(w["holdout_value_ci_low"] == "" && w["holdout_value_ci_high"] == "" && number(w["holdout_value_held_out"]) != nil)
 
         // Withheld: the reason and the split, no estimate; the formula-like name is text.
         let b = try cells("holdout", "'=HYPERLINK(\"x\")")
@@ -123,6 +132,68 @@ import TapwireTestSupport
         // Withheld: the looks keep the rates, without a band.
         let broken = HoldoutEffect(HoldoutEffectTests.counts([(HoldoutEffectTests.arm(700, 70), HoldoutEffectTests.arm(300, 30))], share: 0.5))
         #expect(broken.withheld != nil && broken.looks.count == 1 && broken.looks[0].treatedRate == 0.1 && broken.looks[0].anytimeValid == nil)
+    }
+
+    /// Every format says why a value interval is withheld: the table's, Markdown's and HTML's
+    /// sentence, the JSON's `valuePerDevice.withheld` (the CSV's column is checked above).
+    @Test func everyFormatSaysWhyTheValueIntervalIsWithheld() throws {
+        let report = Self.report()
+        let winter = try #require(report.holdouts.first { $0.campaign == "winter" })
+        let reason = try #require(winter.valuePerDevice?.withheld)
+        let rendered = JSONReportRenderer().render(report)
+        try SchemaCheck.validate(rendered)
+        let json = try JSONParser().parse(Array(rendered.utf8))
+        let holdout = try #require(json["holdouts"]?.arrayValue?.first { $0["campaign"]?.stringValue == "winter" })
+        #expect(holdout["valuePerDevice"]?["withheld"]?.stringValue == reason && holdout["valuePerDevice"]?["ci95"] == .null)
+        #expect(holdout["valuePerDevice"]?["devicesNeeded"]?.numberValue?.integer.map { Int($0) } == winter.valuePerDevice?.devicesNeeded)
+        let sentence = "(interval withheld: \(reason))."
+        let table = TableReportRenderer().render(report).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(table.contains(sentence.split(whereSeparator: \.isWhitespace).joined(separator: " ")), "the table's sentence")
+        #expect(Fmt.holdoutLines(report).contains { $0.contains(sentence) })
+        #expect(MarkdownReportRenderer().render(report).contains(MarkdownReportRenderer().escape(sentence)))
+        #expect(HTMLReportRenderer().render(report).contains(HTML.escape(sentence)))
+        let spring = try #require(json["holdouts"]?.arrayValue?.first { $0["campaign"]?.stringValue == "spring" })
+        #expect(spring["valuePerDevice"]?["withheld"] == .null && spring["valuePerDevice"]?["ci95"]?["lower"] != nil)
+    }
+
+    /// The JSON's daily looks are the chart's: each look's day, counts, rates, difference and band
+    /// in the JSON, formatted as the chart formats them, are the titles of the chart's points.
+    @Test func theJSONLooksAreWhatTheChartDraws() throws {
+        let report = Self.report()
+        let rendered = JSONReportRenderer().render(report)
+        try SchemaCheck.validate(rendered)
+        let json = try JSONParser().parse(Array(rendered.utf8))
+        let html = HTMLReportRenderer().render(report)
+        for effect in report.holdouts {
+            let holdout = try #require(json["holdouts"]?.arrayValue?.first { $0["campaign"]?.stringValue == effect.campaign })
+            let looks = try #require(holdout["looks"]?.arrayValue)
+            #expect(looks.count == effect.looks.count && !looks.isEmpty)
+            let chart = HoldoutChart(effect: effect).svg
+            #expect(html.contains(chart))
+            for look in looks {
+                let day = try #require(look["day"]?.stringValue)
+                for (name, key) in [("treated", "treated"), ("held out", "heldOut")] {
+                    let arm = try #require(look[key])
+                    let rate = try #require(arm["rate"]?.numberValue?.double), converted = try #require(arm["converted"]?.numberValue?.integer.map { Int($0) })
+                    let devices = try #require(arm["devices"]?.numberValue?.integer.map { Int($0) })
+                    #expect(abs(rate - Double(converted) / Double(devices)) < 1e-6)
+                    let title = "\(day): \(name) \(Fmt.percent(rate, digits: 2)), \(Fmt.count(converted)) of \(Fmt.count(devices)) converted"
+                    #expect(chart.contains("<title>\(HTML.escape(title))</title>"), "\(effect.campaign): no point \(title)")
+                }
+                if effect.withheld == nil {
+                    let difference = try #require(look["difference"]?.numberValue?.double)
+                    var band: ConfidenceInterval?
+                    if let lower = look["anytimeValid"]?["lower"]?.numberValue?.double, let upper = look["anytimeValid"]?["upper"]?.numberValue?.double {
+                        band = ConfidenceInterval(lower: lower, upper: upper)
+                    }
+                    let title = "\(day): difference \(Fmt.points(difference * 100)), anytime-valid \(Fmt.interval(band, signed: true))"
+                    #expect(chart.contains("<title>\(HTML.escape(title))</title>"), "\(effect.campaign): no point \(title)")
+                } else {
+                    #expect(look["anytimeValid"] == .null)
+                }
+            }
+            #expect(looks.last?["anytimeValid"]?["lower"]?.numberValue?.double == holdout["anytimeValid"]?["ci95"]?["lower"]?.numberValue?.double)
+        }
     }
 
     /// The chart: an SVG per campaign in the report's holdout section, with both arms' lines,

@@ -183,23 +183,58 @@ import TapwireRollupOracle
         #expect(try db.query("SELECT count(*) FROM mismatch_usage_hourly").scalar == "0")
     }
 
+    /// The scenario (from `seed`) and `engagementEvents` random engagement events around now,
+    /// committed in one go and folded: an app with assignments, conversions and engagement.
+    static func commitScenario(_ db: TestDatabase, seed: UInt64, engagementEvents: Int) throws -> (CreatedApp, EventWriter) {
+        let app = try prepare(db)
+        var events = scenario(seed: seed, base: Timestamp.now.adding(microseconds: -2 * day))
+        var rng = SeededGenerator(seed: seed + 1)
+        events += (0..<engagementEvents).map { _ in .init(RollupDeltaMergeTests.randomEvent(&rng, around: .now)) }
+        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
+        try writer.commit(StagedBatch.Event.batches(events, appId: app.appId))
+        try RollupStore().fold(on: writer.connection)
+        return (app, writer)
+    }
+
     /// Engagement's rollups with assignments and conversions among the events: the incremental
     /// rows equal the SQL oracle's (which leaves both out, as RollupDeltas does).
     @Test func engagementRollupsAndTheOracleIgnoreAssignments() throws {
         let db = try TestDatabase.create()
-        let app = try Self.prepare(db)
-        var events = Self.scenario(seed: 5, base: Timestamp.now.adding(microseconds: -2 * Self.day))
-        var rng = SeededGenerator(seed: 6)
-        events += (0..<200).map { _ in .init(RollupDeltaMergeTests.randomEvent(&rng, around: .now)) }
-        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
+        let (app, writer) = try Self.commitScenario(db, seed: 5, engagementEvents: 200)
         defer { writer.connection.close() }
-        try writer.commit(StagedBatch.Event.batches(events, appId: app.appId))
-        try RollupStore().fold(on: writer.connection)
         let incremental = try RollupSnapshot.rows(appId: app.appId, on: writer.connection)
         #expect(!incremental.isEmpty)
         let range = try #require(try RollupStore().eventHours(appId: app.appId, on: writer.connection))
         try RollupOracle.recompute(appId: app.appId, from: range.from, to: range.to, on: writer.connection)
         #expect(try RollupSnapshot.rows(appId: app.appId, on: writer.connection) == incremental)
+    }
+
+    /// `tapwire rollups rebuild` streams only the events engagement's rollups count: no
+    /// assignment and no conversion reaches RollupDeltas (which would skip them one by one). Every
+    /// rollup it rebuilds, engagement's and the holdouts' (queued again by
+    /// rollups_rebuild_holdouts.sql), equals what the collector's commits and folds had made.
+    @Test func theRebuildStreamsNoAssignmentAndKeepsEveryRollup() throws {
+        let db = try TestDatabase.create()
+        let (app, writer) = try Self.commitScenario(db, seed: 7, engagementEvents: 300)
+        defer { writer.connection.close() }
+        let connection = writer.connection
+        let engagement = try RollupSnapshot.rows(appId: app.appId, on: connection)
+        let holdouts = try Self.rows(Self.stored, app: app, on: connection), holdoutDays = try Self.rows(Self.storedDays, app: app, on: connection)
+        #expect(!engagement.isEmpty && holdouts.count > 100 && holdoutDays.count > 4)
+        func count(_ types: String) throws -> Int {
+            Int(try Self.rows("SELECT count(*) FROM events WHERE app_id = $1 AND type::text IN (\(types))", app: app, on: connection)[0][0] ?? "") ?? -1
+        }
+        let assignments = try count("'assignment'"), conversions = try count("'conversion'")
+        let engagementEvents = try count("'delivered', 'response', 'sent'")
+        #expect(assignments > 100 && conversions > 20 && engagementEvents > 200)
+
+        let range = try #require(try RollupStore().eventHours(appId: app.appId, on: connection))
+        let days = try RollupStore().rebuild(appId: app.appId, from: range.from, to: range.to, on: connection)
+        #expect(days.reduce(0) { $0 + $1.eventsRecomputed } == engagementEvents,
+                "the rebuild streamed \(days.reduce(0) { $0 + $1.eventsRecomputed }) events: \(engagementEvents) engagement events, \(assignments) assignments, \(conversions) conversions")
+        #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == engagement, "engagement's rollups after the rebuild")
+        #expect(try Self.rows(Self.stored, app: app, on: connection) == holdouts, "holdout_assignments after the rebuild")
+        #expect(try Self.rows(Self.storedDays, app: app, on: connection) == holdoutDays, "rollup_holdouts after the rebuild")
     }
 }
 

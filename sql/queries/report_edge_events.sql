@@ -13,6 +13,6 @@ SELECT format($copy$COPY (
     FROM unnest(%L::timestamptz[], %L::timestamptz[]) AS r (lo, hi)
     CROSS JOIN LATERAL (
         SELECT * FROM events
-        WHERE app_id = %s AND event_time >= r.lo AND event_time < r.hi AND type <> 'conversion'
+        WHERE app_id = %s AND event_time >= r.lo AND event_time < r.hi AND type NOT IN ('conversion', 'assignment')
         OFFSET 0) e
 ) TO STDOUT (FORMAT binary)$copy$, $2::text, $3::text, $1::bigint)

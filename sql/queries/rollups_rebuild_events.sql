@@ -11,6 +11,6 @@ SELECT format($copy$COPY (
     SELECT app_id, event_time, type::text, category, action_identifier, user_text_length, has_media,
            media_requested, category_registered, campaign, variant, delivered_at, app_version, platform, os_version
     FROM events
-    WHERE %s event_time >= %L::timestamptz AND event_time < %L::timestamptz AND type <> 'conversion'
+    WHERE %s event_time >= %L::timestamptz AND event_time < %L::timestamptz AND type NOT IN ('conversion', 'assignment')
 ) TO STDOUT (FORMAT binary)$copy$,
     CASE WHEN $1::bigint IS NULL THEN '' ELSE format('app_id = %s AND', $1::bigint) END, $2::text, $3::text)
