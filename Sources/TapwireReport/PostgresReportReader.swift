@@ -96,8 +96,7 @@ public struct PostgresReportReader: ReportReading {
         data.actions = try connection.query(EmbeddedSQL.reportTotalActions, [app, grains, blockStarts, quarters]).namedRows.map { row in
             ReportActionRow(category: row["category"] ?? "", action: row["action"] ?? "", count: Self.int(row["count"]))
         }
-        data.histograms = try connection.query(EmbeddedSQL.reportTotalHistograms, [app, grains, blockStarts, quarters]).namedRows
-            .compactMap(Self.histogramRow)
+        data.histograms = try Self.histogramRows(connection.query(EmbeddedSQL.reportTotalHistograms, [app, grains, blockStarts, quarters]))
         data.trend = try connection.query(EmbeddedSQL.reportTrend, [app, PostgresValue.timestampArray(plan.trendRuns.map(\.lo)),
                                                                     PostgresValue.timestampArray(plan.trendRuns.map(\.hi)),
                                                                     PostgresValue.textArray(plan.trendRuns.map(\.day))])
@@ -106,8 +105,23 @@ public struct PostgresReportReader: ReportReading {
                                engaged: Self.int(row["engaged"]))
             }
         if !dismissMeasurable.isEmpty {
+            // Each category and version once, each pair as their positions (1-based).
+            var categories: [String] = [], versions: [String] = []
+            var categoryPositions: [String: Int] = [:], versionPositions: [String: Int] = [:]
+            func position(of name: String, in names: inout [String], _ positions: inout [String: Int]) -> Int {
+                if let known = positions[name] { return known }
+                names.append(name)
+                positions[name] = names.count
+                return names.count
+            }
+            var categoryAt: [Int] = [], versionAt: [Int] = []
+            for pair in dismissMeasurable {
+                categoryAt.append(position(of: pair.category, in: &categories, &categoryPositions))
+                versionAt.append(position(of: pair.appVersion, in: &versions, &versionPositions))
+            }
+            func list(_ positions: [Int]) -> String { "{" + positions.map(String.init).joined(separator: ",") + "}" }
             data.dismiss = try connection.query(EmbeddedSQL.reportDismiss, [
-                app, PostgresValue.textArray(dismissMeasurable.map(\.category)), PostgresValue.textArray(dismissMeasurable.map(\.appVersion)),
+                app, PostgresValue.textArray(categories), PostgresValue.textArray(versions), list(categoryAt), list(versionAt),
                 grains, blockStarts, PostgresValue.timestampArray(plan.quarterRuns.map(\.lo)),
                 PostgresValue.timestampArray(plan.quarterRuns.map(\.hi)),
             ]).namedRows.map { row in
@@ -283,6 +297,28 @@ public struct PostgresReportReader: ReportReading {
             ReportHistogramRow(group: row.hasColumn("group_value") ? row["group_value"] ?? "" : "", category: row["category"] ?? "",
                                metric: $0, bin: int(row["bin"]),
                                count: int(row["count"]))
+        }
+    }
+
+    /// The rows of report_total_histograms.sql (a category's and metric's bins and counts, a row
+    /// per block of days or quarter hour) summed per bin: a row per category, metric and bin, as
+    /// report_raw_histograms.sql gives them.
+    static func histogramRows(_ result: QueryResult) throws(DatabaseError) -> [ReportHistogramRow] {
+        struct Key: Hashable { var category: String, metric: HistogramMetric }
+        var sums: [Key: [Int: Int]] = [:]
+        for row in result.namedRows {
+            guard let metric = HistogramMetric(rawValue: int(row["metric"])) else { continue }
+            let bins: [Int64] = try row.decode("bins"), counts: [Int64] = try row.decode("counts")
+            guard bins.count == counts.count else {
+                throw DatabaseError(.unexpectedResult, "a histogram row has \(bins.count) bins and \(counts.count) counts", query: result.statement)
+            }
+            let key = Key(category: row["category"] ?? "", metric: metric)
+            var perBin = sums.removeValue(forKey: key) ?? [:]
+            for (bin, count) in zip(bins, counts) { perBin[Int(bin), default: 0] += Int(count) }
+            sums[key] = perBin
+        }
+        return sums.flatMap { key, perBin in
+            perBin.map { ReportHistogramRow(category: key.category, metric: key.metric, bin: $0.key, count: $0.value) }
         }
     }
 

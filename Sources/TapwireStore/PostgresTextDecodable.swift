@@ -61,3 +61,8 @@ extension APIKey.Kind: PostgresTextDecodable {}
 extension FindingKind: PostgresTextDecodable {
     public init?(postgresText text: String) { self.init(rawValue: text) }
 }
+
+/// A one-dimensional bigint[] or smallint[] without NULLs, as PostgreSQL writes it (`{1,0,23}`).
+extension Array: PostgresDecodable where Element == Int64 {
+    public static func decode(postgresText text: String?) -> [Int64]? { PostgresValue.int64Array(text) }
+}
