@@ -7,8 +7,9 @@ import TapwireStore
 
 /// A real Citus cluster on loopback: a coordinator and two workers, each its own PostgreSQL in a
 /// directory of this object's, with the citus extension preloaded. Started once per test process
-/// (`shared()`) and stopped at exit; each test gets a database of its own, set up as
-/// docs/deployment.md tells an operator (`database(prefix:)`).
+/// (`shared()`) and stopped at exit, or by its `ServerGuard` when the process is killed or
+/// crashes; each test gets a database of its own, set up as docs/deployment.md tells an operator
+/// (`database(prefix:)`), and "Testing on Citus" there says what keeps it deterministic.
 ///
 /// Citus comes from the server's directories; when it is not there, `scripts/install-citus.sh`
 /// builds it from TAPWIRE_CITUS_SOURCE (a build cached under .build/citus). Where it cannot be
