@@ -50,9 +50,10 @@ export TAPWIRE_TEST_DATABASE_URL="postgresql://postgres@127.0.0.1:$port/postgres
 export TAPWIRE_PG_BINDIR="$bindir"
 # The command runs in the background so that a SIGTERM or SIGINT (a timeout, ^C) reaches this
 # script at once (bash runs a trap only after its foreground command ends): it is passed on to
-# the command, and the cluster is stopped once the command has ended.
+# the command, and the cluster is stopped once the command has ended. `<&0` keeps the script's
+# stdin for it (a background command's is /dev/null otherwise).
 set +e
-"$@" {guard}>&- &
+"$@" <&0 {guard}>&- &
 child=$!
 trap 'kill -TERM "$child" 2>/dev/null' INT TERM
 wait "$child"
