@@ -25,9 +25,14 @@ cleanup() {
   "${as_pg[@]}" "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
   rm -rf "$dir"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+# If this script is killed (SIGKILL: no trap runs), a guardian in a session of its own stops the
+# cluster: its stdin is a pipe only this script holds, which the kernel closes when the script
+# ends, however it ends. Nothing this script starts inherits the pipe ({guard}>&-).
+exec {guard}> >(exec setsid sh -c 'while read -r _; do :; done; shift; "$@" >/dev/null 2>&1; rm -rf "$0"' \
+  "$dir" -- "${as_pg[@]}" "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop)
 
-"${as_pg[@]}" "$bindir/initdb" -D "$dir/data" -U postgres --auth=trust --encoding=UTF8 --locale=C >"$dir/initdb.log" 2>&1 \
+"${as_pg[@]}" "$bindir/initdb" -D "$dir/data" -U postgres --auth=trust --encoding=UTF8 --locale=C >"$dir/initdb.log" 2>&1 {guard}>&- \
   || { cat "$dir/initdb.log" >&2; exit 1; }
 # Durability is off unless TAPWIRE_PG_DURABLE=1 (benchmarks): this cluster is thrown away.
 settings="-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300"
@@ -39,12 +44,21 @@ fi
 # TAPWIRE_PG_SETTINGS adds server settings, e.g. "-c shared_preload_libraries=pg_stat_statements".
 settings="$settings ${TAPWIRE_PG_SETTINGS:-}"
 "${as_pg[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 -o "$settings" \
-  start >/dev/null || { cat "$dir/postgres.log" >&2; exit 1; }
+  start >/dev/null {guard}>&- || { cat "$dir/postgres.log" >&2; exit 1; }
 
 export TAPWIRE_TEST_DATABASE_URL="postgresql://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 export TAPWIRE_PG_BINDIR="$bindir"
+# The command runs in the background so that a SIGTERM or SIGINT (a timeout, ^C) reaches this
+# script at once (bash runs a trap only after its foreground command ends): it is passed on to
+# the command, and the cluster is stopped once the command has ended. `<&0` keeps the script's
+# stdin for it (a background command's is /dev/null otherwise).
 set +e
-"$@"
+"$@" <&0 {guard}>&- &
+child=$!
+trap 'kill -TERM "$child" 2>/dev/null' INT TERM
+wait "$child"
 status=$?
+# A wait cut short by a trapped signal returns 128+n: wait again for the command's own status.
+while kill -0 "$child" 2>/dev/null; do wait "$child"; status=$?; done
 set -e
 exit $status

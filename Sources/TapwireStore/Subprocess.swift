@@ -91,13 +91,18 @@ public enum Subprocess {
     }
 
     /// Starts a program in the background with stdout and stderr appended to `logPath`, and
-    /// extra environment variables on top of this process's environment.
+    /// extra environment variables on top of this process's environment. Its stdin is
+    /// /dev/null, or a copy of `standardInput` (a descriptor of this process, left open here).
     public static func spawn(_ executable: String, _ arguments: [String], logPath: String,
-                             environment extra: [String: String] = [:]) throws -> Child {
+                             environment extra: [String: String] = [:], standardInput: Int32? = nil) throws -> Child {
         var fileActions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&fileActions)
         defer { posix_spawn_file_actions_destroy(&fileActions) }
-        posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
+        if let standardInput {
+            posix_spawn_file_actions_adddup2(&fileActions, standardInput, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_addopen(&fileActions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&fileActions, 1, 2)
         closeInheritedDescriptors(&fileActions, keep: [])

@@ -7,8 +7,9 @@ import TapwireStore
 
 /// A real Citus cluster on loopback: a coordinator and two workers, each its own PostgreSQL in a
 /// directory of this object's, with the citus extension preloaded. Started once per test process
-/// (`shared()`) and stopped at exit; each test gets a database of its own, set up as
-/// docs/deployment.md tells an operator (`database(prefix:)`).
+/// (`shared()`) and stopped at exit, or by its `ServerGuard` when the process is killed or
+/// crashes; each test gets a database of its own, set up as docs/deployment.md tells an operator
+/// (`database(prefix:)`), and "Testing on Citus" there says what keeps it deterministic.
 ///
 /// Citus comes from the server's directories; when it is not there, `scripts/install-citus.sh`
 /// builds it from TAPWIRE_CITUS_SOURCE (a build cached under .build/citus). Where it cannot be
@@ -19,16 +20,19 @@ public final class CitusCluster: Sendable {
     public let workers: [EmbeddedPostgres]
     public let directory: String
     private let stopped = Mutex(false)
+    /// Stops the three servers if this process ends without `stop()` (killed, crashed).
+    private let serverGuard: ServerGuard
 
     /// Shards per distributed table: 4 per worker. Citus's default (32) makes each daily
     /// partition of events 32 shards, which only slows a test's setup down; what an operator
     /// picks is docs/deployment.md's ("Citus").
     public static let shardCount = 8
 
-    private init(coordinator: EmbeddedPostgres, workers: [EmbeddedPostgres], directory: String) {
+    private init(coordinator: EmbeddedPostgres, workers: [EmbeddedPostgres], directory: String, serverGuard: ServerGuard) {
         self.coordinator = coordinator
         self.workers = workers
         self.directory = directory
+        self.serverGuard = serverGuard
     }
 
     private static let sharedCluster = Mutex<CitusCluster?>(nil)
@@ -109,7 +113,15 @@ public final class CitusCluster: Sendable {
         if geteuid() == 0 { _ = try Subprocess.run("/bin/chown", ["postgres:postgres", directory]) }
         let coordinator = try EmbeddedPostgres(dataDirectory: directory + "/coordinator", port: EmbeddedPostgres.freePort(), durable: false)
         let workers = try (1...2).map { try EmbeddedPostgres(dataDirectory: directory + "/worker\($0)", port: EmbeddedPostgres.freePort(), durable: false) }
-        let cluster = CitusCluster(coordinator: coordinator, workers: workers, directory: directory)
+        let serverGuard: ServerGuard
+        do {
+            serverGuard = try ServerGuard.start(directory: directory, dataDirectories: ([coordinator] + workers).map(\.dataDirectory),
+                                                binDirectory: coordinator.binDirectory)
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
+        let cluster = CitusCluster(coordinator: coordinator, workers: workers, directory: directory, serverGuard: serverGuard)
         do {
             for (node, settings) in [(coordinator, coordinatorSettings)] + workers.map({ ($0, nodeSettings) }) {
                 try node.initialize()
@@ -125,12 +137,32 @@ public final class CitusCluster: Sendable {
                     let listening = (try? Subprocess.run("/usr/bin/ss", ["-ltnp", "sport = :\(node.port)"]).output) ?? ""
                     throw TestClientError(message: "\(error)\nlog of port \(node.port):\n\(log.suffix(3000))\n\(listening)")
                 }
+                try turnOnSSL(node)
             }
         } catch {
             cluster.stop()
             throw error
         }
         return cluster
+    }
+
+    /// Has Citus turn SSL on for the node once, before any test's database: the first
+    /// `CREATE EXTENSION citus` on a server without SSL writes `ssl = on` with ALTER SYSTEM,
+    /// generates a self-signed key and certificate in the data directory, and reloads. Left to
+    /// the tests, parallel tests' first extensions would each write the key and certificate at
+    /// once. The extension is dropped again (SSL stays on); the reload is asynchronous, so this
+    /// waits until a new session sees it (docs/deployment.md, "Testing on Citus").
+    private static func turnOnSSL(_ node: EmbeddedPostgres) throws {
+        let connection = try PostgresConnection(url: node.url())
+        defer { connection.close() }
+        try connection.query("CREATE EXTENSION citus")
+        try connection.query("DROP EXTENSION citus")
+        let on = eventually(timeout: 30) {
+            guard let session = try? PostgresConnection(url: node.url()) else { return false }
+            defer { session.close() }
+            return (try? session.query("SHOW ssl").scalar) == "on"
+        }
+        guard on else { throw TestClientError(message: "SSL is not on at port \(node.port) 30 s after Citus turned it on") }
     }
 
     /// Every node loads Citus.
@@ -175,10 +207,29 @@ public final class CitusCluster: Sendable {
         let connection = try PostgresConnection(url: coordinator.url(database: name))
         defer { connection.close() }
         try connection.query("SELECT citus_set_coordinator_host('127.0.0.1', $1::integer)", [String(coordinator.port)])
-        for worker in workers {
-            try connection.query("SELECT citus_add_node('127.0.0.1', $1::integer)", [String(worker.port)])
+        try addingNodes.withLock { _ in
+            for worker in workers {
+                do {
+                    try connection.query("SELECT citus_add_node('127.0.0.1', $1::integer)", [String(worker.port)])
+                } catch {
+                    // Citus reports the worker's own error only as a WARNING before its
+                    // "failure on connection marked as essential": the worker's log has it.
+                    let log = (try? String(contentsOfFile: worker.logFile, encoding: .utf8)) ?? ""
+                    let errors = log.split(separator: "\n").filter { $0.contains("ERROR") || $0.contains("STATEMENT") }.suffix(6)
+                    throw TestClientError(message: "\(error)\nthe worker at port \(worker.port) logged:\n" + errors.joined(separator: "\n"))
+                }
+            }
         }
     }
+
+    /// `citus_add_node` runs for one database at a time in this process. Adding a worker
+    /// propagates the roles to it (`ALTER ROLE postgres …` inside the add's distributed
+    /// transaction), and roles are shared by every database of a server: PostgreSQL takes no
+    /// lock on a role it alters, so the second of two concurrent adds to one worker, from two
+    /// tests' databases, waits for the first and then fails with "tuple concurrently updated",
+    /// which the coordinator turns into "failure on connection marked as essential". How often
+    /// depended on how the parallel tests' setups overlapped (docs/deployment.md, "Testing on Citus").
+    private let addingNodes = Mutex(())
 
     /// A database as `database(prefix:)` makes, migrated.
     public func migratedDatabase(prefix: String = "c") throws -> TestDatabase {
@@ -198,5 +249,6 @@ public final class CitusCluster: Sendable {
                                : try? Subprocess.run(command[0], Array(command.dropFirst()))
         }
         try? FileManager.default.removeItem(atPath: directory)
+        serverGuard.release()
     }
 }

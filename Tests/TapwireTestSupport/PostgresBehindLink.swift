@@ -17,14 +17,18 @@ public final class PostgresBehindLink: Sendable {
     let hostLink: String
     let directory: String
     private let stopped = Mutex(false)
+    /// Stops the server and removes the link and namespace if this process ends without `stop()`.
+    private let serverGuard: ServerGuard
 
-    private init(address: String, port: Int, server: EmbeddedPostgres, namespace: String, hostLink: String, directory: String) {
+    private init(address: String, port: Int, server: EmbeddedPostgres, namespace: String, hostLink: String, directory: String,
+                 serverGuard: ServerGuard) {
         self.address = address
         self.port = port
         self.server = server
         self.namespace = namespace
         self.hostLink = hostLink
         self.directory = directory
+        self.serverGuard = serverGuard
     }
 
     public static var isPossible: Bool { geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") }
@@ -45,8 +49,10 @@ public final class PostgresBehindLink: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         _ = try Subprocess.run("/bin/chown", ["postgres:postgres", directory])
         let server = try EmbeddedPostgres(dataDirectory: directory + "/data", port: EmbeddedPostgres.freePort(), durable: false)
+        let serverGuard = try ServerGuard.start(directory: directory, dataDirectories: [server.dataDirectory],
+                                                binDirectory: server.binDirectory, namespace: namespace, link: hostLink)
         let made = PostgresBehindLink(address: address, port: server.port, server: server, namespace: namespace, hostLink: hostLink,
-                                      directory: directory)
+                                      directory: directory, serverGuard: serverGuard)
         do {
             try ip(["netns", "add", namespace])
             try ip(["link", "add", hostLink, "type", "veth", "peer", "name", innerLink])
@@ -95,6 +101,7 @@ public final class PostgresBehindLink: Sendable {
         try? Self.ip(["link", "del", hostLink])
         try? Self.ip(["netns", "del", namespace])
         try? FileManager.default.removeItem(atPath: directory)
+        serverGuard.release()
     }
 
     deinit { stop() }

@@ -15,11 +15,14 @@ public final class ReplicatedCluster: Sendable {
     public let standby: EmbeddedPostgres
     public let directory: String
     private let stopped = Mutex(false)
+    /// Stops both servers if this process ends without `stop()` (killed, crashed).
+    private let serverGuard: ServerGuard
 
-    private init(primary: EmbeddedPostgres, standby: EmbeddedPostgres, directory: String) {
+    private init(primary: EmbeddedPostgres, standby: EmbeddedPostgres, directory: String, serverGuard: ServerGuard) {
         self.primary = primary
         self.standby = standby
         self.directory = directory
+        self.serverGuard = serverGuard
     }
 
     public static func start(synchronous: Bool = false) throws -> ReplicatedCluster {
@@ -31,7 +34,9 @@ public final class ReplicatedCluster: Sendable {
         // would acknowledge commits before the standby has them.
         let primary = try EmbeddedPostgres(dataDirectory: directory + "/primary", port: EmbeddedPostgres.freePort(), durable: synchronous)
         let standby = try EmbeddedPostgres(dataDirectory: directory + "/standby", port: EmbeddedPostgres.freePort(), durable: synchronous)
-        let cluster = ReplicatedCluster(primary: primary, standby: standby, directory: directory)
+        let serverGuard = try ServerGuard.start(directory: directory, dataDirectories: [primary.dataDirectory, standby.dataDirectory],
+                                                binDirectory: primary.binDirectory)
+        let cluster = ReplicatedCluster(primary: primary, standby: standby, directory: directory, serverGuard: serverGuard)
         do {
             try primary.start()
             if synchronous {
@@ -115,6 +120,7 @@ public final class ReplicatedCluster: Sendable {
                                : try? Subprocess.run(command[0], Array(command.dropFirst()))
         }
         try? FileManager.default.removeItem(atPath: directory)
+        serverGuard.release()
     }
 
     deinit { stop() }

@@ -72,12 +72,15 @@ public enum TestPostgres {
     }
 }
 
-/// A private cluster for tests that stop and start PostgreSQL themselves.
+/// A private cluster for tests that stop and start PostgreSQL themselves. Guarded until this
+/// process ends: stopped and removed then if its owner has not (`ServerGuard`).
 public enum PrivateCluster {
     public static func make(durable: Bool) throws -> EmbeddedPostgres {
         let base = "/tmp/tapwire-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        return try EmbeddedPostgres(dataDirectory: base + "/data", port: EmbeddedPostgres.freePort(), durable: durable)
+        let cluster = try EmbeddedPostgres(dataDirectory: base + "/data", port: EmbeddedPostgres.freePort(), durable: durable)
+        try ServerGuard.untilExit(directory: base, dataDirectories: [cluster.dataDirectory], binDirectory: cluster.binDirectory)
+        return cluster
     }
 }
 
