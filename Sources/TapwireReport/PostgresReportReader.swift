@@ -159,12 +159,15 @@ public struct PostgresReportReader: ReportReading {
     }
 
     /// Conversions from their rollups: the whole UTC days, and each cut day's part from the rows
-    /// of the credited notifications (docs/reports.md, "Conversions").
+    /// of the credited notifications, or its whole day less the rest of it (`ReportPlan`;
+    /// docs/reports.md, "Conversions").
     private func readConversions(_ scope: ReportScope, plan: ReportPlan, into data: inout ReportData) throws(DatabaseError) {
         let app = String(scope.appId)
         data.attribution = try attribution(app)
-        let parameters = [app, PostgresValue.timestampArray(plan.wholeDays), PostgresValue.timestampArray(plan.cutParts.map(\.lo)),
-                          PostgresValue.timestampArray(plan.cutParts.map(\.hi))]
+        let parameters = [app, PostgresValue.timestampArray(plan.wholeDays), PostgresValue.timestampArray(plan.conversionRuns.map(\.lo)),
+                          PostgresValue.timestampArray(plan.conversionRuns.map(\.hi)),
+                          PostgresValue.textArray(plan.conversionRuns.map { String($0.sign) }),
+                          PostgresValue.timestampArray(plan.conversionCutDays)]
         data.conversions = try connection.query(EmbeddedSQL.reportConversions, parameters).namedRows.map(Self.conversionRow)
         data.conversionActions = try connection.query(EmbeddedSQL.reportConversionActions, parameters).namedRows.map(Self.conversionActionRow)
         data.conversionTotals = try connection.query(EmbeddedSQL.reportConversionTotals, parameters).namedRows.compactMap(Self.conversionTotalRow)

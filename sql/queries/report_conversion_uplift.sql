@@ -85,26 +85,30 @@ WITH strata AS (
         b.engaged_without_deliveries
     FROM rollup_conversion_base_days b
     WHERE $9::text = 'rollups' AND b.app_id = $1::bigint AND b.day = ANY ($4::timestamptz[])
-), terms AS (
-    SELECT n.group_value, n.name, n.currency, b.category, b.day, b.strata, b.excluded_delivered, b.weights, b.numerator, b.p,
-        b.q, b.null_sum, b.deviation, b.used_rich_delivered, b.used_rich_engaged, b.used_text_delivered, b.used_text_engaged,
-        b.both_rich_delivered, b.both_rich_engaged, b.both_text_delivered, b.both_text_engaged, b.not_meaningful_delivered,
-        b.engaged_without_deliveries
-    FROM names n
-    JOIN base_days b ON b.group_value = n.group_value
-    UNION ALL
-    SELECT c.group_value, c.name, c.currency, c.category, c.day, c.k * (t.strata - z.strata),
-        c.k * (t.excluded_delivered - z.excluded_delivered), c.k * (t.weights - z.weights), c.k * (t.numerator - z.numerator),
-        c.k * (t.p - z.p), c.k * (t.q - z.q), c.k * (t.null_sum - z.null_sum), c.k * (t.deviation - z.deviation),
-        c.k * (t.used_rich_delivered - z.used_rich_delivered), c.k * (t.used_rich_engaged - z.used_rich_engaged),
-        c.k * (t.used_text_delivered - z.used_text_delivered), c.k * (t.used_text_engaged - z.used_text_engaged),
-        c.k * (t.both_rich_delivered - z.both_rich_delivered), c.k * (t.both_rich_engaged - z.both_rich_engaged),
-        c.k * (t.both_text_delivered - z.both_text_delivered), c.k * (t.both_text_engaged - z.both_text_engaged),
-        c.k * (t.not_meaningful_delivered - z.not_meaningful_delivered),
-        c.k * (t.engaged_without_deliveries - z.engaged_without_deliveries)
+), parts AS (
+    -- Each name's own part (its terms less the (delivered, 0) ones where it converted), one row
+    -- per group, name, currency, category and day: summed here over the day's converted strata
+    -- for 'events', kept so (its primary key) for 'rollups'.
+    SELECT c.group_value, c.name, c.currency, c.category, c.day,
+        sum(c.k * (t.strata - z.strata)) AS strata,
+        sum(c.k * (t.excluded_delivered - z.excluded_delivered)) AS excluded_delivered,
+        sum(c.k * (t.weights - z.weights)) AS weights, sum(c.k * (t.numerator - z.numerator)) AS numerator,
+        sum(c.k * (t.p - z.p)) AS p, sum(c.k * (t.q - z.q)) AS q, sum(c.k * (t.null_sum - z.null_sum)) AS null_sum,
+        sum(c.k * (t.deviation - z.deviation)) AS deviation,
+        sum(c.k * (t.used_rich_delivered - z.used_rich_delivered)) AS used_rich_delivered,
+        sum(c.k * (t.used_rich_engaged - z.used_rich_engaged)) AS used_rich_engaged,
+        sum(c.k * (t.used_text_delivered - z.used_text_delivered)) AS used_text_delivered,
+        sum(c.k * (t.used_text_engaged - z.used_text_engaged)) AS used_text_engaged,
+        sum(c.k * (t.both_rich_delivered - z.both_rich_delivered)) AS both_rich_delivered,
+        sum(c.k * (t.both_rich_engaged - z.both_rich_engaged)) AS both_rich_engaged,
+        sum(c.k * (t.both_text_delivered - z.both_text_delivered)) AS both_text_delivered,
+        sum(c.k * (t.both_text_engaged - z.both_text_engaged)) AS both_text_engaged,
+        sum(c.k * (t.not_meaningful_delivered - z.not_meaningful_delivered)) AS not_meaningful_delivered,
+        sum(c.k * (t.engaged_without_deliveries - z.engaged_without_deliveries)) AS engaged_without_deliveries
     FROM converted c
     CROSS JOIN LATERAL tapwire_uplift_terms(c.rich_delivered, c.rich_converted, c.text_delivered, c.text_converted) t
     CROSS JOIN LATERAL tapwire_uplift_terms(c.rich_delivered, 0, c.text_delivered, 0) z
+    GROUP BY 1, 2, 3, 4, 5
     UNION ALL
     SELECT ''::text, u.name, u.currency, u.category, u.day,
         u.strata, u.excluded_delivered, u.weights, u.numerator, u.p, u.q, u.null_sum, u.deviation,
@@ -114,14 +118,39 @@ WITH strata AS (
     FROM rollup_conversion_uplift_days u
     JOIN names n ON n.group_value = '' AND n.name = u.name AND n.currency = u.currency
     WHERE $9::text = 'rollups' AND u.app_id = $1::bigint AND u.day = ANY ($4::timestamptz[])
+), bases AS (
+    -- Every name gets its group's base of every category's day.
+    SELECT n.group_value, n.name, n.currency, b.category, b.day,
+        b.strata, b.excluded_delivered, b.weights, b.numerator, b.p, b.q, b.null_sum, b.deviation,
+        b.used_rich_delivered, b.used_rich_engaged, b.used_text_delivered, b.used_text_engaged,
+        b.both_rich_delivered, b.both_rich_engaged, b.both_text_delivered, b.both_text_engaged, b.not_meaningful_delivered,
+        b.engaged_without_deliveries
+    FROM names n
+    JOIN base_days b ON b.group_value = n.group_value
 )
-SELECT group_value, name, currency, category, date_part('epoch', day)::bigint / 86400 AS utc_day, sum(strata) AS strata,
-    sum(excluded_delivered) AS excluded_delivered, sum(weights)::text AS weights, sum(numerator)::text AS numerator,
-    sum(p)::text AS p, sum(q)::text AS q, sum(null_sum)::text AS null_sum, sum(deviation)::text AS deviation,
-    sum(used_rich_delivered) AS used_rich_delivered, sum(used_rich_engaged) AS used_rich_engaged,
-    sum(used_text_delivered) AS used_text_delivered, sum(used_text_engaged) AS used_text_engaged,
-    sum(both_rich_delivered) AS both_rich_delivered, sum(both_rich_engaged) AS both_rich_engaged,
-    sum(both_text_delivered) AS both_text_delivered, sum(both_text_engaged) AS both_text_engaged,
-    sum(not_meaningful_delivered) AS not_meaningful_delivered, sum(engaged_without_deliveries) AS engaged_without_deliveries
-FROM terms
-GROUP BY 1, 2, 3, 4, 5
+-- At most one base and one part per key (one branch of each runs), so the terms are their sum:
+-- a join, not an aggregate over the two (the same exact decimals, without hashing every row's
+-- sums; a part without a base is a name converted on a day its category delivered nothing).
+SELECT group_value, name, currency, category, date_part('epoch', day)::bigint / 86400 AS utc_day,
+    coalesce(b.strata, 0) + coalesce(p.strata, 0) AS strata,
+    coalesce(b.excluded_delivered, 0) + coalesce(p.excluded_delivered, 0) AS excluded_delivered,
+    (coalesce(b.weights, 0) + coalesce(p.weights, 0))::text AS weights,
+    (coalesce(b.numerator, 0) + coalesce(p.numerator, 0))::text AS numerator,
+    (coalesce(b.p, 0) + coalesce(p.p, 0))::text AS p, (coalesce(b.q, 0) + coalesce(p.q, 0))::text AS q,
+    (coalesce(b.null_sum, 0) + coalesce(p.null_sum, 0))::text AS null_sum,
+    (coalesce(b.deviation, 0) + coalesce(p.deviation, 0))::text AS deviation,
+    coalesce(b.used_rich_delivered, 0) + coalesce(p.used_rich_delivered, 0) AS used_rich_delivered,
+    coalesce(b.used_rich_engaged, 0) + coalesce(p.used_rich_engaged, 0) AS used_rich_engaged,
+    coalesce(b.used_text_delivered, 0) + coalesce(p.used_text_delivered, 0) AS used_text_delivered,
+    coalesce(b.used_text_engaged, 0) + coalesce(p.used_text_engaged, 0) AS used_text_engaged,
+    coalesce(b.both_rich_delivered, 0) + coalesce(p.both_rich_delivered, 0) AS both_rich_delivered,
+    coalesce(b.both_rich_engaged, 0) + coalesce(p.both_rich_engaged, 0) AS both_rich_engaged,
+    coalesce(b.both_text_delivered, 0) + coalesce(p.both_text_delivered, 0) AS both_text_delivered,
+    coalesce(b.both_text_engaged, 0) + coalesce(p.both_text_engaged, 0) AS both_text_engaged,
+    coalesce(b.not_meaningful_delivered, 0) + coalesce(p.not_meaningful_delivered, 0) AS not_meaningful_delivered,
+    coalesce(b.engaged_without_deliveries, 0) + coalesce(p.engaged_without_deliveries, 0) AS engaged_without_deliveries
+FROM bases b
+FULL JOIN parts p USING (group_value, name, currency, category, day)
+-- In the order the report adds the days up in (EngagementReportBuilder.addConversions; byte order,
+-- as Swift compares ASCII text), so it need not sort them again.
+ORDER BY group_value COLLATE "C", category COLLATE "C", name COLLATE "C", currency COLLATE "C", utc_day
