@@ -262,6 +262,11 @@ public struct EngagementReportBuilder: Sendable {
             return out
         }
         let actionsByCategory = Dictionary(grouping: section.conversionActions, by: \.category)
+        // Each day's label once, not once per category and name.
+        var labels: [Int: String] = [:]
+        for look in days.values.flatMap(\.values).joined() where labels[look.utcDay] == nil {
+            labels[look.utcDay] = Self.label(look.utcDay)
+        }
         for i in categories.indices {
             guard let name = categories[i].category else { continue }
             let rows = conversionRows.filter { $0.category == name }
@@ -273,7 +278,8 @@ public struct EngagementReportBuilder: Sendable {
             }
             categories[i].directConversionsByAction = byAction(actionsByCategory[name] ?? [])
             categories[i].conversionUplift = outcomes.map { outcome in
-                uplift(outcome, (days[outcome]?[name] ?? []).map { (Self.label($0.utcDay), $0.sums) }, dimensions: Self.strataDimensions)
+                uplift(outcome, (days[outcome]?[name] ?? []).map { (labels[$0.utcDay] ?? Self.label($0.utcDay), $0.sums) },
+                       dimensions: Self.strataDimensions)
             }
         }
         let memberRows = conversionRows.filter { members.contains($0.category) }

@@ -77,8 +77,10 @@ struct ReportPlan: Sendable, Equatable {
     var trendEventRanges: [LabeledRun] = []
 
     /// `localDays`: every local date the range touches with the instant its midnight falls on
-    /// (the first may lie before `from`), in order.
-    init(from: Int64, to: Int64, localDays: [(day: String, start: Int64)], coverage: Int64?) {
+    /// (the first may lie before `from`), in order. `horizon`: the retention horizon, before
+    /// which the conversion rollups keep counts whose rows are gone, so a cut day that starts
+    /// before it is read from its rows alone, never as its day less the rest.
+    init(from: Int64, to: Int64, localDays: [(day: String, start: Int64)], coverage: Int64?, horizon: Int64? = nil) {
         let covered = coverage ?? .min
         var d = Self.floor(from, Self.day)
         while d < to {
@@ -86,7 +88,7 @@ struct ReportPlan: Sendable, Equatable {
             if a == d && b == d + Self.day {
                 wholeDays.append(d)
             } else {
-                if b - a > Self.day / 2 {
+                if b - a > Self.day / 2, d >= horizon ?? .min {
                     conversionCutDays.append(d)
                     for (lo, hi) in [(d, a), (b, d + Self.day)] where lo < hi {
                         conversionRuns.append(SignedRun(lo: lo, hi: hi, sign: -1))

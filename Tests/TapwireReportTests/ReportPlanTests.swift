@@ -114,6 +114,15 @@ import TapwireTestSupport
         #expect(inside.wholeDays.isEmpty && inside.conversionCutDays == [Self.us("2026-12-01T00:00:00Z")])
         #expect(inside.conversionRuns == [run("2026-12-01T00:00:00Z", "2026-12-01T00:41:00Z", -1),
                                           run("2026-12-01T23:07:00Z", "2026-12-02T00:00:00Z", -1)])
+        // Before the retention horizon the rollups keep counts whose rows are gone: rows only.
+        let retained = ReportPlan(from: Self.us("2026-11-30T18:30:00Z"), to: Self.us("2026-12-03T18:30:00Z"), localDays: [],
+                                  coverage: nil, horizon: Self.us("2026-12-04T00:00:00Z"))
+        #expect(retained.conversionCutDays.isEmpty)
+        #expect(retained.conversionRuns == [run("2026-11-30T18:30:00Z", "2026-12-01T00:00:00Z", 1),
+                                            run("2026-12-03T00:00:00Z", "2026-12-03T18:30:00Z", 1)])
+        let past = ReportPlan(from: Self.us("2026-11-30T18:30:00Z"), to: Self.us("2026-12-03T18:30:00Z"), localDays: [],
+                              coverage: nil, horizon: Self.us("2026-12-03T00:00:00Z"))
+        #expect(past.conversionRuns == kolkata.conversionRuns)
         // Exactly half a day is read as it is.
         let half = ReportPlan(from: Self.us("2026-12-01T12:00:00Z"), to: Self.us("2026-12-02T00:00:00Z"), localDays: [], coverage: nil)
         #expect(half.conversionCutDays.isEmpty && half.conversionRuns == [run("2026-12-01T12:00:00Z", "2026-12-02T00:00:00Z", 1)])
@@ -136,7 +145,8 @@ import TapwireTestSupport
                 midnight += day
             }
             let coverage: Int64? = Bool.random(using: &rng) ? nil : base + Int64.random(in: 0..<(6 * 24 * 4), using: &rng) * quarter
-            let plan = ReportPlan(from: from, to: to, localDays: localDays, coverage: coverage)
+            let horizon: Int64? = Bool.random(using: &rng) ? nil : base + Int64.random(in: 0..<6, using: &rng) * day
+            let plan = ReportPlan(from: from, to: to, localDays: localDays, coverage: coverage, horizon: horizon)
             var pieces: [(Int64, Int64)] = plan.blocks.map { ($0.start, $0.start + RollupRows.Grain.days($0.grain) * day) }
             pieces += plan.quarters.map { ($0, $0 + quarter) }
             pieces += plan.eventRanges.map { ($0.lo, $0.hi) }
@@ -146,7 +156,7 @@ import TapwireTestSupport
             #expect(plan.quarters.allSatisfy { $0 >= (coverage ?? .min) })
             // Conversions: each instant of the range once (the whole days, the cut days read
             // whole, the runs added), each instant of a cut day read whole outside it taken away
-            // once, and no cut day reads more than half a day of rows.
+            // once, and no cut day from the retention horizon on reads more than half a day of rows.
             var covered: [(Int64, Int64, Int)] = (plan.wholeDays + plan.conversionCutDays).map { ($0, $0 + day, 1) }
             covered += plan.conversionRuns.map { ($0.lo, $0.hi, $0.sign) }
             for probe in stride(from: RollupDeltas.floor(from, day), to: to + day, by: Int64.Stride(quarter / 3)) {
@@ -156,7 +166,8 @@ import TapwireTestSupport
             }
             var rows: [Int64: Int64] = [:]
             for r in plan.conversionRuns { rows[RollupDeltas.floor(r.lo, day), default: 0] += r.hi - r.lo }
-            #expect(rows.values.allSatisfy { $0 <= day / 2 })
+            #expect(rows.allSatisfy { $0.key < horizon ?? .min || $0.value <= day / 2 })
+            #expect(plan.conversionCutDays.allSatisfy { $0 >= horizon ?? .min })
             for (i, local) in localDays.enumerated() {
                 let lo: Int64 = max(from, local.start)
                 let hi: Int64 = min(to, i + 1 < localDays.count ? localDays[i + 1].start : to)
