@@ -176,8 +176,8 @@ public struct PostgresReportReader: ReportReading {
         let outcomes = Set(data.conversions.map { [$0.name, $0.currency] }).sorted { $0.lexicographicallyPrecedes($1) }
         guard !outcomes.isEmpty, !plan.wholeDays.isEmpty else { return }
         data.conversionUplift = Self.conversionUpliftRows(try connection.query(EmbeddedSQL.reportConversionUplift, [
-            app, nil, nil, PostgresValue.timestampArray(plan.wholeDays), PostgresValue.textArray(outcomes.map { $0[0] }),
-            PostgresValue.textArray(outcomes.map { $0[1] }), nil, nil, "rollups",
+            app, PostgresValue.timestampArray(plan.wholeDays), PostgresValue.textArray(outcomes.map { $0[0] }),
+            PostgresValue.textArray(outcomes.map { $0[1] }),
         ]))
     }
 
@@ -211,9 +211,7 @@ public struct PostgresReportReader: ReportReading {
             .compactMap(Self.conversionTotalRow)
         guard !data.conversions.isEmpty else { return }
         // parameters: app, from, to, filters, group.
-        data.conversionUplift = Self.conversionUpliftRows(try connection.query(EmbeddedSQL.reportConversionUplift, [
-            parameters[0], parameters[1], parameters[2], nil, nil, nil, parameters[3], parameters[4], "events",
-        ]))
+        data.conversionUplift = Self.conversionUpliftRows(try connection.query(EmbeddedSQL.reportRawConversionUplift, parameters))
     }
 
     static func real(_ text: String?) -> Double { text.flatMap { Double($0) } ?? 0 }
@@ -288,9 +286,9 @@ public struct PostgresReportReader: ReportReading {
     }
 
     /// Where each column of an uplift result is (report_uplift_days.sql, report_raw_uplift.sql,
-    /// report_conversion_uplift.sql), found once per result: a 30-day report reads thousands of
-    /// rows of twenty-odd columns, and finding each column by name in every row cost more than
-    /// reading it.
+    /// report_conversion_uplift.sql, report_raw_conversion_uplift.sql), found once per result: a
+    /// 30-day report reads thousands of rows of twenty-odd columns, and finding each column by
+    /// name in every row cost more than reading it.
     struct UpliftColumns {
         let weights, numerator, p, q, nullSum, deviation, strata, excludedDelivered: Int
         let usedRichDelivered, usedRichEngaged, usedTextDelivered, usedTextEngaged: Int
@@ -323,7 +321,8 @@ public struct PostgresReportReader: ReportReading {
         return result.rows.map { upliftRow($0, columns) }
     }
 
-    /// The rows of report_conversion_uplift.sql: an uplift row per conversion name and currency.
+    /// The rows of report_conversion_uplift.sql or report_raw_conversion_uplift.sql: an uplift row per
+    /// conversion name and currency.
     static func conversionUpliftRows(_ result: QueryResult) -> [ReportConversionUpliftDayRow] {
         let columns = UpliftColumns(result)
         return result.rows.map { values in
