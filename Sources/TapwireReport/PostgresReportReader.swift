@@ -70,10 +70,11 @@ public struct PostgresReportReader: ReportReading {
                     data = try readEvents(scope, days: localDays.map(\.day))
                 } else {
                     try connection.query(EmbeddedSQL.reportNoParallelWorkers)
-                    let coverage = try connection.query(EmbeddedSQL.reportCoverage, [String(scope.appId)]).namedRows.first
-                    let plan = ReportPlan(from: scope.from.microseconds, to: scope.to.microseconds, localDays: localDays,
-                                          coverage: coverage?["complete_from_us"].flatMap { Int64($0) },
-                                          horizon: coverage?["horizon_us"].flatMap { Int64($0) })
+                    let coverage = try connection.query(EmbeddedSQL.reportCoverage, [String(scope.appId)]).scalar.flatMap { Int64($0) }
+                    // Where the conversion rollups may keep counts whose rows retention dropped (ReportPlan).
+                    let horizon = try connection.query(EmbeddedSQL.retentionHorizon).scalar.flatMap { Int64($0) }
+                    let plan = ReportPlan(from: scope.from.microseconds, to: scope.to.microseconds, localDays: localDays, coverage: coverage,
+                                          horizon: horizon)
                     data = try readRollups(scope, plan: plan, days: localDays.map(\.day), dismissMeasurable: dismissMeasurable)
                 }
                 data.holdouts = try HoldoutReader.campaigns(appId: scope.appId, from: scope.from, to: scope.to, on: connection)
