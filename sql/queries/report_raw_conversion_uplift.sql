@@ -47,10 +47,12 @@ WITH strata AS (
           FROM strata GROUP BY 1, 2, 3, 4, 5) b
     CROSS JOIN LATERAL tapwire_uplift_terms(b.rich_delivered, 0, b.text_delivered, 0) t
 ), converted AS (
+    -- Every converted stratum's name is among the names (the same rows over the whole range), so
+    -- no join with them: estimated at a few rows, it once led the planner to a nested loop over
+    -- the strata for each converted one.
     SELECT c.group_value, c.category, c.day, c.name, c.currency, coalesce(s.rich_delivered, 0) AS rich_delivered,
         coalesce(s.text_delivered, 0) AS text_delivered, c.rich_converted, c.text_converted, count(*) AS k
     FROM converted_strata c
-    JOIN names n ON n.group_value = c.group_value AND n.name = c.name AND n.currency = c.currency
     LEFT JOIN strata s ON s.group_value = c.group_value AND s.category = c.category AND s.day = c.day
                       AND s.campaign = c.campaign AND s.platform = c.platform
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
