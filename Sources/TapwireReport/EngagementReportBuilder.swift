@@ -211,6 +211,16 @@ public struct EngagementReportBuilder: Sendable {
     /// text-only on each name (the engagement comparison's code, converted for engaged); the
     /// overall's over its members' delivered, its comparison over every category's strata, as
     /// engagement's (docs/reports.md, "Conversions").
+    /// `rows` in the order `less` says. The query sends a category's days in that order already
+    /// (report_conversion_uplift.sql's ORDER BY), so a pass that finds them in order spares the
+    /// sort of thousands of wide rows; rows in another order (a collation that disagrees) are sorted.
+    static func inOrder<Row>(_ rows: [Row], by less: (Row, Row) -> Bool) -> [Row] {
+        for i in rows.indices.dropFirst() where less(rows[i], rows[i - 1]) {
+            return rows.sorted(by: less)
+        }
+        return rows
+    }
+
     func addConversions(_ section: Section, to categories: inout [CategoryEngagement], overall: inout CategoryEngagement,
                         members: Set<String>, rangeDays: Double) {
         guard !section.conversions.isEmpty || !section.conversionActions.isEmpty else { return }
@@ -225,7 +235,7 @@ public struct EngagementReportBuilder: Sendable {
             ($0.group, $0.category, $0.name, $0.currency, $0.hasMedia ? 1 : 0, $0.cutDay ?? -1)
                 < ($1.group, $1.category, $1.name, $1.currency, $1.hasMedia ? 1 : 0, $1.cutDay ?? -1)
         }
-        let upliftRows = section.conversionUplift.sorted {
+        let upliftRows = Self.inOrder(section.conversionUplift) {
             ($0.row.group, $0.row.category, $0.name, $0.currency, $0.row.utcDay) < ($1.row.group, $1.row.category, $1.name, $1.currency, $1.row.utcDay)
         }
         let rowsByOutcome = Dictionary(grouping: conversionRows) { Outcome(name: $0.name, currency: $0.currency) }
@@ -252,6 +262,11 @@ public struct EngagementReportBuilder: Sendable {
             return out
         }
         let actionsByCategory = Dictionary(grouping: section.conversionActions, by: \.category)
+        // Each day's label once, not once per category and name.
+        var labels: [Int: String] = [:]
+        for look in days.values.flatMap(\.values).joined() where labels[look.utcDay] == nil {
+            labels[look.utcDay] = Self.label(look.utcDay)
+        }
         for i in categories.indices {
             guard let name = categories[i].category else { continue }
             let rows = conversionRows.filter { $0.category == name }
@@ -263,7 +278,8 @@ public struct EngagementReportBuilder: Sendable {
             }
             categories[i].directConversionsByAction = byAction(actionsByCategory[name] ?? [])
             categories[i].conversionUplift = outcomes.map { outcome in
-                uplift(outcome, (days[outcome]?[name] ?? []).map { (Self.label($0.utcDay), $0.sums) }, dimensions: Self.strataDimensions)
+                uplift(outcome, (days[outcome]?[name] ?? []).map { (labels[$0.utcDay] ?? Self.label($0.utcDay), $0.sums) },
+                       dimensions: Self.strataDimensions)
             }
         }
         let memberRows = conversionRows.filter { members.contains($0.category) }

@@ -71,7 +71,10 @@ public struct PostgresReportReader: ReportReading {
                 } else {
                     try connection.query(EmbeddedSQL.reportNoParallelWorkers)
                     let coverage = try connection.query(EmbeddedSQL.reportCoverage, [String(scope.appId)]).scalar.flatMap { Int64($0) }
-                    let plan = ReportPlan(from: scope.from.microseconds, to: scope.to.microseconds, localDays: localDays, coverage: coverage)
+                    // Where the conversion rollups may keep counts whose rows retention dropped (ReportPlan).
+                    let horizon = try connection.query(EmbeddedSQL.retentionHorizon).scalar.flatMap { Int64($0) }
+                    let plan = ReportPlan(from: scope.from.microseconds, to: scope.to.microseconds, localDays: localDays, coverage: coverage,
+                                          horizon: horizon)
                     data = try readRollups(scope, plan: plan, days: localDays.map(\.day), dismissMeasurable: dismissMeasurable)
                 }
                 data.holdouts = try HoldoutReader.campaigns(appId: scope.appId, from: scope.from, to: scope.to, on: connection)
@@ -129,7 +132,7 @@ public struct PostgresReportReader: ReportReading {
                                  delivered: Self.int(row["delivered"]), dismissals: Self.int(row["dismissals"]))
             }
         }
-        data.uplift = try connection.query(EmbeddedSQL.reportUpliftDays, [app, wholeDays]).namedRows.map { Self.upliftRow($0) }
+        data.uplift = Self.upliftRows(try connection.query(EmbeddedSQL.reportUpliftDays, [app, wholeDays]))
         try readConversions(scope, plan: plan, into: &data)
 
         // The minutes no rollup answers, from events through RollupDeltas.
@@ -173,21 +176,24 @@ public struct PostgresReportReader: ReportReading {
     }
 
     /// Conversions from their rollups: the whole UTC days, and each cut day's part from the rows
-    /// of the credited notifications (docs/reports.md, "Conversions").
+    /// of the credited notifications, or its whole day less the rest of it (`ReportPlan`;
+    /// docs/reports.md, "Conversions").
     private func readConversions(_ scope: ReportScope, plan: ReportPlan, into data: inout ReportData) throws(DatabaseError) {
         let app = String(scope.appId)
         data.attribution = try attribution(app)
-        let parameters = [app, PostgresValue.timestampArray(plan.wholeDays), PostgresValue.timestampArray(plan.cutParts.map(\.lo)),
-                          PostgresValue.timestampArray(plan.cutParts.map(\.hi))]
+        let parameters = [app, PostgresValue.timestampArray(plan.wholeDays), PostgresValue.timestampArray(plan.conversionRuns.map(\.lo)),
+                          PostgresValue.timestampArray(plan.conversionRuns.map(\.hi)),
+                          PostgresValue.textArray(plan.conversionRuns.map { String($0.sign) }),
+                          PostgresValue.timestampArray(plan.conversionCutDays)]
         data.conversions = try connection.query(EmbeddedSQL.reportConversions, parameters).namedRows.map(Self.conversionRow)
         data.conversionActions = try connection.query(EmbeddedSQL.reportConversionActions, parameters).namedRows.map(Self.conversionActionRow)
         data.conversionTotals = try connection.query(EmbeddedSQL.reportConversionTotals, parameters).namedRows.compactMap(Self.conversionTotalRow)
         let outcomes = Set(data.conversions.map { [$0.name, $0.currency] }).sorted { $0.lexicographicallyPrecedes($1) }
         guard !outcomes.isEmpty, !plan.wholeDays.isEmpty else { return }
-        data.conversionUplift = try connection.query(EmbeddedSQL.reportConversionUplift, [
-            app, nil, nil, PostgresValue.timestampArray(plan.wholeDays), PostgresValue.textArray(outcomes.map { $0[0] }),
-            PostgresValue.textArray(outcomes.map { $0[1] }), nil, nil, "rollups",
-        ]).namedRows.map(Self.conversionUpliftRow)
+        data.conversionUplift = Self.conversionUpliftRows(try connection.query(EmbeddedSQL.reportConversionUplift, [
+            app, PostgresValue.timestampArray(plan.wholeDays), PostgresValue.textArray(outcomes.map { $0[0] }),
+            PostgresValue.textArray(outcomes.map { $0[1] }),
+        ]))
     }
 
     private func attribution(_ app: String) throws(DatabaseError) -> AttributionWindows? {
@@ -220,9 +226,7 @@ public struct PostgresReportReader: ReportReading {
             .compactMap(Self.conversionTotalRow)
         guard !data.conversions.isEmpty else { return }
         // parameters: app, from, to, filters, group.
-        data.conversionUplift = try connection.query(EmbeddedSQL.reportConversionUplift, [
-            parameters[0], parameters[1], parameters[2], nil, nil, nil, parameters[3], parameters[4], "events",
-        ]).namedRows.map(Self.conversionUpliftRow)
+        data.conversionUplift = Self.conversionUpliftRows(try connection.query(EmbeddedSQL.reportRawConversionUplift, parameters))
     }
 
     static func real(_ text: String?) -> Double { text.flatMap { Double($0) } ?? 0 }
@@ -247,10 +251,6 @@ public struct PostgresReportReader: ReportReading {
         }
     }
 
-    static func conversionUpliftRow(_ row: QueryResult.Row) -> ReportConversionUpliftDayRow {
-        ReportConversionUpliftDayRow(name: row["name"] ?? "", currency: row["currency"] ?? "", row: upliftRow(row))
-    }
-
     /// The raw-events report: every figure in SQL over the events of the range, by --by group.
     private func readEvents(_ scope: ReportScope, days: [String]) throws(DatabaseError) -> ReportData {
         let parameters = [String(scope.appId), scope.from.iso8601(fractionDigits: 6), scope.to.iso8601(fractionDigits: 6),
@@ -273,7 +273,7 @@ public struct PostgresReportReader: ReportReading {
                             count: Self.int(row["count"]))
         }
         data.histograms = try connection.query(EmbeddedSQL.reportRawHistograms, parameters).namedRows.compactMap(Self.histogramRow)
-        data.uplift = try connection.query(EmbeddedSQL.reportRawUplift, parameters).namedRows.map { Self.upliftRow($0) }
+        data.uplift = Self.upliftRows(try connection.query(EmbeddedSQL.reportRawUplift, parameters))
         try readRawConversions(scope, parameters: parameters, into: &data)
         return data
     }
@@ -322,23 +322,70 @@ public struct PostgresReportReader: ReportReading {
         }
     }
 
-    /// A row of report_uplift_days.sql or report_raw_uplift.sql. The sums are exact decimals; each
-    /// becomes the nearest double, so the same sums always give the same figures.
-    static func upliftRow(_ row: QueryResult.Row) -> ReportUpliftDayRow {
-        func real(_ name: String) -> Double { row[name].flatMap { Double($0) } ?? 0 }
-        let sums = MantelHaenszelSums(weights: real("weights"), numerator: real("numerator"), p: real("p"), q: real("q"),
-                                      nullSum: real("null_sum"), deviation: real("deviation"), strata: int(row["strata"]),
-                                      excludedTrials: int(row["excluded_delivered"]))
+    /// Where each column of an uplift result is (report_uplift_days.sql, report_raw_uplift.sql,
+    /// report_conversion_uplift.sql, report_raw_conversion_uplift.sql), found once per result: a
+    /// 30-day report reads thousands of rows of twenty-odd columns, and finding each column by
+    /// name in every row cost more than reading it.
+    struct UpliftColumns {
+        let weights, numerator, p, q, nullSum, deviation, strata, excludedDelivered: Int
+        let usedRichDelivered, usedRichEngaged, usedTextDelivered, usedTextEngaged: Int
+        let bothRichDelivered, bothRichEngaged, bothTextDelivered, bothTextEngaged: Int
+        let notMeaningfulDelivered, engagedWithoutDeliveries, category, utcDay: Int
+        /// Only in some of the queries.
+        let wholeReport, group, name, currency: Int?
+
+        init(_ result: QueryResult) {
+            func at(_ name: String) -> Int {
+                guard let position = result.column(name) else { preconditionFailure("the result has no column \(name)") }
+                return position
+            }
+            (weights, numerator, p, q) = (at("weights"), at("numerator"), at("p"), at("q"))
+            (nullSum, deviation, strata, excludedDelivered) = (at("null_sum"), at("deviation"), at("strata"), at("excluded_delivered"))
+            (usedRichDelivered, usedRichEngaged) = (at("used_rich_delivered"), at("used_rich_engaged"))
+            (usedTextDelivered, usedTextEngaged) = (at("used_text_delivered"), at("used_text_engaged"))
+            (bothRichDelivered, bothRichEngaged) = (at("both_rich_delivered"), at("both_rich_engaged"))
+            (bothTextDelivered, bothTextEngaged) = (at("both_text_delivered"), at("both_text_engaged"))
+            (notMeaningfulDelivered, engagedWithoutDeliveries) = (at("not_meaningful_delivered"), at("engaged_without_deliveries"))
+            (category, utcDay) = (at("category"), at("utc_day"))
+            (wholeReport, group) = (result.column("whole_report"), result.column("group_value"))
+            (name, currency) = (result.column("name"), result.column("currency"))
+        }
+    }
+
+    /// The rows of report_uplift_days.sql or report_raw_uplift.sql.
+    static func upliftRows(_ result: QueryResult) -> [ReportUpliftDayRow] {
+        let columns = UpliftColumns(result)
+        return result.rows.map { upliftRow($0, columns) }
+    }
+
+    /// The rows of report_conversion_uplift.sql or report_raw_conversion_uplift.sql: an uplift row per
+    /// conversion name and currency.
+    static func conversionUpliftRows(_ result: QueryResult) -> [ReportConversionUpliftDayRow] {
+        let columns = UpliftColumns(result)
+        return result.rows.map { values in
+            ReportConversionUpliftDayRow(name: columns.name.flatMap { values[$0] } ?? "", currency: columns.currency.flatMap { values[$0] } ?? "",
+                                         row: upliftRow(values, columns))
+        }
+    }
+
+    /// One uplift row. The sums are exact decimals; each becomes the nearest double, so the same
+    /// sums always give the same figures.
+    static func upliftRow(_ values: [String?], _ c: UpliftColumns) -> ReportUpliftDayRow {
+        func real(_ position: Int) -> Double { values[position].flatMap { Double($0) } ?? 0 }
+        func count(_ position: Int) -> Int { int(values[position]) }
+        let sums = MantelHaenszelSums(weights: real(c.weights), numerator: real(c.numerator), p: real(c.p), q: real(c.q),
+                                      nullSum: real(c.nullSum), deviation: real(c.deviation), strata: count(c.strata),
+                                      excludedTrials: count(c.excludedDelivered))
         let day = UpliftDay(sums: sums,
-                            rich: UpliftDay.Side(delivered: int(row["used_rich_delivered"]), engaged: int(row["used_rich_engaged"])),
-                            textOnly: UpliftDay.Side(delivered: int(row["used_text_delivered"]), engaged: int(row["used_text_engaged"])),
-                            bothSides: StratumCounts(x1: int(row["both_rich_engaged"]), n1: int(row["both_rich_delivered"]),
-                                                     x2: int(row["both_text_engaged"]), n2: int(row["both_text_delivered"])),
-                            notMeaningfulDelivered: int(row["not_meaningful_delivered"]),
-                            engagedWithoutDeliveries: int(row["engaged_without_deliveries"]))
+                            rich: UpliftDay.Side(delivered: count(c.usedRichDelivered), engaged: count(c.usedRichEngaged)),
+                            textOnly: UpliftDay.Side(delivered: count(c.usedTextDelivered), engaged: count(c.usedTextEngaged)),
+                            bothSides: StratumCounts(x1: count(c.bothRichEngaged), n1: count(c.bothRichDelivered),
+                                                     x2: count(c.bothTextEngaged), n2: count(c.bothTextDelivered)),
+                            notMeaningfulDelivered: count(c.notMeaningfulDelivered),
+                            engagedWithoutDeliveries: count(c.engagedWithoutDeliveries))
         // The rollups' rows are the report as a whole; the raw query says which of its rows are.
-        return ReportUpliftDayRow(wholeReport: row.hasColumn("whole_report") ? row["whole_report"] == "t" : true,
-                                  group: row.hasColumn("group_value") ? row["group_value"] ?? "" : "", category: row["category"] ?? "",
-                                  utcDay: int(row["utc_day"]), day: day)
+        return ReportUpliftDayRow(wholeReport: c.wholeReport.map { values[$0] == "t" } ?? true,
+                                  group: c.group.flatMap { values[$0] } ?? "", category: values[c.category] ?? "",
+                                  utcDay: count(c.utcDay), day: day)
     }
 }

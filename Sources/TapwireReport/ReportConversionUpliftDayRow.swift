@@ -3,7 +3,7 @@ import TapwireStatistics
 
 /// The sums over the strata of one category, conversion name and currency on one whole UTC day:
 /// rich vs text-only on conversion, with converted notifications in place of engaged ones
-/// (sql/queries/report_conversion_uplift_days.sql).
+/// (sql/queries/report_conversion_uplift.sql).
 public struct ReportConversionUpliftDayRow: Sendable, Equatable {
     public var name: String
     public var currency: String

@@ -11,7 +11,10 @@ import TapwireStatistics
 /// - The adjusted difference adds each whole UTC day's sums; a cut day's part is one stratum per
 ///   category, counted from the same quarter hours and minutes as the totals.
 /// - Conversions read the whole UTC days from their daily rollups and each cut day's part from
-///   the rows of its credited notifications (`cutParts`), whose times are exact.
+///   the rows of its credited notifications, whose times are exact: a part of at most half its
+///   day as it is, a longer one as its whole day from the daily rollups less the rest of the day
+///   from those rows (`conversionCutDays`, `conversionRuns`), so no cut day reads more than 12
+///   hours of rows (the counts and exact decimal sums are additive, so either way is exact).
 /// - The engagement line needs local days: each local day is a run of quarter hours of one or two
 ///   UTC days (every zone's midnight is a quarter hour), read from the days' quarter-hour arrays.
 ///
@@ -54,18 +57,30 @@ struct ReportPlan: Sendable, Equatable {
     var quarterRuns: [Run] = []
     /// What the totals read from events.
     var eventRanges: [Run] = []
-    /// The part of each day the range cuts, whole: what conversions read from their
-    /// per-notification rows (the quarter hours and the minutes alike; a conversion's rows keep
-    /// exact times).
-    var cutParts: [Run] = []
+    /// A run of rows added to (`sign` 1) or taken from (-1) what conversions read.
+    struct SignedRun: Sendable, Equatable {
+        var lo: Int64
+        var hi: Int64
+        var sign: Int
+    }
+
+    /// The cut days whose part is more than half the day: conversions read them whole from their
+    /// daily rollups, as that day's part, and take the rest of the day away (`conversionRuns`).
+    var conversionCutDays: [Int64] = []
+    /// What conversions read of the cut days from their per-notification rows (the quarter hours
+    /// and the minutes alike; a conversion's rows keep exact times): a part of at most half its
+    /// day, added; the rest of a day of `conversionCutDays`, taken away.
+    var conversionRuns: [SignedRun] = []
     /// The engagement line's runs of rollup_trend's arrays, each within one UTC day.
     var trendRuns: [LabeledRun] = []
     /// What the engagement line reads from events.
     var trendEventRanges: [LabeledRun] = []
 
     /// `localDays`: every local date the range touches with the instant its midnight falls on
-    /// (the first may lie before `from`), in order.
-    init(from: Int64, to: Int64, localDays: [(day: String, start: Int64)], coverage: Int64?) {
+    /// (the first may lie before `from`), in order. `horizon`: the retention horizon, before
+    /// which the conversion rollups keep counts whose rows are gone, so a cut day that starts
+    /// before it is read from its rows alone, never as its day less the rest.
+    init(from: Int64, to: Int64, localDays: [(day: String, start: Int64)], coverage: Int64?, horizon: Int64? = nil) {
         let covered = coverage ?? .min
         var d = Self.floor(from, Self.day)
         while d < to {
@@ -73,7 +88,14 @@ struct ReportPlan: Sendable, Equatable {
             if a == d && b == d + Self.day {
                 wholeDays.append(d)
             } else {
-                cutParts.append(Run(lo: a, hi: b))
+                if b - a > Self.day / 2, d >= horizon ?? .min {
+                    conversionCutDays.append(d)
+                    for (lo, hi) in [(d, a), (b, d + Self.day)] where lo < hi {
+                        conversionRuns.append(SignedRun(lo: lo, hi: hi, sign: -1))
+                    }
+                } else {
+                    conversionRuns.append(SignedRun(lo: a, hi: b, sign: 1))
+                }
                 let lo = max(Self.ceil(a, Self.quarter), covered), hi = Self.floor(b, Self.quarter)
                 if lo < hi {
                     quarters += Array(stride(from: lo, to: hi, by: Int(Self.quarter)))

@@ -95,6 +95,17 @@ struct ConversionApp {
         try RollupStore().fold(on: connection)
     }
 
+    /// Stores `events` of `device` as one late batch and folds, as the collector does.
+    func post(_ events: [Event], device: String) throws {
+        let connection = try db.connect()
+        defer { connection.close() }
+        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
+        defer { writer.connection.close() }
+        _ = try writer.commit([StagedBatch(appId: app.appId, receivedAt: Self.start,
+                                           context: DeviceContext(appVersion: "1.0", platform: "iOS", deviceId: device), events: events)])
+        try RollupStore().fold(on: connection)
+    }
+
     func report(_ request: ReportRequest) throws -> EngagementReport {
         let connection = try db.connect()
         defer { connection.close() }
@@ -332,6 +343,69 @@ struct ConversionReportTests {
             #expect(a.conversions == b.conversions)
             try Self.check(b, app, from: Timestamp(iso8601: from)!, to: Timestamp(iso8601: to)!)
         }
+    }
+
+    /// A cut day's part of at most half the day is read from the credited notifications' rows,
+    /// a longer one as its whole day from the rollups less the rest of the day (ReportPlan). Nepal
+    /// (+05:45) cuts the first day short and the last long at a quarter past; St John's (-03:30)
+    /// the first long and the last short at half past; a range inside one UTC day, off the
+    /// quarter hour at both ends, takes both ends of its day away. Each equals the rule and the
+    /// raw-events report.
+    @Test func cutDaysReadAsTheirPartOrAsTheDayLessTheRest() throws {
+        let app = try ConversionApp(devices: 160, seed: 23)
+        for (request, from, to) in [
+            (ReportRequest(from: "2026-12-01", to: "2026-12-03", timeZone: "Asia/Kathmandu"), "2026-11-30T18:15:00Z", "2026-12-03T18:15:00Z"),
+            (ReportRequest(from: "2026-11-30", to: "2026-12-03", timeZone: "America/St_Johns"), "2026-11-30T03:30:00Z", "2026-12-04T03:30:00Z"),
+            (ReportRequest(from: "2026-12-01T00:41:00Z", to: "2026-12-01T23:07:00Z", timeZone: "UTC"), "2026-12-01T00:41:00Z", "2026-12-01T23:07:00Z"),
+        ] {
+            let a = try app.report(request)
+            try Self.check(a, app, from: Timestamp(iso8601: from)!, to: Timestamp(iso8601: to)!)
+            var raw = request
+            raw.source = .rawEvents
+            let b = try app.report(raw)
+            #expect(a.categories.map(\.conversions) == b.categories.map(\.conversions), "\(request.timeZone) \(from)")
+            #expect(a.categories.map(\.directConversionsByAction) == b.categories.map(\.directConversionsByAction))
+            #expect(a.conversions == b.conversions)
+        }
+    }
+
+    /// Taps stored after a report move conversions' credits across the edge of a day a Kolkata
+    /// report cuts at 18:30 UTC (read as its day less the evening): into the evening and out of
+    /// it. The fold re-credits them, and the next report equals the rule again.
+    @Test func lateTapsReCreditConversionsAcrossACutDaysEdge() throws {
+        let app = try ConversionApp(devices: 160, seed: 29)
+        let request = ReportRequest(from: "2026-12-01", to: "2026-12-03", timeZone: "Asia/Kolkata")
+        let from = Timestamp(iso8601: "2026-11-30T18:30:00Z")!, to = Timestamp(iso8601: "2026-12-03T18:30:00Z")!
+        let before = try app.report(request)
+        try Self.check(before, app, from: from, to: to)
+        let connection = try app.db.connect()
+        defer { connection.close() }
+        let converted = try connection.query("""
+            SELECT device_id, (extract(epoch FROM event_time) * 1000000)::bigint AS at FROM events
+            WHERE app_id = $1::bigint AND type = 'conversion' AND device_id IS NOT NULL
+              AND event_time >= '2026-12-03T18:31:00Z' AND event_time < '2026-12-03T22:00:00Z'
+            ORDER BY event_time, event_id
+            """, [String(app.app.appId)]).namedRows
+        try #require(converted.count >= 4, "the fixture has too few evening conversions on a device")
+        var rng = SeededGenerator(seed: 291)
+        for (i, row) in converted.enumerated() {
+            let at = Timestamp(microseconds: Int64(row["at"]!)!)
+            // Before 19:10 a tap 40 minutes earlier (before 18:30: into the part); after, a minute earlier.
+            let tap = at.adding(microseconds: at < Timestamp(iso8601: "2026-12-03T19:10:00Z")! ? -2_400_000_000 : -60_000_000)
+            let delivered = tap.adding(microseconds: -30_000_000)
+            let id = "late-\(i)"
+            try app.post([
+                Event(eventId: .v7(at: delivered, using: &rng), type: .delivered, deviceTime: delivered, eventTime: delivered,
+                      notificationId: id, category: "promo", hasMedia: i % 2 == 0, campaign: "spring"),
+                Event(eventId: .v7(at: tap, using: &rng), type: .response, deviceTime: tap, eventTime: tap, notificationId: id,
+                      category: "promo", actionIdentifier: i % 3 == 0 ? ConversionApp.buy : SystemAction.open, hasMedia: i % 2 == 0,
+                      campaign: "spring", deliveredAt: delivered),
+            ], device: row["device_id"]!)
+        }
+        let after = try app.report(request)
+        try Self.check(after, app, from: from, to: to)
+        let promo = { (r: EngagementReport) in r.categories.first { $0.category == "promo" }?.conversions.map(\.direct) }
+        #expect(promo(after) != promo(before), "the late taps credited nothing in the range: the test proves nothing")
     }
 
     /// `--by campaign`: each campaign's conversions are those of the notifications it sent; a

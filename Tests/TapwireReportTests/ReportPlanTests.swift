@@ -97,6 +97,37 @@ import TapwireTestSupport
         #expect(gapped.map { RollupRows.Grain.days($0.grain) }.reduce(0, +) == 3)
     }
 
+    /// Conversions read a cut day's part of at most half the day from their rows, a longer one as
+    /// the whole day from the rollups less the rest of the day: Kolkata's first day (5.5 h) as
+    /// it is, its last (18.5 h) as the day less the evening; a range inside one day (22 h 26 min)
+    /// as the day less both of its ends.
+    @Test func conversionsReadNoMoreThanHalfACutDayFromRows() {
+        typealias SignedRun = ReportPlan.SignedRun
+        func run(_ lo: String, _ hi: String, _ sign: Int) -> SignedRun { SignedRun(lo: Self.us(lo), hi: Self.us(hi), sign: sign) }
+        let kolkata = ReportPlan(from: Self.us("2026-11-30T18:30:00Z"), to: Self.us("2026-12-03T18:30:00Z"),
+                                 localDays: [], coverage: nil)
+        #expect(kolkata.wholeDays == [Self.us("2026-12-01T00:00:00Z"), Self.us("2026-12-02T00:00:00Z")])
+        #expect(kolkata.conversionCutDays == [Self.us("2026-12-03T00:00:00Z")])
+        #expect(kolkata.conversionRuns == [run("2026-11-30T18:30:00Z", "2026-12-01T00:00:00Z", 1),
+                                           run("2026-12-03T18:30:00Z", "2026-12-04T00:00:00Z", -1)])
+        let inside = ReportPlan(from: Self.us("2026-12-01T00:41:00Z"), to: Self.us("2026-12-01T23:07:00Z"), localDays: [], coverage: nil)
+        #expect(inside.wholeDays.isEmpty && inside.conversionCutDays == [Self.us("2026-12-01T00:00:00Z")])
+        #expect(inside.conversionRuns == [run("2026-12-01T00:00:00Z", "2026-12-01T00:41:00Z", -1),
+                                          run("2026-12-01T23:07:00Z", "2026-12-02T00:00:00Z", -1)])
+        // Before the retention horizon the rollups keep counts whose rows are gone: rows only.
+        let retained = ReportPlan(from: Self.us("2026-11-30T18:30:00Z"), to: Self.us("2026-12-03T18:30:00Z"), localDays: [],
+                                  coverage: nil, horizon: Self.us("2026-12-04T00:00:00Z"))
+        #expect(retained.conversionCutDays.isEmpty)
+        #expect(retained.conversionRuns == [run("2026-11-30T18:30:00Z", "2026-12-01T00:00:00Z", 1),
+                                            run("2026-12-03T00:00:00Z", "2026-12-03T18:30:00Z", 1)])
+        let past = ReportPlan(from: Self.us("2026-11-30T18:30:00Z"), to: Self.us("2026-12-03T18:30:00Z"), localDays: [],
+                              coverage: nil, horizon: Self.us("2026-12-03T00:00:00Z"))
+        #expect(past.conversionRuns == kolkata.conversionRuns)
+        // Exactly half a day is read as it is.
+        let half = ReportPlan(from: Self.us("2026-12-01T12:00:00Z"), to: Self.us("2026-12-02T00:00:00Z"), localDays: [], coverage: nil)
+        #expect(half.conversionCutDays.isEmpty && half.conversionRuns == [run("2026-12-01T12:00:00Z", "2026-12-02T00:00:00Z", 1)])
+    }
+
     /// Random ranges, zones' midnights and coverage: the pieces of the totals cover the range
     /// exactly once, and so do each local day's pieces of the line.
     @Test func piecesCoverTheRangeExactlyOnce() {
@@ -114,7 +145,8 @@ import TapwireTestSupport
                 midnight += day
             }
             let coverage: Int64? = Bool.random(using: &rng) ? nil : base + Int64.random(in: 0..<(6 * 24 * 4), using: &rng) * quarter
-            let plan = ReportPlan(from: from, to: to, localDays: localDays, coverage: coverage)
+            let horizon: Int64? = Bool.random(using: &rng) ? nil : base + Int64.random(in: 0..<6, using: &rng) * day
+            let plan = ReportPlan(from: from, to: to, localDays: localDays, coverage: coverage, horizon: horizon)
             var pieces: [(Int64, Int64)] = plan.blocks.map { ($0.start, $0.start + RollupRows.Grain.days($0.grain) * day) }
             pieces += plan.quarters.map { ($0, $0 + quarter) }
             pieces += plan.eventRanges.map { ($0.lo, $0.hi) }
@@ -122,6 +154,20 @@ import TapwireTestSupport
             #expect(pieces.first?.0 == from && pieces.last?.1 == to)
             #expect(zip(pieces, pieces.dropFirst()).allSatisfy { $0.1 == $1.0 }, "totals pieces of [\(from), \(to))")
             #expect(plan.quarters.allSatisfy { $0 >= (coverage ?? .min) })
+            // Conversions: each instant of the range once (the whole days, the cut days read
+            // whole, the runs added), each instant of a cut day read whole outside it taken away
+            // once, and no cut day from the retention horizon on reads more than half a day of rows.
+            var covered: [(Int64, Int64, Int)] = (plan.wholeDays + plan.conversionCutDays).map { ($0, $0 + day, 1) }
+            covered += plan.conversionRuns.map { ($0.lo, $0.hi, $0.sign) }
+            for probe in stride(from: RollupDeltas.floor(from, day), to: to + day, by: Int64.Stride(quarter / 3)) {
+                let t = probe + 7
+                let count = covered.reduce(0) { $1.0 <= t && t < $1.1 ? $0 + $1.2 : $0 }
+                #expect(count == (from <= t && t < to ? 1 : 0), "conversions at \(t) of [\(from), \(to))")
+            }
+            var rows: [Int64: Int64] = [:]
+            for r in plan.conversionRuns { rows[RollupDeltas.floor(r.lo, day), default: 0] += r.hi - r.lo }
+            #expect(rows.allSatisfy { $0.key < horizon ?? .min || $0.value <= day / 2 })
+            #expect(plan.conversionCutDays.allSatisfy { $0 >= horizon ?? .min })
             for (i, local) in localDays.enumerated() {
                 let lo: Int64 = max(from, local.start)
                 let hi: Int64 = min(to, i + 1 < localDays.count ? localDays[i + 1].start : to)
