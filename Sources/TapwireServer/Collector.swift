@@ -68,7 +68,8 @@ public final class Collector: Sendable {
         // The fold starts before the writers so that it drains after them: its last fold takes
         // their last commits. The HTTP server starts last and drains first, while the handlers'
         // threads, the writers and the readers still answer what it admitted.
-        services = ServiceGroup([database, folder, committer, monitor, handlers, http], logger: logger)
+        let scanning: [any Service] = configuration.findingsMonitor ? [monitor] : []
+        services = ServiceGroup([database, folder, committer] + scanning + [handlers, http], logger: logger)
         self.metrics = metrics
         self.committer = committer
         self.http = http

@@ -23,6 +23,10 @@ public struct CollectorConfiguration: Sendable {
     public var logLevel: LogLevel = .info
     /// Slack-compatible webhook for new findings of every family (TAPWIRE_ALERT_WEBHOOK_URL).
     public var alertWebhookURL: String?
+    /// Whether this collector runs the findings monitor (TAPWIRE_FINDINGS_MONITOR). Off for a
+    /// collector that only ingests while another scans, and for tests that must find the fold's
+    /// queues as they wrote them: each scan folds every pending row first (docs/alerting.md).
+    public var findingsMonitor = true
     /// How the findings monitor scans, and the webhook filters and retries (TAPWIRE_ALERT_MIN_SEVERITY).
     public var alertOptions = FindingMonitor.Options()
     /// The release-regression check's settings (TAPWIRE_REGRESSION_MIN_DROP,

@@ -77,6 +77,14 @@ enum Settings {
         Setting(flag: "alert-webhook-url", environment: "TAPWIRE_ALERT_WEBHOOK_URL", defaultText: "(none)",
                 help: "Slack-compatible webhook for new findings (category mismatches, release regressions)") { c, v throws(CLIError) in c.alertWebhookURL = v.isEmpty ? nil : v },
         Setting(flag: "alert-min-severity", environment: "TAPWIRE_ALERT_MIN_SEVERITY", defaultText: "warning", help: "Least severity the webhook announces: info, warning or error") { c, v throws(CLIError) in guard let s = FindingSeverity(name: v) else { throw CLIError("--alert-min-severity must be info, warning or error") }; c.alertOptions.minimumSeverity = s },
+        Setting(flag: "findings-monitor", environment: "TAPWIRE_FINDINGS_MONITOR", defaultText: "on",
+                help: "Whether this collector scans for findings and delivers the webhook: on or off") { c, v throws(CLIError) in
+            switch v {
+            case "on": c.findingsMonitor = true
+            case "off": c.findingsMonitor = false
+            default: throw CLIError("--findings-monitor must be on or off")
+            }
+        },
         Setting(flag: "regression-min-drop", environment: "TAPWIRE_REGRESSION_MIN_DROP", defaultText: "10",
                 help: "Smallest fall of a rate in a new app version worth a finding, in percent of the baseline's rate") { c, v throws(CLIError) in
             c.regression.minimumRelativeDrop = try RegressionSettings.minimumDrop(v, flag: "--regression-min-drop")

@@ -19,7 +19,7 @@ import TapwireTestSupport
 
         init(_ database: TestDatabase) throws {
             self.database = database
-            collector = try TestCollector(database: database) { $0.rateLimitPerSecond = 0; $0.rollupFoldMilliseconds = 3_600_000 }
+            collector = try TestCollector(database: database) { $0.rateLimitPerSecond = 0; $0.rollupFoldMilliseconds = 3_600_000; $0.findingsMonitor = false }
             app = try database.createApp("outcomes")
             let connection = try database.connect()
             defer { connection.close() }

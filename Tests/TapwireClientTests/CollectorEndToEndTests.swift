@@ -110,7 +110,7 @@ struct CollectorEndToEndTests {
     /// notification, and credited by the collector's rule as direct to that notification.
     @Test func aConversionIsStoredWithTheInstallIdAndTheTappedNotification() async throws {
         // Folded only when the test says, so the credit is read after the one fold that makes it.
-        let collector = try TestCollector.start { $0.rollupFoldMilliseconds = 3_600_000 }
+        let collector = try TestCollector.start { $0.rollupFoldMilliseconds = 3_600_000; $0.findingsMonitor = false }
         defer { collector.stop() }
         let app = try collector.database.createApp()
         let dir = temporaryDirectory()

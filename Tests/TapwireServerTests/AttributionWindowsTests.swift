@@ -11,7 +11,7 @@ import TapwireTestSupport
 /// of an app that had the new windows when the same events were posted.
 @Suite struct AttributionWindowsTests {
     @Test func newWindowsRecomputeEveryCreditAsAFreshComputation() throws {
-        let server = try TestCollector.start { $0.rateLimitPerSecond = 0; $0.rollupFoldMilliseconds = 3_600_000 }
+        let server = try TestCollector.start { $0.rateLimitPerSecond = 0; $0.rollupFoldMilliseconds = 3_600_000; $0.findingsMonitor = false }
         let changed = try server.database.createApp("changed")
         let fresh = try server.database.createApp("fresh")
         let connection = try server.database.connect()
@@ -60,7 +60,7 @@ import TapwireTestSupport
     /// takes (migrations 0202 and 0220): while an attribution's transaction is open, both wait
     /// (here until their lock timeout, 55P03); once it ends, both run.
     @Test func forgettingAndNewWindowsWaitForARunningAttribution() throws {
-        let server = try TestCollector.start { $0.rateLimitPerSecond = 0; $0.rollupFoldMilliseconds = 3_600_000 }
+        let server = try TestCollector.start { $0.rateLimitPerSecond = 0; $0.rollupFoldMilliseconds = 3_600_000; $0.findingsMonitor = false }
         let app = try server.database.createApp("locked")
         let fold = try server.database.connect()
         defer { fold.close() }

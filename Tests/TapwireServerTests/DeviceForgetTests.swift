@@ -48,8 +48,9 @@ import TapwireTestSupport
     }
 
     @Test func aForgottenInstallIdIsInNoTableAndTheRollupsKeepTheirCounts() throws {
-        // The test folds itself, so the queue it writes is there when it forgets.
-        let server = try TestCollector.start { $0.rollupFoldMilliseconds = 3_600_000 }
+        // The test folds itself, so the queue it writes is there when it forgets: no background fold
+        // and no findings monitor, whose every scan folds first (it drained the queue once, under load).
+        let server = try TestCollector.start { $0.rollupFoldMilliseconds = 3_600_000; $0.findingsMonitor = false }
         let database = server.database
         let app = try database.createApp()
         let other = try database.createApp()
@@ -80,6 +81,7 @@ import TapwireTestSupport
         try RollupStore().fold(on: connection)
         #expect(try connection.query("SELECT count(*) FROM holdout_assignments WHERE app_id = $1::bigint AND converted_at IS NOT NULL",
                                      [String(app.appId)]).scalar == "2", "both devices converted within the window")
+        #expect(server.firstFoldDone())
         // A commit not yet attributed: its queue holds both devices, and one holds the id alone.
         let t = start.adding(seconds: 5).description
         try connection.query("""

@@ -46,4 +46,31 @@ import TapwireTestSupport
         #expect(try database.query("SELECT count(*) FROM finding_alerts").scalar == "1")
         #expect(receiver.messages.count == 1)
     }
+
+    /// Each scan folds every pending row first, so a test that writes the fold's queues by hand
+    /// (DeviceForgetTests) and a collector that only ingests turn the monitor off: the queue
+    /// a scan would drain within a scan period stays as written, and no family is checked.
+    @Test(arguments: [true, false]) func theMonitorFoldsTheQueuesUnlessItIsOff(monitor: Bool) throws {
+        let server = try TestCollector.start {
+            $0.rollupFoldMilliseconds = 3_600_000
+            $0.alertOptions.scanSeconds = 0.2
+            $0.findingsMonitor = monitor
+        }
+        defer { server.stop() }
+        #expect(server.firstFoldDone())
+        let app = try server.database.createApp()
+        try server.database.query("""
+            INSERT INTO holdout_pending (app_id, device_ids, event_times) VALUES ($1::bigint, ARRAY['install-a'], ARRAY[now()])
+            """, [String(app.appId)])
+        func queued() -> String? { try? server.database.query("SELECT count(*) FROM holdout_pending WHERE app_id = $1::bigint", [String(app.appId)]).scalar }
+        if monitor {
+            #expect(eventually(timeout: 60) { queued() == "0" }, "a scan folds the queue")
+            #expect(server.metrics.render().contains("tapwire_findings_checks_total{family="))
+        } else {
+            // Ten scan periods: a monitor that ran would have drained it.
+            Thread.sleep(forTimeInterval: 2)
+            #expect(queued() == "1")
+            #expect(!server.metrics.render().contains("tapwire_findings_checks_total{family="))
+        }
+    }
 }

@@ -32,6 +32,13 @@ public final class TestCollector: Sendable {
 
     public func client() -> HTTPTestClient { HTTPTestClient(port: port) }
 
+    /// Whether the background fold made its first pass (it folds once at start, then every
+    /// interval): a test that turns the interval up and writes the fold's queues by hand waits
+    /// for it, or that first pass may drain them.
+    public func firstFoldDone(timeout: Double = 60) -> Bool {
+        eventually(timeout: timeout) { metrics.render().contains("\(CollectorMetrics.rollupFoldSeconds)_count 1\n") }
+    }
+
     public func stop() { collector.stop() }
 
     deinit { collector.stop() }
