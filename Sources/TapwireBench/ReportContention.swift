@@ -22,6 +22,9 @@ extension BenchCommand {
         var reading = Latencies()
         /// How long each report request took.
         var reports = Latencies()
+        /// Each pair's p99 with the reader over its p99 quiet: one stall of the shared machine
+        /// moves one pair's ratio, where it can be the whole pooled p99.
+        var pairRatios: [Double] = []
         var p99Ratio: Double {
             let q = quiet.percentile(0.99)
             return q > 0 ? reading.percentile(0.99) / q : 0
@@ -41,6 +44,7 @@ extension BenchCommand {
         let batchesPerSecond = figures.offered / Double(options.batchSize)
         let perSegment = max(40, Int((batchesPerSecond * options.halfPeakSeconds).rounded()))
         for pair in 0..<options.reportPairs {
+            var pairP99 = (quiet: 0.0, reading: 0.0)
             for reading in pair % 2 == 0 ? [false, true] : [true, false] {
                 let start = Timestamp.now
                 let bodies = try (0..<perSegment).map { _ in
@@ -96,10 +100,12 @@ extension BenchCommand {
                 } else {
                     figures.quiet.samples += result.latencies.samples
                 }
+                if reading { pairP99.reading = result.latencies.percentile(0.99) } else { pairP99.quiet = result.latencies.percentile(0.99) }
                 print(String(format: "%@ reports pair %d, %@: %d batches, p50 / p99 %.1f / %.1f ms", rig.shape.name.rawValue, pair + 1,
                              reading ? "with a reader" : "quiet", bodies.count,
                              result.latencies.percentile(0.5) * 1000, result.latencies.percentile(0.99) * 1000))
             }
+            figures.pairRatios.append(pairP99.quiet > 0 ? pairP99.reading / pairP99.quiet : 0)
         }
         // Batch i of a post goes to app i mod apps; each segment starts again at app 0.
         let segments = options.reportPairs * 2
@@ -117,6 +123,8 @@ extension BenchCommand {
                          f.quiet.percentile(0.5) * 1000, f.quiet.percentile(0.99) * 1000, f.quiet.samples.count,
                          f.reading.percentile(0.5) * 1000, f.reading.percentile(0.99) * 1000, f.reading.samples.count,
                          f.p99Ratio, f.p99Ratio <= 1.5 ? "met" : "NOT MET"))
+            print("    p99 with the reader over p99 quiet, pair by pair: " + f.pairRatios.map { String(format: "%.2f×", $0) }.joined(separator: ", ")
+                  + String(format: " (median %.2f×)", median(f.pairRatios)))
             print(String(format: "    the reader: %d reports (JSON and HTML alternated, every one HTTP 200), p50 / p99 %.1f / %.1f ms", f.reports.samples.count,
                          f.reports.percentile(0.5) * 1000, f.reports.percentile(0.99) * 1000))
         }
