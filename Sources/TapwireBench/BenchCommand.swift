@@ -664,6 +664,28 @@ enum BenchCommand {
         var failures = 0
         /// What went wrong with the first failed batch (status and body, or the client's error).
         var firstFailure: String?
+
+        /// Sends one request on `connection` (opened to `port` first when there is none) and
+        /// records how long its answer took; anything but a 200 is a failure, `label` first in
+        /// its description. The connection is dropped when it fails or the server closes it.
+        mutating func exchange(_ request: [UInt8], port: Int, on connection: inout HTTPClientConnection?, label: String = "") {
+            let sent = monotonicNanoseconds()
+            do {
+                if connection == nil { connection = try HTTPClientConnection(port: port) }
+                try connection!.send(request)
+                let response = try connection!.readResponse()
+                latencies.samples.append(Double(monotonicNanoseconds() - sent) / 1e9)
+                if response.status != 200 {
+                    failures += 1
+                    firstFailure = firstFailure ?? "\(label)HTTP \(response.status): \(String(decoding: response.body.prefix(300), as: UTF8.self))"
+                }
+                if response.headers["connection"]?.lowercased() == "close" { connection = nil }
+            } catch {
+                failures += 1
+                firstFailure = firstFailure ?? "\(label)\(error)"
+                connection = nil
+            }
+        }
     }
 
     /// Posts every body once, body i with `auths[i % auths.count]`, spread over `connections`
@@ -689,22 +711,7 @@ enum BenchCommand {
                     }
                     let head = httpRequestHead("POST", "/v1/batch", headers: ["Authorization": auths[i % auths.count], "Content-Encoding": "gzip",
                                                                            "Content-Type": "application/json"], contentLength: bodies[i].count)
-                    let sent = monotonicNanoseconds()
-                    do {
-                        if connection == nil { connection = try HTTPClientConnection(port: port) }
-                        try connection!.send(head + bodies[i])
-                        let response = try connection!.readResponse()
-                        local.latencies.samples.append(Double(monotonicNanoseconds() - sent) / 1e9)
-                        if response.status != 200 {
-                            local.failures += 1
-                            local.firstFailure = local.firstFailure ?? "HTTP \(response.status): \(String(decoding: response.body.prefix(300), as: UTF8.self))"
-                        }
-                        if response.headers["connection"]?.lowercased() == "close" { connection = nil }
-                    } catch {
-                        local.failures += 1
-                        local.firstFailure = local.firstFailure ?? "\(error)"
-                        connection = nil
-                    }
+                    local.exchange(head + bodies[i], port: port, on: &connection)
                 }
                 results.withLock {
                     $0.latencies.samples += local.latencies.samples

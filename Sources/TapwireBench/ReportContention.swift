@@ -62,23 +62,11 @@ extension BenchCommand {
                         var connection: HTTPClientConnection?
                         var n = 0
                         while !stop.load(ordering: .relaxed) {
-                            let sent = monotonicNanoseconds()
-                            do {
-                                if connection == nil { connection = try HTTPClientConnection(port: collector.port) }
-                                try connection!.send(httpRequestHead("GET", paths[n % paths.count], headers: ["Authorization": readAuth], contentLength: nil))
-                                let response = try connection!.readResponse()
-                                local.latencies.samples.append(Double(monotonicNanoseconds() - sent) / 1e9)
-                                if response.status != 200 {
-                                    local.failures += 1
-                                    local.firstFailure = local.firstFailure ?? "\(paths[n % paths.count]): HTTP \(response.status): \(String(decoding: response.body.prefix(300), as: UTF8.self))"
-                                }
-                                if response.headers["connection"]?.lowercased() == "close" { connection = nil }
-                            } catch {
-                                local.failures += 1
-                                local.firstFailure = local.firstFailure ?? "\(error)"
-                                connection = nil
-                                usleep(10_000)
-                            }
+                            let path = paths[n % paths.count]
+                            let failures = local.failures
+                            local.exchange(httpRequestHead("GET", path, headers: ["Authorization": readAuth], contentLength: nil), port: collector.port,
+                                           on: &connection, label: path + ": ")
+                            if local.failures > failures { usleep(10_000) }
                             n += 1
                         }
                         reader.withLock { $0 = local }
