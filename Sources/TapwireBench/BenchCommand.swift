@@ -18,7 +18,7 @@ enum BenchCommand {
     tapwire-bench ingest --database-url URL [--shape benchmark|real|outcomes|holdouts|benchmark,real,…] [--seed 42]
                          [--connections 16] [--batch-size 500] [--batches 400] [--rounds 3]
                          [--apps 1] [--half-peak-seconds 10] [--json FILE] [--tapwire PATH]
-                         [--curve W:LINGER_MS:FILL,…] [--citus-workers URL,URL…]
+                         [--curve W:LINGER_MS:FILL,…] [--citus-workers URL,URL…] [--with-reports PAIRS]
       For each shape, creates a scratch database next to the one URL names and starts its own
       `tapwire serve` on it. For random (v4) and then UUIDv7 ids it alternates rounds of: a plain
       COPY of pre-built rows into a table with a uuid primary key (the baseline), and the same
@@ -50,6 +50,11 @@ enum BenchCommand {
                  its workers: the scratch database is made on each node with the extension, the
                  workers added, so the tables are distributed; database CPU is the whole
                  cluster's (docs/deployment.md, "Past one machine")
+      --with-reports
+                 then, on each shape's collector, PAIRS (1 to 10) pairs of --half-peak-seconds
+                 segments at half the UUIDv7 peak rate: one quiet, one with a reader requesting
+                 the app's 30-day report from the same collector in a loop (JSON, then the HTML
+                 /report); prints p50/p99 of both and issue 33's report target (p99 ≤ 1.5×)
     """
 
     struct Latencies {
@@ -104,6 +109,8 @@ enum BenchCommand {
         var location: DatabaseLocation
         /// With Citus: the workers' superuser URLs (the location is the coordinator).
         var citusWorkers: [String]
+        /// --with-reports: pairs of quiet and report-reading segments (0: none).
+        var reportPairs: Int
 
         init(_ args: inout Arguments) throws {
             workload = try WorkloadOptions(&args)
@@ -121,6 +128,8 @@ enum BenchCommand {
             curve = try (try args.option("curve")).map(CurvePoint.parse) ?? []
             tapwire = try tapwirePath(try args.option("tapwire"))
             citusWorkers = (try args.option("citus-workers") ?? "").split(separator: ",").map(String.init)
+            reportPairs = try args.int("with-reports") ?? 0
+            guard (0...10).contains(reportPairs) else { throw CLIError("--with-reports must be from 0 to 10 pairs, got \(reportPairs)") }
             location = try DatabaseLocation.resolve(&args)
             try args.finish()
         }
@@ -205,6 +214,8 @@ enum BenchCommand {
         var all: [Figures] = []
         // Per shape: app id → events posted to it.
         var expected: [[Int64: Int]] = rigs.map { _ in [:] }
+        // Per shape: the UUIDv7 apps, which --with-reports posts to and reads.
+        var v7Apps: [[CreatedApp]] = rigs.map { _ in [] }
         for (k, kind) in EventIDKind.allCases.enumerated() {
             let apps = try rigs.map { rig in
                 try (1...options.apps).map { n in
@@ -217,6 +228,7 @@ enum BenchCommand {
             let generators = rigs.map { rig in
                 WorkloadGenerator(shape: rig.shape, seed: options.workload.seed &+ UInt64(k), endingAt: Timestamp.now, ids: kind)
             }
+            if kind == .v7 { v7Apps = apps }
             let measured = try measure(kind, rigs: rigs, apps: apps, generators: generators, options: options, probes: probes)
             for (r, (figures, posted)) in measured.enumerated() {
                 for (app, count) in zip(apps[r], posted) { expected[r][app.appId] = count }
@@ -227,6 +239,16 @@ enum BenchCommand {
             all[i].rss = rigs.first { $0.shape.name == all[i].shape }?.collector?.process.peakResidentBytes ?? 0
         }
 
+        // After the peak RSS is read: the reader's report memory is not ingestion's.
+        var contention: [ReportContention] = []
+        if options.reportPairs > 0 {
+            for (r, rig) in rigs.enumerated() {
+                let peak = all.first { $0.shape == rig.shape.name && $0.kind == .v7 }?.peakRate ?? 0
+                let (figures, posted) = try measureReportContention(rig, apps: v7Apps[r], peakRate: peak, options: options)
+                for (app, count) in zip(v7Apps[r], posted) { expected[r][app.appId, default: 0] += count }
+                contention.append(figures)
+            }
+        }
         var stored: [[Int64: Int]] = rigs.map { _ in [:] }
         for (r, rig) in rigs.enumerated() {
             for appId in expected[r].keys {
@@ -236,6 +258,7 @@ enum BenchCommand {
         let complete = stored == expected
         printTable(all)
         printTargets(all)
+        printReportContention(contention, options: options)
         if !options.curve.isEmpty {
             try runCurve(options.curve, rig: rigs[0], options: options, cpu: probes.cpu)
         }
@@ -641,6 +664,28 @@ enum BenchCommand {
         var failures = 0
         /// What went wrong with the first failed batch (status and body, or the client's error).
         var firstFailure: String?
+
+        /// Sends one request on `connection` (opened to `port` first when there is none) and
+        /// records how long its answer took; anything but a 200 is a failure, `label` first in
+        /// its description. The connection is dropped when it fails or the server closes it.
+        mutating func exchange(_ request: [UInt8], port: Int, on connection: inout HTTPClientConnection?, label: String = "") {
+            let sent = monotonicNanoseconds()
+            do {
+                if connection == nil { connection = try HTTPClientConnection(port: port) }
+                try connection!.send(request)
+                let response = try connection!.readResponse()
+                latencies.samples.append(Double(monotonicNanoseconds() - sent) / 1e9)
+                if response.status != 200 {
+                    failures += 1
+                    firstFailure = firstFailure ?? "\(label)HTTP \(response.status): \(String(decoding: response.body.prefix(300), as: UTF8.self))"
+                }
+                if response.headers["connection"]?.lowercased() == "close" { connection = nil }
+            } catch {
+                failures += 1
+                firstFailure = firstFailure ?? "\(label)\(error)"
+                connection = nil
+            }
+        }
     }
 
     /// Posts every body once, body i with `auths[i % auths.count]`, spread over `connections`
@@ -666,22 +711,7 @@ enum BenchCommand {
                     }
                     let head = httpRequestHead("POST", "/v1/batch", headers: ["Authorization": auths[i % auths.count], "Content-Encoding": "gzip",
                                                                            "Content-Type": "application/json"], contentLength: bodies[i].count)
-                    let sent = monotonicNanoseconds()
-                    do {
-                        if connection == nil { connection = try HTTPClientConnection(port: port) }
-                        try connection!.send(head + bodies[i])
-                        let response = try connection!.readResponse()
-                        local.latencies.samples.append(Double(monotonicNanoseconds() - sent) / 1e9)
-                        if response.status != 200 {
-                            local.failures += 1
-                            local.firstFailure = local.firstFailure ?? "HTTP \(response.status): \(String(decoding: response.body.prefix(300), as: UTF8.self))"
-                        }
-                        if response.headers["connection"]?.lowercased() == "close" { connection = nil }
-                    } catch {
-                        local.failures += 1
-                        local.firstFailure = local.firstFailure ?? "\(error)"
-                        connection = nil
-                    }
+                    local.exchange(head + bodies[i], port: port, on: &connection)
                 }
                 results.withLock {
                     $0.latencies.samples += local.latencies.samples
