@@ -89,7 +89,7 @@ public struct PostgresReportReader: ReportReading {
                              dismissMeasurable: [(category: String, appVersion: String)]) throws(DatabaseError) -> ReportData {
         let app = String(scope.appId)
         let wholeDays = PostgresValue.timestampArray(plan.wholeDays), quarters = PostgresValue.timestampArray(plan.quarters)
-        let grains = "{" + plan.blocks.map { String($0.grain) }.joined(separator: ",") + "}"
+        let grains = PostgresValue.intArray(plan.blocks.map(\.grain))
         let blockStarts = PostgresValue.timestampArray(plan.blocks.map(\.start))
         var data = ReportData(days: days)
         data.totals = try connection.query(EmbeddedSQL.reportTotals, [app, grains, blockStarts, quarters]).namedRows.map { row in
@@ -122,9 +122,8 @@ public struct PostgresReportReader: ReportReading {
                 categoryAt.append(position(of: pair.category, in: &categories, &categoryPositions))
                 versionAt.append(position(of: pair.appVersion, in: &versions, &versionPositions))
             }
-            func list(_ positions: [Int]) -> String { "{" + positions.map(String.init).joined(separator: ",") + "}" }
             data.dismiss = try connection.query(EmbeddedSQL.reportDismiss, [
-                app, PostgresValue.textArray(categories), PostgresValue.textArray(versions), list(categoryAt), list(versionAt),
+                app, PostgresValue.textArray(categories), PostgresValue.textArray(versions), PostgresValue.intArray(categoryAt), PostgresValue.intArray(versionAt),
                 grains, blockStarts, PostgresValue.timestampArray(plan.quarterRuns.map(\.lo)),
                 PostgresValue.timestampArray(plan.quarterRuns.map(\.hi)),
             ]).namedRows.map { row in

@@ -24,6 +24,11 @@ package enum PostgresValue {
         return out + "}"
     }
 
+    /// An int[] or bigint[] literal ({1,2,3}): integers need no quoting.
+    package static func intArray<T: BinaryInteger>(_ values: [T]) -> String {
+        "{" + values.map { String($0) }.joined(separator: ",") + "}"
+    }
+
     /// A timestamptz[] literal of instants (µs since 1970), each in ISO 8601 with an offset, so
     /// it reads back the same whatever the session's DateStyle and TimeZone.
     package static func timestampArray(_ microseconds: [Int64]) -> String {

@@ -161,7 +161,7 @@ public struct RollupStore: Sendable {
             // The blocks of days (grains 3 to 6) that hold the day.
             let grains = RollupRows.Grain.dayBlocks.filter { $0 > RollupRows.Grain.day }
             let starts = grains.map { RollupRows.Grain.block(of: chunkStart, grain: $0) }
-            let blocks = [appId.map(String.init), "{" + grains.map(String.init).joined(separator: ",") + "}",
+            let blocks = [appId.map(String.init), PostgresValue.intArray(grains),
                           PostgresValue.timestampArray(starts),
                           PostgresValue.timestampArray(zip(grains, starts).map { $1 + RollupRows.Grain.days($0) * day })]
             var attempt = 0
