@@ -9,7 +9,9 @@ here="$(cd "$(dirname "$0")" && pwd)"
 venv="${TAPWIRE_DEPLOY_TOOLS:-$here/../.build/deploy-tools}"
 if ! "$venv/bin/docker-compose" version >/dev/null 2>&1; then
   echo "check-deploy: installing docker-compose 1.29.2 into $venv" >&2
-  python3 -m venv "$venv"
+  # --clear: a venv that was moved or copied (a worktree's copied .build) keeps scripts whose
+  # first line names its old path; recreating it over them would leave them broken.
+  python3 -m venv --clear "$venv"
   # docker-compose 1.29.2 pins PyYAML 5.x, whose source build needs Cython < 3.
   echo 'cython<3' > "$venv/constraints.txt"
   PIP_CONSTRAINT="$venv/constraints.txt" "$venv/bin/pip" install -q --disable-pip-version-check docker-compose==1.29.2 >&2
