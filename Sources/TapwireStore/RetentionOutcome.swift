@@ -18,4 +18,8 @@ public struct RetentionOutcome: Sendable, Equatable {
     /// credit, deleted (dry run: that would be); docs/outcomes.md.
     public var conversionCreditsDeleted: Int64 = 0
     public var notificationConversionsDeleted: Int64 = 0
+    /// Install ids retention forgets with their events (dry run: would): devices whose every
+    /// conversion was dropped, and holdout assignments whose window closed before the horizon.
+    public var attributionDevicesDeleted: Int64 = 0
+    public var holdoutAssignmentsDeleted: Int64 = 0
 }

@@ -29,6 +29,8 @@ public struct RetentionStore: Sendable {
             if let counts = try connection.query(EmbeddedSQL.retentionCountConversions, [due.map(\.rangeEnd).max()?.description]).namedRows.first {
                 outcome.conversionCreditsDeleted = try counts.decode("credits")
                 outcome.notificationConversionsDeleted = try counts.decode("notifications")
+                outcome.attributionDevicesDeleted = try counts.decode("devices")
+                outcome.holdoutAssignmentsDeleted = try counts.decode("assignments")
             }
             return outcome
         }
@@ -56,6 +58,10 @@ public struct RetentionStore: Sendable {
         // horizon, tapwire_retention_horizon), and the rows of notifications no credit refers to.
         outcome.conversionCreditsDeleted = Int64(try connection.query(EmbeddedSQL.retentionTrimConversionCredits, [nil]).affectedRows)
         outcome.notificationConversionsDeleted = Int64(try connection.query(EmbeddedSQL.retentionTrimNotificationConversions, [nil]).affectedRows)
+        // The install ids held beside them: devices with no conversion left, assignments whose
+        // window closed before the horizon. The rollups keep their counts.
+        outcome.attributionDevicesDeleted = Int64(try connection.query(EmbeddedSQL.retentionTrimAttributionDevices, [nil]).affectedRows)
+        outcome.holdoutAssignmentsDeleted = Int64(try connection.query(EmbeddedSQL.retentionTrimHoldoutAssignments, [nil]).affectedRows)
 
         var deleted: Int64 = 0
         while true {
@@ -66,7 +72,9 @@ public struct RetentionStore: Sendable {
         outcome.eventIdsDeleted = deleted
         logger?.info("retention done", ["partitions": .of(due.count), "eventIdsDeleted": .of(Int(deleted)),
                                         "conversionCreditsDeleted": .of(Int(outcome.conversionCreditsDeleted)),
-                                        "notificationConversionsDeleted": .of(Int(outcome.notificationConversionsDeleted))])
+                                        "notificationConversionsDeleted": .of(Int(outcome.notificationConversionsDeleted)),
+                                        "attributionDevicesDeleted": .of(Int(outcome.attributionDevicesDeleted)),
+                                        "holdoutAssignmentsDeleted": .of(Int(outcome.holdoutAssignmentsDeleted))])
         return outcome
     }
 

@@ -59,6 +59,8 @@ enum RetentionCommand {
             ("eventIdsDeleted", .int(outcome.eventIdsDeleted)),
             ("conversionCreditsDeleted", .int(outcome.conversionCreditsDeleted)),
             ("notificationConversionsDeleted", .int(outcome.notificationConversionsDeleted)),
+            ("attributionDevicesDeleted", .int(outcome.attributionDevicesDeleted)),
+            ("holdoutAssignmentsDeleted", .int(outcome.holdoutAssignmentsDeleted)),
         ])
     }
 
@@ -84,6 +86,10 @@ enum RetentionCommand {
         if outcome.conversionCreditsDeleted > 0 || outcome.notificationConversionsDeleted > 0 {
             lines.append((outcome.dryRun ? "would delete" : "deleted") + " \(outcome.conversionCreditsDeleted) conversion credit(s) and "
                          + "\(outcome.notificationConversionsDeleted) notification conversion row(s) before \(outcome.partitionCutoff.iso8601(fractionDigits: 0))")
+        }
+        if outcome.attributionDevicesDeleted > 0 || outcome.holdoutAssignmentsDeleted > 0 {
+            lines.append((outcome.dryRun ? "would forget" : "forgot") + " the install ids of \(outcome.attributionDevicesDeleted) device(s) with no "
+                         + "conversion left and of \(outcome.holdoutAssignmentsDeleted) holdout assignment(s) whose window closed before the horizon")
         }
         lines.append("rollups kept: reports over any range still read them")
         return lines.joined(separator: "\n")

@@ -118,7 +118,8 @@ import TapwireTestSupport
 
     /// The credits of the conversions in dropped partitions go with them, and so do the rows of
     /// notifications no credit is left for; a notification delivered before the horizon whose
-    /// conversion came after it keeps its row while that credit stays. The rollups stay.
+    /// conversion came after it keeps its row while that credit stays. So do the install ids of
+    /// devices with no conversion left and of assignments whose window closed. The rollups stay.
     @Test func conversionCreditsGoWithTheirPartitions() throws {
         let db = try TestDatabase.create()
         let connection = try db.connect()
@@ -154,12 +155,27 @@ import TapwireTestSupport
         let before = try connection.query(rollups).rows
         #expect(before.count > 3)
 
+        // Holdout assignments: one whose longest possible window (90 days) closed before the
+        // horizon, one whose window may still reach past it.
+        for (device, days) in [("d3", -91.0), ("d1", -89.0)] {
+            try connection.query("""
+                INSERT INTO holdout_assignments (app_id, campaign, device_id, event_id, assigned_at, held_out, holdout_share, value)
+                VALUES ($1::bigint, 'spring', $2, gen_random_uuid(), $3::timestamptz, false, 0.1, 0)
+                """, [String(app.appId), device, at(days * 24)])
+        }
+        #expect(try connection.query("SELECT device_id FROM attribution_devices ORDER BY 1").rows == [["d1"], ["d2"]])
+
         let plan = try RetentionStore().run(policy, dryRun: true, on: connection)
         #expect(plan.conversionCreditsDeleted == 2 && plan.notificationConversionsDeleted == 1)
+        #expect(plan.attributionDevicesDeleted == 1 && plan.holdoutAssignmentsDeleted == 1)
         #expect(try connection.query("SELECT count(*) FROM conversion_credits").scalar == "4")
         let outcome = try RetentionStore().run(policy, dryRun: false, on: connection)
         #expect(outcome.partitions.last?.rangeEnd == horizon)
         #expect(outcome.conversionCreditsDeleted == 2 && outcome.notificationConversionsDeleted == 1)
+        // d2's only conversion was dropped: its install id goes; d1 converted after the horizon.
+        #expect(outcome.attributionDevicesDeleted == 1 && outcome.holdoutAssignmentsDeleted == 1)
+        #expect(try connection.query("SELECT device_id FROM attribution_devices ORDER BY 1").rows == [["d1"]])
+        #expect(try connection.query("SELECT device_id FROM holdout_assignments ORDER BY 1").rows == [["d1"]])
         #expect(try connection.query("SELECT name, kind, notification_key FROM conversion_credits ORDER BY event_time").rows
                 == [["purchase", "2", "n-edge"], ["purchase", "2", "n-new"]])
         #expect(try connection.query("SELECT notification_key FROM notification_conversions ORDER BY 1").rows == [["n-edge"], ["n-new"]])
