@@ -20,9 +20,17 @@ public struct CategoryConversion: Sendable, Equatable {
     public var rate: Double?
     public var ci95: ConfidenceInterval?
     public var valueSum: Double
-    /// valueSum / delivered, and its 95% interval (`ConversionValueInterval`).
+    /// valueSum / delivered, and its 95% interval (`ConversionValueInterval`): nil when
+    /// withheld, the point estimate stays.
     public var valuePerDelivered: Double?
     public var valuePerDeliveredCI95: ConfidenceInterval?
+    /// Why the interval is nil though the values vary: fewer delivered than values this skewed
+    /// need (`SkewedSampleSize.mean`). Nil when shown.
+    public var valuePerDeliveredWithheld: String?
+    /// G₁ of the value over every delivered notification, and the delivered the interval needs
+    /// (nil without a spread of values, or when no count would do).
+    public var valueSkewness: Double?
+    public var valueDeliveredNeeded: Int?
 
     init(name: String, currency: String, rows: [ReportConversionRow], delivered: Int) {
         self.name = name
@@ -37,9 +45,13 @@ public struct CategoryConversion: Sendable, Equatable {
         ci95 = meaningful ? ProportionStatistics.wilson(successes: converted, trials: delivered) : nil
         let hasValue = !currency.isEmpty
         valuePerDelivered = hasValue && meaningful && delivered > 0 ? valueSum / Double(delivered) : nil
-        valuePerDeliveredCI95 = hasValue && meaningful
-            ? ConversionValueInterval.interval(count: delivered, sum: valueSum, sumOfSquares: rows.reduce(0) { $0 + $1.valueSquares },
+        let value = hasValue && meaningful
+            ? ConversionValueInterval.estimate(count: delivered, sum: valueSum, sumOfSquares: rows.reduce(0) { $0 + $1.valueSquares },
                                                sumOfCubes: rows.reduce(0) { $0 + $1.valueCubes })
-            : nil
+            : ConversionValueInterval.Estimate()
+        valuePerDeliveredCI95 = value.ci95
+        valuePerDeliveredWithheld = value.withheld
+        valueSkewness = value.skewness
+        valueDeliveredNeeded = value.deliveredNeeded
     }
 }

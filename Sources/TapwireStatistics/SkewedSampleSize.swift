@@ -24,10 +24,11 @@ public enum SkewedSampleSize {
     /// and those are the ones whose interval misses: in our simulation such a rule covered 0.86
     /// where it showed the interval, the pooled one 0.94 to 0.95 (docs/statistics-outcomes.md).
     public struct Verdict: Sendable, Equatable {
-        /// G₁ of both groups' values together.
+        /// G₁ of both groups' values together (a difference), or of the sample's (a mean).
         public var skewness: Double
         /// The least size of the smaller group the rule accepts (nil: none would do).
         public var minimumCount: Int?
+        /// The count the rule judges: the smaller group's (a difference), or the sample's (a mean).
         public var smallerCount: Int
         public var sufficient: Bool { minimumCount.map { smallerCount >= $0 } ?? false }
     }
@@ -35,5 +36,14 @@ public enum SkewedSampleSize {
     public static func difference(firstCount: Int, secondCount: Int, pooled: SkewAdjustedMean.Moments) -> Verdict {
         let g1 = pooled.skewness
         return Verdict(skewness: g1, minimumCount: minimumCount(skewness: g1), smallerCount: min(firstCount, secondCount))
+    }
+
+    /// The rule for one mean (value per delivered notification): the sample's count against its
+    /// own skewness, the rule as Cochran and Sugden, Smith & Jones state it. A sample that missed
+    /// its rare large values looks less skewed than its population, and nothing larger sees them:
+    /// docs/statistics-outcomes.md gives what this costs where the tail is heaviest.
+    public static func mean(_ sample: SkewAdjustedMean.Moments) -> Verdict {
+        let g1 = sample.skewness
+        return Verdict(skewness: g1, minimumCount: minimumCount(skewness: g1), smallerCount: sample.count)
     }
 }

@@ -215,6 +215,65 @@ struct SkewAdjustedMeanTests {
         }
         print("Coverage of the 95% interval for mean revenue, 4,000 replicates each, Wilson 95% intervals:\n" + report.joined(separator: "\n"))
     }
+
+    /// The value per delivered's interval is shown only where n > 28 + 25·G₁², G₁ the sample's
+    /// own (`SkewedSampleSize.mean`, what the conversions report runs), over the cells of
+    /// `coverageOnZeroHeavyRevenue`. Printed: every interval's coverage, the share shown, the
+    /// coverage where shown, and how many were withheld.
+    ///
+    /// Asserted (seeded, but properties of the rule, not of the seed): where the mean's skewness
+    /// γ/√n is at most 1 and the rule shows 200 intervals or more, they cover at least
+    /// 0.94 − 3·√(0.94·0.06/shown) (a rule truly at 0.94 fails with chance under 0.2%); over every
+    /// cell together, the same floor; and the cells that covered about 0.67 (n 200, σ 1.5 and 2)
+    /// are withheld in at least 99% of replicates. Not asserted, because it is false: that the few
+    /// intervals the rule shows in the heavy cells cover. A single sample has nothing larger to
+    /// take G₁ from, and the samples that look mild enough to be shown are those that missed their
+    /// rare large values, whose intervals miss (docs/statistics-outcomes.md).
+    @Test func theSampleSizeRuleShowsTheIntervalWhereItCovers() {
+        let replicates = 2_000
+        var rng = SeededGenerator(seed: 35_003)
+        var report: [String] = []
+        var allShown = 0, allCovered = 0, allReplicates = 0
+        for (zeroShare, sigma) in [(0.95, 1.0), (0.99, 1.5), (0.98, 2.0)] {
+            let p = 1 - zeroShare
+            let truth = p * exp(sigma * sigma / 2)
+            let m1 = truth, m2 = p * exp(2 * sigma * sigma), m3 = p * exp(4.5 * sigma * sigma)
+            let gamma = (m3 - 3 * m1 * m2 + 2 * m1 * m1 * m1) / pow(m2 - m1 * m1, 1.5)
+            for n in [200, 2_000, 20_000] {
+                var hits = 0, shown = 0, shownHits = 0
+                for _ in 0..<replicates {
+                    let sums = zeroInflatedLognormal(n: n, zeroShare: zeroShare, sigma: sigma, &rng)
+                    guard let m = sums.moments, let ci = SkewAdjustedMean.interval(m) else { continue }
+                    let hit = ci.contains(truth)
+                    if hit { hits += 1 }
+                    if SkewedSampleSize.mean(m).sufficient {
+                        shown += 1
+                        if hit { shownHits += 1 }
+                    }
+                }
+                let meanSkewness = gamma / Double(n).squareRoot()
+                report.append(String(format: "zeros %.0f%%, σ %.1f, n %6d (γ/√n %.2f, rule needs %d): every interval %@; shown %.3f, covering %@ (withheld %d)",
+                                     zeroShare * 100, sigma, n, meanSkewness, SkewedSampleSize.minimumCount(skewness: gamma) ?? -1,
+                                     wilsonText(hits, replicates), Double(shown) / Double(replicates),
+                                     shown == 0 ? "none shown" : wilsonText(shownHits, shown), replicates - shown))
+                allShown += shown
+                allCovered += shownHits
+                allReplicates += replicates
+                if meanSkewness <= 1, shown >= 200 {
+                    let floor = 0.94 - 3 * (0.94 * 0.06 / Double(shown)).squareRoot()
+                    #expect(Double(shownHits) / Double(shown) >= floor, "zeros \(zeroShare), σ \(sigma), n \(n): \(shownHits) of \(shown) shown cover")
+                }
+                if sigma > 1, n == 200 {
+                    #expect(Double(shown) <= 0.01 * Double(replicates), "a cell that covered about 0.67 is shown in \(shown) of \(replicates)")
+                }
+            }
+        }
+        #expect(Double(allCovered) / Double(allShown) >= 0.94 - 3 * (0.94 * 0.06 / Double(allShown)).squareRoot(),
+                "over every cell, \(allCovered) of \(allShown) shown cover")
+        print("Value per delivered's interval shown only where n > 28 + 25·G1², G1 the sample's (Wilson 95% intervals):\n" + report.joined(separator: "\n")
+              + String(format: "\nover every cell: shown %d of %d (withheld %.3f), covering %@", allShown, allReplicates,
+                       1 - Double(allShown) / Double(allReplicates), wilsonText(allCovered, allShown)))
+    }
 }
 
 @Suite("Skew-adjusted difference of two means (MOVER, Zou & Donner 2008)")
@@ -421,6 +480,10 @@ struct SkewedSampleSizeTests {
         for (i, m) in moments.enumerated() {
             #expect(StatisticsOracle.close(m.skewness, reference[i]["skewness"], relative: 1e-9), "case \(i): \(m.skewness)")
             #expect(SkewedSampleSize.minimumCount(skewness: m.skewness) == reference[i]["minimumCount"] as? Int, "case \(i)")
+            // The one-sample rule (value per delivered) judges the sample's own count by the same numbers.
+            let verdict = SkewedSampleSize.mean(m)
+            #expect(verdict.minimumCount == reference[i]["minimumCount"] as? Int && verdict.smallerCount == m.count, "case \(i), one sample")
+            #expect(verdict.sufficient == (reference[i]["minimumCount"] as? Int).map { m.count >= $0 }, "case \(i), one sample")
         }
     }
 }
