@@ -468,5 +468,26 @@ struct ConversionReportTests {
         #expect(html.contains("chart chart-conversion") && html.contains("<h2>Conversions</h2>"))
         let charts = html.components(separatedBy: "chart chart-conversion").count - 1
         #expect(charts == report.categories.filter { !$0.conversionUplift.isEmpty }.count + 1, "a chart per category and the overall")
+
+        // 80 devices hold far too few deliveries for revenue this skewed: the value interval is
+        // withheld, and every format says why (docs/statistics-outcomes.md, "When the interval is shown").
+        let withheld = try #require(report.categories.lazy.flatMap(\.conversions).first { $0.valuePerDeliveredWithheld != nil })
+        let reason = try #require(withheld.valuePerDeliveredWithheld)
+        #expect(withheld.valuePerDeliveredCI95 == nil && withheld.valuePerDelivered != nil && reason.contains("28 + 25·G1²"))
+        let needed = try #require(withheld.valueDeliveredNeeded)
+        #expect(withheld.delivered < needed && reason.contains("\(withheld.delivered) delivered") && reason.contains("at least \(needed) delivered"))
+        let withheldJSON = document["categories"]?.arrayValue?.flatMap { $0["conversions"]?.arrayValue ?? [] }
+            .filter { $0["valuePerDeliveredWithheld"]?.stringValue == reason } ?? []
+        #expect(!withheldJSON.isEmpty && withheldJSON.allSatisfy { $0["valuePerDeliveredCI95"]?.isNull == true
+            && $0["valueDeliveredNeeded"]?.numberValue?.integer == Int64(needed) && $0["valueSkewness"]?.numberValue != nil })
+        #expect(header.last == "value_per_delivered_withheld")
+        #expect(csv.contains("purchase:EUR=" + reason) || csv.contains(withheld.name + (withheld.currency.isEmpty ? "" : ":" + withheld.currency) + "=" + reason))
+        func words(_ text: String) -> String { text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        for (format, text, reason) in [("table", table, reason), ("Markdown", markdown, MarkdownReportRenderer().escape(reason))] {
+            #expect(text.split(separator: "\n").contains { $0.contains(withheld.name) && ($0.hasSuffix("withheld") || $0.contains("| withheld |")) },
+                    "\(format): the cell")
+            #expect(words(text).contains("Value per delivered interval withheld") && words(text).contains(words(reason)), "\(format): the reason")
+        }
+        #expect(html.contains(">withheld<") && html.contains(HTML.escape(reason)), "HTML: the cell and the reason")
     }
 }
