@@ -100,7 +100,7 @@ public struct CSVReportRenderer: Sendable {
             n(c.uplift.adjusted.anytime.ci95.map { $0.lower * 100 }), n(c.uplift.adjusted.anytime.ci95.map { $0.upper * 100 }),
             c.uplift.adjusted.anytime.decidedOn ?? "",
         ] + conversionFields(c) + Array(repeating: "", count: Self.holdoutHeader.count)
-            + [c.conversions.compactMap { v in v.valuePerDeliveredWithheld.map { (v.currency.isEmpty ? v.name : v.name + ":" + v.currency) + "=" + $0 } }
+            + [c.conversions.compactMap { v in v.valuePerDeliveredWithheld.map { Self.conversionKey(v.name, v.currency) + "=" + $0 } }
                 .joined(separator: ";")]
         return fields.map(CSVField.escape).joined(separator: ",")
     }
@@ -139,14 +139,16 @@ public struct CSVReportRenderer: Sendable {
     }
 
     /// The conversion columns of one row, each a `;`-separated list over the conversion names.
+    /// How a conversion list names each entry: `name`, or `name:CUR` for one with a value.
+    static func conversionKey(_ name: String, _ currency: String) -> String { currency.isEmpty ? name : name + ":" + currency }
+
     func conversionFields(_ c: CategoryEngagement) -> [String] {
         let n = Self.number
-        func key(_ name: String, _ currency: String) -> String { currency.isEmpty ? name : name + ":" + currency }
         func list(_ value: (CategoryConversion) -> String) -> String {
-            c.conversions.map { key($0.name, $0.currency) + "=" + value($0) }.joined(separator: ";")
+            c.conversions.map { Self.conversionKey($0.name, $0.currency) + "=" + value($0) }.joined(separator: ";")
         }
         func upliftList(_ value: (RichUplift) -> String) -> String {
-            c.conversionUplift.map { key($0.name, $0.currency) + "=" + value($0.uplift) }.joined(separator: ";")
+            c.conversionUplift.map { Self.conversionKey($0.name, $0.currency) + "=" + value($0.uplift) }.joined(separator: ";")
         }
         let byAction = c.directConversionsByAction.keys.sorted().flatMap { action in
             c.directConversionsByAction[action]!.keys.sorted().map { "\(action)/\($0)=\(c.directConversionsByAction[action]![$0]!)" }

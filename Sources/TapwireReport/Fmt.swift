@@ -182,7 +182,8 @@ enum Fmt {
             }
         }
         guard !reasons.isEmpty else { return "" }
-        return " Value per delivered interval \(withheld) (shown only where delivered exceed 28 + 25·G1² for the values' skewness G1): "
+        return " Value per delivered interval \(withheld) (shown only where delivered exceed 28 + 25·G1², G1 the values' skewness, "
+            + "the larger of the cell's and the whole report's): "
             + reasons.joined(separator: "; ") + "."
     }
 
