@@ -496,3 +496,51 @@ struct ConversionReportTests {
         #expect(html.contains(">withheld<") && html.contains(HTML.escape(reason)), "HTML: the cell and the reason")
     }
 }
+
+/// The value interval's rule reads G₁ from the whole report as well as from the cell
+/// (docs/statistics-outcomes.md, "When the interval is shown"), built without a database.
+@Suite("Value per delivered: the rule reads the report's skewness")
+struct ConversionValuePoolTests {
+    /// "news" (2,000 delivered, 100 purchases of 10 EUR, G₁ 4.1: 455 needed) alone is shown. Beside
+    /// "deals" (40,000 delivered, 1,990 purchases of 10 and 10 of 5,000), the purchase's G₁ over the
+    /// report is 64.7, and news, whose own values never saw the tail, is withheld with that G₁.
+    @Test func aCellThatMissedTheTailIsJudgedByTheReportsSkewness() throws {
+        func report(withDeals: Bool) -> EngagementReport {
+            var counts = [ReportCountRow(group: "", day: "2026-11-02", category: "news", hasMedia: false, delivered: 2_000, opens: 300)]
+            var data = ReportData(days: ["2026-11-02"], counts: counts, actions: [], histograms: [], grouped: false)
+            var conversions = [ReportConversionRow(category: "news", hasMedia: false, name: "purchase", currency: "EUR", direct: 100,
+                                                   influenced: 0, converted: 100, valueSum: 1_000, valueSquares: 10_000, valueCubes: 100_000)]
+            if withDeals {
+                counts.append(ReportCountRow(group: "", day: "2026-11-02", category: "deals", hasMedia: false, delivered: 40_000, opens: 4_000))
+                data = ReportData(days: ["2026-11-02"], counts: counts, actions: [], histograms: [], grouped: false)
+                conversions.append(ReportConversionRow(category: "deals", hasMedia: false, name: "purchase", currency: "EUR", direct: 2_000,
+                                                       influenced: 0, converted: 2_000, valueSum: 69_900, // 1,990 × 10 + 10 × 5,000
+                                                       valueSquares: 250_199_000, valueCubes: 1_250_001_990_000))
+            }
+            data.conversions = conversions
+            let scope = ReportScope(appId: 1, from: Timestamp(iso8601: "2026-11-02")!, to: Timestamp(iso8601: "2026-11-03")!)
+            return EngagementReportBuilder().build(app: "sample", scope: scope, data: data, manifests: [:],
+                                                   generatedAt: Timestamp(iso8601: "2026-11-03T08:00:00Z")!)
+        }
+        func news(_ r: EngagementReport) throws -> CategoryConversion {
+            try #require(r.categories.first { $0.category == "news" }?.conversions.first)
+        }
+        // G₁ of 100 tens among 2,000 is (1 − 2p)/√(p(1 − p)), p = 0.05: 4.129, so 455 are needed.
+        let alone = try news(report(withDeals: false))
+        #expect(alone.valuePerDeliveredCI95 != nil && alone.valuePerDeliveredWithheld == nil, "\(alone)")
+        #expect(abs((alone.valueSkewness ?? 0) - 0.9 / (0.05 * 0.95).squareRoot()) < 1e-9 && alone.valueDeliveredNeeded == 455)
+
+        let pooled = report(withDeals: true)
+        let beside = try news(pooled)
+        let poolSum: Double = 70_900, poolSquares: Double = 250_209_000, poolCubes: Double = 1_250_002_090_000
+        let pool = try #require(SkewAdjustedMean.moments(count: 42_000, sum: poolSum, sumOfSquares: poolSquares, sumOfCubes: poolCubes))
+        #expect(beside.valuePerDeliveredCI95 == nil && beside.valuePerDelivered == alone.valuePerDelivered)
+        #expect(abs((beside.valueSkewness ?? 0) - pool.skewness) < 1e-9 * pool.skewness && abs(pool.skewness - 64.707) < 1e-3)
+        #expect(beside.valueDeliveredNeeded == SkewedSampleSize.minimumCount(skewness: pool.skewness))
+        let reason = try #require(beside.valuePerDeliveredWithheld)
+        #expect(reason.contains("2000 delivered") && reason.contains("G1 64.7") && reason.contains("42000 delivered of the whole report"), "\(reason)")
+        // The overall and deals read the same pool.
+        #expect(pooled.overall.conversions.first?.valuePerDeliveredWithheld != nil)
+        #expect(pooled.categories.first { $0.category == "deals" }?.conversions.first?.valuePerDeliveredWithheld != nil)
+    }
+}
