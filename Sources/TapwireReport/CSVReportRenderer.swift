@@ -138,10 +138,10 @@ public struct CSVReportRenderer: Sendable {
         return lines
     }
 
-    /// The conversion columns of one row, each a `;`-separated list over the conversion names.
     /// How a conversion list names each entry: `name`, or `name:CUR` for one with a value.
     static func conversionKey(_ name: String, _ currency: String) -> String { currency.isEmpty ? name : name + ":" + currency }
 
+    /// The conversion columns of one row, each a `;`-separated list over the conversion names.
     func conversionFields(_ c: CategoryEngagement) -> [String] {
         let n = Self.number
         func list(_ value: (CategoryConversion) -> String) -> String {

@@ -43,7 +43,7 @@ public enum SkewedSampleSize {
     /// against the larger skewness of its own values and of `pool`'s, a larger sample of the same
     /// values that contains it (the conversion over every category of the report). The rule needs
     /// the population's G₁, and a small sample of a long tail rarely holds the tail: alone it looks
-    /// mild, is judged sufficient, and its interval misses (covering 0 to 0.59 in our simulation);
+    /// mild, is judged sufficient, and its interval misses (covering 0 to 0.72 in our simulations);
     /// the pool sees the tail the sample missed, as the holdouts' pooled arms do. The larger of the
     /// two, because a category may be more skewed than the mixture of all of them. `pool` equal to
     /// the sample is the rule on the sample's own G₁ (Cochran's and Sugden, Smith & Jones's
