@@ -220,9 +220,10 @@ struct SkewAdjustedMeanTests {
     /// two ways in the same run, over the cells of `coverageOnZeroHeavyRevenue` and a milder one
     /// (80% zeros, σ 0.5, G₁ 2.8): G₁ the cell's own (the rule as Cochran states it, the branch's
     /// first version), and the report's, G₁ the larger of the cell's and its pool's. Each replicate
-    /// is a report of 10 categories of n delivered each, alike; the cell is one of them, the pool
-    /// all ten (the conversion over the report). Printed per setting: every interval's coverage,
-    /// then per rule how many are shown, their coverage, and how many withheld.
+    /// is a report of 10 categories of n delivered each, alike (then, last, a 95%/σ 1 cell among
+    /// nine 80%/σ 0.5 ones and the reverse); the cell is one of them, the pool all ten (the
+    /// conversion over the report). Printed per setting: every interval's coverage, then per rule
+    /// how many are shown, their coverage, and how many withheld.
     ///
     /// Asserted of the report's rule (seeded, but properties of the rule, not of the seed): in
     /// every setting where it shows 200 intervals or more, they cover at least
@@ -237,16 +238,21 @@ struct SkewAdjustedMeanTests {
         var report: [String] = []
         struct Rule { var shown = 0, covered = 0 }
         var allOwn = Rule(), allPooled = Rule(), allReplicates = 0
-        for (zeroShare, sigma) in [(0.80, 0.5), (0.95, 1.0), (0.99, 1.5), (0.98, 2.0)] {
+        // The cell's revenue (zeros, σ), the other nine categories' (nil: alike), the sizes.
+        let alike = [(0.80, 0.5), (0.95, 1.0), (0.99, 1.5), (0.98, 2.0)].map { (cell: $0, others: Optional<(Double, Double)>.none, sizes: [200, 2_000, 20_000]) }
+        let mixed = [((0.95, 1.0), (0.80, 0.5)), ((0.80, 0.5), (0.95, 1.0))].map { (cell: $0.0, others: Optional($0.1), sizes: [2_000, 20_000]) }
+        for setting in alike + mixed {
+            let (zeroShare, sigma) = setting.cell
+            let (otherZeroShare, otherSigma) = setting.others ?? setting.cell
             let p = 1 - zeroShare
             let truth = p * exp(sigma * sigma / 2)
             let m1 = truth, m2 = p * exp(2 * sigma * sigma), m3 = p * exp(4.5 * sigma * sigma)
             let gamma = (m3 - 3 * m1 * m2 + 2 * m1 * m1 * m1) / pow(m2 - m1 * m1, 1.5)
-            for n in [200, 2_000, 20_000] {
+            for n in setting.sizes {
                 var hits = 0, own = Rule(), pooled = Rule()
                 for _ in 0..<replicates {
                     let cell = zeroInflatedLognormal(n: n, zeroShare: zeroShare, sigma: sigma, &rng)
-                    let pool = cell + zeroInflatedLognormal(n: (categories - 1) * n, zeroShare: zeroShare, sigma: sigma, &rng)
+                    let pool = cell + zeroInflatedLognormal(n: (categories - 1) * n, zeroShare: otherZeroShare, sigma: otherSigma, &rng)
                     guard let m = cell.moments, let ci = SkewAdjustedMean.interval(m), let pm = pool.moments else { continue }
                     let hit = ci.contains(truth)
                     if hit { hits += 1 }
@@ -266,22 +272,25 @@ struct SkewAdjustedMeanTests {
                     String(format: "shown %4d, covering %@, withheld %4d", r.shown, r.shown == 0 ? "none shown" : wilsonText(r.covered, r.shown),
                            replicates - r.shown)
                 }
-                report.append(String(format: "zeros %.0f%%, σ %.1f, n %6d (γ %.1f, rule needs %d): every interval %@\n    own G1:    %@\n    pooled G1: %@",
-                                     zeroShare * 100, sigma, n, gamma, SkewedSampleSize.minimumCount(skewness: gamma) ?? -1,
+                let among = setting.others.map { String(format: " among 9 of zeros %.0f%%, σ %.1f", $0.0 * 100, $0.1) } ?? ""
+                report.append(String(format: "zeros %.0f%%, σ %.1f%@, n %6d (γ %.1f, rule needs %d): every interval %@\n    own G1:    %@\n    pooled G1: %@",
+                                     zeroShare * 100, sigma, among, n, gamma, SkewedSampleSize.minimumCount(skewness: gamma) ?? -1,
                                      wilsonText(hits, replicates), text(own), text(pooled)))
+                if pooled.shown >= 200 {
+                    let floor = 0.94 - 3 * (0.94 * 0.06 / Double(pooled.shown)).squareRoot()
+                    #expect(Double(pooled.covered) / Double(pooled.shown) >= floor,
+                            "zeros \(zeroShare), σ \(sigma)\(among), n \(n): \(pooled.covered) of \(pooled.shown) shown cover")
+                }
+                if sigma > 1 {
+                    #expect(Double(pooled.shown) <= 0.01 * Double(replicates), "σ \(sigma), n \(n): shown \(pooled.shown) of \(replicates)")
+                }
+                // The totals are over the settings of alike categories.
+                guard setting.others == nil else { continue }
                 allOwn.shown += own.shown
                 allOwn.covered += own.covered
                 allPooled.shown += pooled.shown
                 allPooled.covered += pooled.covered
                 allReplicates += replicates
-                if pooled.shown >= 200 {
-                    let floor = 0.94 - 3 * (0.94 * 0.06 / Double(pooled.shown)).squareRoot()
-                    #expect(Double(pooled.covered) / Double(pooled.shown) >= floor,
-                            "zeros \(zeroShare), σ \(sigma), n \(n): \(pooled.covered) of \(pooled.shown) shown cover")
-                }
-                if sigma > 1 {
-                    #expect(Double(pooled.shown) <= 0.01 * Double(replicates), "σ \(sigma), n \(n): shown \(pooled.shown) of \(replicates)")
-                }
             }
         }
         #expect(Double(allPooled.covered) / Double(allPooled.shown) >= 0.94 - 3 * (0.94 * 0.06 / Double(allPooled.shown)).squareRoot(),
@@ -290,9 +299,11 @@ struct SkewAdjustedMeanTests {
             String(format: "shown %d of %d (withheld %.3f), covering %@", r.shown, allReplicates, 1 - Double(r.shown) / Double(allReplicates),
                    wilsonText(r.covered, r.shown))
         }
-        print("Value per delivered's interval shown only where n > 28 + 25·G1², \(replicates) reports of \(categories) alike categories "
-              + "per setting, G1 the cell's own or the larger of it and the report's (Wilson 95% intervals):\n" + report.joined(separator: "\n")
-              + "\nover every setting, own G1: " + total(allOwn) + "\nover every setting, pooled G1: " + total(allPooled))
+        print("Value per delivered's interval shown only where n > 28 + 25·G1², \(replicates) reports of \(categories) categories "
+              + "per setting (alike, or the cell among nine of another revenue), G1 the cell's own or the larger of it and the report's "
+              + "(Wilson 95% intervals):\n" + report.joined(separator: "\n")
+              + "\nover every setting of alike categories, own G1: " + total(allOwn)
+              + "\nover every setting of alike categories, pooled G1: " + total(allPooled))
     }
 }
 
