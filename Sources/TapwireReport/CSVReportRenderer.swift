@@ -7,7 +7,7 @@ import TapwireCore
 public struct CSVReportRenderer: Sendable {
     public init() {}
 
-    public static let header = engagementHeader + holdoutHeader
+    public static let header = engagementHeader + holdoutHeader + valueWithheldHeader
 
     /// The category rows' columns, and the holdout rows' first three (group_dimension `holdout`,
     /// group_value the campaign, category empty).
@@ -31,6 +31,11 @@ public struct CSVReportRenderer: Sendable {
         "conversion_adjusted_difference_pp", "conversion_adjusted_ci_low_pp", "conversion_adjusted_ci_high_pp",
         "conversion_confounded", "conversion_anytime_ci_low_pp", "conversion_anytime_ci_high_pp",
     ]
+
+    /// Why each conversion's value per delivered interval is empty though its values vary
+    /// (`CategoryConversion.valuePerDeliveredWithheld`), a `name=reason` list as the conversion
+    /// columns; last, so that every earlier column keeps its place. Empty on the holdout rows.
+    static let valueWithheldHeader = ["value_per_delivered_withheld"]
 
     /// Holdouts (docs/holdouts.md): every figure of a campaign's `holdouts` object in the JSON,
     /// filled only on the holdout rows (the category rows leave them empty, as the holdout rows
@@ -95,6 +100,8 @@ public struct CSVReportRenderer: Sendable {
             n(c.uplift.adjusted.anytime.ci95.map { $0.lower * 100 }), n(c.uplift.adjusted.anytime.ci95.map { $0.upper * 100 }),
             c.uplift.adjusted.anytime.decidedOn ?? "",
         ] + conversionFields(c) + Array(repeating: "", count: Self.holdoutHeader.count)
+            + [c.conversions.compactMap { v in v.valuePerDeliveredWithheld.map { Self.conversionKey(v.name, v.currency) + "=" + $0 } }
+                .joined(separator: ";")]
         return fields.map(CSVField.escape).joined(separator: ",")
     }
 
@@ -103,7 +110,8 @@ public struct CSVReportRenderer: Sendable {
         let n = Self.number
         func points(_ v: Double?) -> String { n(v.map { $0 * 100 }) }
         func row(_ dimension: String, _ campaign: String, _ holdout: [String]) -> String {
-            ([dimension, campaign, ""] + Array(repeating: "", count: Self.engagementHeader.count - 3) + holdout)
+            ([dimension, campaign, ""] + Array(repeating: "", count: Self.engagementHeader.count - 3) + holdout
+                + Array(repeating: "", count: Self.valueWithheldHeader.count))
                 .map(CSVField.escape).joined(separator: ",")
         }
         var lines = report.holdouts.map { h in
@@ -130,15 +138,17 @@ public struct CSVReportRenderer: Sendable {
         return lines
     }
 
+    /// How a conversion list names each entry: `name`, or `name:CUR` for one with a value.
+    static func conversionKey(_ name: String, _ currency: String) -> String { currency.isEmpty ? name : name + ":" + currency }
+
     /// The conversion columns of one row, each a `;`-separated list over the conversion names.
     func conversionFields(_ c: CategoryEngagement) -> [String] {
         let n = Self.number
-        func key(_ name: String, _ currency: String) -> String { currency.isEmpty ? name : name + ":" + currency }
         func list(_ value: (CategoryConversion) -> String) -> String {
-            c.conversions.map { key($0.name, $0.currency) + "=" + value($0) }.joined(separator: ";")
+            c.conversions.map { Self.conversionKey($0.name, $0.currency) + "=" + value($0) }.joined(separator: ";")
         }
         func upliftList(_ value: (RichUplift) -> String) -> String {
-            c.conversionUplift.map { key($0.name, $0.currency) + "=" + value($0.uplift) }.joined(separator: ";")
+            c.conversionUplift.map { Self.conversionKey($0.name, $0.currency) + "=" + value($0.uplift) }.joined(separator: ";")
         }
         let byAction = c.directConversionsByAction.keys.sorted().flatMap { action in
             c.directConversionsByAction[action]!.keys.sorted().map { "\(action)/\($0)=\(c.directConversionsByAction[action]![$0]!)" }

@@ -20,11 +20,22 @@ public struct CategoryConversion: Sendable, Equatable {
     public var rate: Double?
     public var ci95: ConfidenceInterval?
     public var valueSum: Double
-    /// valueSum / delivered, and its 95% interval (`ConversionValueInterval`).
+    /// valueSum / delivered, and its 95% interval (`ConversionValueInterval`): nil when
+    /// withheld, the point estimate stays.
     public var valuePerDelivered: Double?
     public var valuePerDeliveredCI95: ConfidenceInterval?
+    /// Why the interval is nil though the values vary: fewer delivered than values this skewed
+    /// need (`SkewedSampleSize.mean`). Nil when shown.
+    public var valuePerDeliveredWithheld: String?
+    /// The G₁ the rule read, the larger of the value's over the cell's delivered notifications and
+    /// over the whole report's, and the delivered the interval needs (nil without a spread of
+    /// values, or when no count would do).
+    public var valueSkewness: Double?
+    public var valueDeliveredNeeded: Int?
 
-    init(name: String, currency: String, rows: [ReportConversionRow], delivered: Int) {
+    /// `valuePool`: the name's and currency's values over every delivered notification of the
+    /// report (`valueMoments` of all its rows), whose skewness the interval's rule reads too.
+    init(name: String, currency: String, rows: [ReportConversionRow], delivered: Int, valuePool: SkewAdjustedMean.Moments?) {
         self.name = name
         self.currency = currency
         direct = rows.reduce(0) { $0 + $1.direct }
@@ -37,9 +48,19 @@ public struct CategoryConversion: Sendable, Equatable {
         ci95 = meaningful ? ProportionStatistics.wilson(successes: converted, trials: delivered) : nil
         let hasValue = !currency.isEmpty
         valuePerDelivered = hasValue && meaningful && delivered > 0 ? valueSum / Double(delivered) : nil
-        valuePerDeliveredCI95 = hasValue && meaningful
-            ? ConversionValueInterval.interval(count: delivered, sum: valueSum, sumOfSquares: rows.reduce(0) { $0 + $1.valueSquares },
-                                               sumOfCubes: rows.reduce(0) { $0 + $1.valueCubes })
-            : nil
+        let value = hasValue && meaningful
+            ? ConversionValueInterval.estimate(Self.valueMoments(rows, delivered: delivered), pool: valuePool)
+            : ConversionValueInterval.Estimate()
+        valuePerDeliveredCI95 = value.ci95
+        valuePerDeliveredWithheld = value.withheld
+        valueSkewness = value.skewness
+        valueDeliveredNeeded = value.deliveredNeeded
+    }
+
+    /// The moments of the value per delivered notification: `rows`' sums over `delivered`, the
+    /// notifications without a conversion counting as 0.
+    static func valueMoments(_ rows: [ReportConversionRow], delivered: Int) -> SkewAdjustedMean.Moments? {
+        SkewAdjustedMean.moments(count: delivered, sum: rows.reduce(0) { $0 + $1.valueSum },
+                                 sumOfSquares: rows.reduce(0) { $0 + $1.valueSquares }, sumOfCubes: rows.reduce(0) { $0 + $1.valueCubes })
     }
 }

@@ -33,17 +33,20 @@ public struct EngagementReportBuilder: Sendable {
         for row in data.conversionActions { sections[row.group, default: Section()].conversionActions.append(row) }
         for row in data.conversionUplift { sections[row.row.group, default: Section()].conversionUplift.append(row) }
         let wholeUplift = data.uplift.filter(\.wholeReport)
+        let valuePools = Self.valuePools(data)
         // The report as a whole: every group's rows, and the strata's sums over all of them.
         var everything = Section()
         for value in sections.keys.sorted() {
             let part = sections[value]!
             everything.append(part)
             guard let dimension = scope.groupBy, !part.totals.isEmpty || !part.actions.isEmpty else { continue }
-            let (groupCategories, groupOverall) = build(part, days: data.days, rangeDays: rangeDays, manifests: manifests)
+            let (groupCategories, groupOverall) = build(part, days: data.days, rangeDays: rangeDays, manifests: manifests,
+                                                        valuePools: valuePools)
             groups.append(ReportGroup(dimension: dimension, value: value, categories: groupCategories, overall: groupOverall))
         }
         everything.uplift = wholeUplift
-        let (categories, overall) = build(everything, days: data.days, rangeDays: rangeDays, manifests: manifests)
+        let (categories, overall) = build(everything, days: data.days, rangeDays: rangeDays, manifests: manifests,
+                                          valuePools: valuePools)
         var report = EngagementReport(app: app, from: scope.from, to: scope.to, timeZone: scope.timeZone, filters: scope.filters,
                                       groupBy: scope.groupBy, source: scope.source, generatedAt: generatedAt,
                                       minimumSample: minimumSample, targetDifference: targetDifference, days: data.days,
@@ -142,8 +145,8 @@ public struct EngagementReportBuilder: Sendable {
         String(Timestamp.startOfUTCDay(Int64(utcDay)).iso8601(fractionDigits: 0).prefix(10))
     }
 
-    func build(_ section: Section, days: [String], rangeDays: Double,
-               manifests: [String: Manifest]) -> ([CategoryEngagement], CategoryEngagement) {
+    func build(_ section: Section, days: [String], rangeDays: Double, manifests: [String: Manifest],
+               valuePools: [Outcome: SkewAdjustedMean.Moments]) -> ([CategoryEngagement], CategoryEngagement) {
         let names = Set(section.totals.map(\.category)).union(section.actions.map(\.category))
         let totalsByCategory = Dictionary(grouping: section.totals, by: \.category)
         let trendByCategory = Dictionary(grouping: section.trend, by: \.category)
@@ -203,7 +206,7 @@ public struct EngagementReportBuilder: Sendable {
                                  uplift: Self.overallDays(upliftByCategory.filter { names.contains($0.key) }), days: days,
                                  rangeDays: rangeDays, dismiss: overallDismiss)
         overall.excludedCategories = excluded.sorted { $0.category < $1.category }
-        addConversions(section, to: &categories, overall: &overall, members: members, rangeDays: rangeDays)
+        addConversions(section, to: &categories, overall: &overall, members: members, rangeDays: rangeDays, valuePools: valuePools)
         return (categories, overall)
     }
 
@@ -221,20 +224,35 @@ public struct EngagementReportBuilder: Sendable {
         return rows
     }
 
-    func addConversions(_ section: Section, to categories: inout [CategoryEngagement], overall: inout CategoryEngagement,
-                        members: Set<String>, rangeDays: Double) {
-        guard !section.conversions.isEmpty || !section.conversionActions.isEmpty else { return }
-        struct Outcome: Hashable, Comparable {
-            var name: String
-            var currency: String
-            static func < (a: Outcome, b: Outcome) -> Bool { (a.name, a.currency) < (b.name, b.currency) }
-        }
-        // Rows in one order whatever order the database sent them in, so sums of doubles (values,
-        // the strata's sums over groups) come out the same from the rollups and from the events.
-        let conversionRows = section.conversions.sorted {
+    /// A conversion name with its currency: what each conversions list has an entry per.
+    struct Outcome: Hashable, Comparable {
+        var name: String
+        var currency: String
+        static func < (a: Outcome, b: Outcome) -> Bool { (a.name, a.currency) < (b.name, b.currency) }
+    }
+
+    /// Conversion rows in one order whatever order the database sent them in, so sums of doubles
+    /// (values, the strata's sums over groups) come out the same from the rollups and from the events.
+    static func inConversionOrder(_ rows: [ReportConversionRow]) -> [ReportConversionRow] {
+        rows.sorted {
             ($0.group, $0.category, $0.name, $0.currency, $0.hasMedia ? 1 : 0, $0.cutDay ?? -1)
                 < ($1.group, $1.category, $1.name, $1.currency, $1.hasMedia ? 1 : 0, $1.cutDay ?? -1)
         }
+    }
+
+    /// Each name's and currency's values over every delivered notification of the report (every
+    /// category and group): the larger sample whose skewness the value intervals' rule reads with
+    /// each cell's own (`ConversionValueInterval`, docs/statistics-outcomes.md "When the interval is shown").
+    static func valuePools(_ data: ReportData) -> [Outcome: SkewAdjustedMean.Moments] {
+        let delivered = data.totals.reduce(0) { $0 + Int($1.counts.delivered) }
+        return Dictionary(grouping: inConversionOrder(data.conversions)) { Outcome(name: $0.name, currency: $0.currency) }
+            .compactMapValues { CategoryConversion.valueMoments($0, delivered: delivered) }
+    }
+
+    func addConversions(_ section: Section, to categories: inout [CategoryEngagement], overall: inout CategoryEngagement,
+                        members: Set<String>, rangeDays: Double, valuePools: [Outcome: SkewAdjustedMean.Moments]) {
+        guard !section.conversions.isEmpty || !section.conversionActions.isEmpty else { return }
+        let conversionRows = Self.inConversionOrder(section.conversions)
         let upliftRows = Self.inOrder(section.conversionUplift) {
             ($0.row.group, $0.row.category, $0.name, $0.currency, $0.row.utcDay) < ($1.row.group, $1.row.category, $1.name, $1.currency, $1.row.utcDay)
         }
@@ -274,7 +292,7 @@ public struct EngagementReportBuilder: Sendable {
             categories[i].conversions = outcomes.map { outcome in
                 CategoryConversion(name: outcome.name, currency: outcome.currency,
                                    rows: rows.filter { $0.name == outcome.name && $0.currency == outcome.currency },
-                                   delivered: categories[i].delivered)
+                                   delivered: categories[i].delivered, valuePool: valuePools[outcome])
             }
             categories[i].directConversionsByAction = byAction(actionsByCategory[name] ?? [])
             categories[i].conversionUplift = outcomes.map { outcome in
@@ -286,7 +304,7 @@ public struct EngagementReportBuilder: Sendable {
         overall.conversions = Set(memberRows.map { Outcome(name: $0.name, currency: $0.currency) }).sorted().map { outcome in
             CategoryConversion(name: outcome.name, currency: outcome.currency,
                                rows: memberRows.filter { $0.name == outcome.name && $0.currency == outcome.currency },
-                               delivered: overall.delivered)
+                               delivered: overall.delivered, valuePool: valuePools[outcome])
         }
         overall.directConversionsByAction = byAction(section.conversionActions.filter { members.contains($0.category) })
         overall.conversionUplift = rowsByOutcome.keys.sorted().map { outcome in

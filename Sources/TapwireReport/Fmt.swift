@@ -46,6 +46,8 @@ enum Fmt {
     static let confoundedMarker = "yes ⚠"
     /// Insufficient data, where a column is too narrow for the word.
     static let insufficient = "insuff."
+    /// A value per delivered interval the sample-size rule withholds (`ConversionValueInterval`).
+    static let withheld = "withheld"
 
     static func sideRate(_ side: SideEngagement) -> String { percent(side.rate) }
 
@@ -166,8 +168,23 @@ enum Fmt {
         return "Conversions: \(windows), else unattributed (docs/outcomes.md). Rate: notifications with a conversion over delivered "
             + "(Wilson 95%); value per delivered: the values over delivered (\(ConversionValueInterval.method), 95%). Rich vs "
             + "text-only on conversion is the engagement comparison with converted in place of engaged, over the same strata "
-            + "(insuff.: insufficient data)."
+            + "(insuff.: insufficient data)." + valueWithheldNote(report)
             + (report.conversionsOmitted.map { " Not shown: " + $0 + "." } ?? "")
+    }
+
+    /// Why each value per delivered interval the tables mark withheld is not shown.
+    static func valueWithheldNote(_ report: EngagementReport) -> String {
+        let sections = report.groups.map { g in (g.categories + [g.overall]).map { ("\(g.dimension.rawValue) \(g.value), " + $0.displayName, $0) } }
+        let rows = (report.categories + [report.overall]).map { ($0.displayName, $0) } + sections.flatMap { $0 }
+        let reasons = rows.flatMap { name, c in
+            c.conversions.compactMap { v in
+                v.valuePerDeliveredWithheld.map { "\(name), \(ConversionLine(categoryName: "", isTotal: false, conversion: v).label): \($0)" }
+            }
+        }
+        guard !reasons.isEmpty else { return "" }
+        return " Value per delivered interval \(withheld) (shown only where delivered exceed 28 + 25·G1², G1 the values' skewness, "
+            + "the larger of the cell's and the whole report's): "
+            + reasons.joined(separator: "; ") + "."
     }
 
     /// 3600 → "1 h", 90 → "90 s".

@@ -159,6 +159,8 @@ public struct JSONReportRenderer: Sendable {
                 ("influenced", .int(v.influenced)), ("converted", .int(v.converted)), ("delivered", .int(v.delivered)),
                 ("rate", number(v.rate)), ("ci95", interval(v.ci95)), ("value", number(v.valueSum)),
                 ("valuePerDelivered", number(v.valuePerDelivered)), ("valuePerDeliveredCI95", interval(v.valuePerDeliveredCI95)),
+                ("valuePerDeliveredWithheld", .optional(v.valuePerDeliveredWithheld)), ("valueSkewness", number(v.valueSkewness)),
+                ("valueDeliveredNeeded", .optional(v.valueDeliveredNeeded)),
             ])
         })))
         members.append(("directConversionsByAction", .object(c.directConversionsByAction.keys.sorted().map { action in

@@ -85,7 +85,9 @@ enum ReportColumns {
         },
         Column(header: "95% CI", width: 12, right: true) { Fmt.interval($0.conversion.ci95) },
         Column(header: "Value/deliv.", width: 12, right: true) { Fmt.money($0.conversion.valuePerDelivered) },
-        Column(header: "95% CI", width: 16, right: true) { Fmt.moneyInterval($0.conversion.valuePerDeliveredCI95) },
+        Column(header: "95% CI", width: 16, right: true) {
+            $0.conversion.valuePerDeliveredWithheld == nil ? Fmt.moneyInterval($0.conversion.valuePerDeliveredCI95) : Fmt.withheld
+        },
     ]
 
     /// Rich vs text-only on each conversion name, as the engagement comparison (100 columns).

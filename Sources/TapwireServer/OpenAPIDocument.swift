@@ -403,7 +403,10 @@ public enum OpenAPIDocument {
                     "ci95": {"$ref": "#/components/schemas/Interval"},
                     "value": {"type": "number", "nullable": true},
                     "valuePerDelivered": {"type": "number", "nullable": true, "description": "value / delivered; null without a currency."},
-                    "valuePerDeliveredCI95": {"$ref": "#/components/schemas/Interval"}
+                    "valuePerDeliveredCI95": {"$ref": "#/components/schemas/Interval"},
+                    "valuePerDeliveredWithheld": {"type": "string", "nullable": true, "description": "Why valuePerDeliveredCI95 is null though the values vary (valuePerDelivered stays): fewer delivered than valueDeliveredNeeded, which values this skewed need for the interval to cover 95% (more than 28 + 25·G1², Cochran's rule as Sugden, Smith & Jones 2000 refine it; docs/statistics-outcomes.md)."},
+                    "valueSkewness": {"type": "number", "nullable": true, "description": "The G1 the interval's rule read: the larger of the value's over this cell's delivered notifications and over every delivered notification of the report (the same name and currency); null without a currency or a spread of values."},
+                    "valueDeliveredNeeded": {"type": "integer", "nullable": true, "description": "The delivered notifications valuePerDeliveredCI95 needs to be shown; null where valueSkewness is, or no count would do."}
                   }
                 }
               },

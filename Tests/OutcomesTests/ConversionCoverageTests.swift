@@ -10,18 +10,24 @@ import TapwireStatistics
 /// and aggregation written again, as the oracle is). Seeded: the same figures every run.
 @Suite("Coverage of the conversion intervals")
 struct ConversionCoverageTests {
-    /// A 95% interval for the mean value per delivered notification, from the delivered count and
-    /// the sums of the converted notifications' values, squares and cubes (rollup_conversions).
-    typealias ValueInterval = @Sendable (_ delivered: Int, _ sum: Double, _ squares: Double, _ cubes: Double) -> ConfidenceInterval?
+    /// A 95% interval for the mean value per delivered notification, from the moments of a
+    /// category's values (its delivered count and the sums of the converted notifications' values,
+    /// squares and cubes, as rollup_conversions keeps them) and of the same name's over every
+    /// category of the app (the report's pool, docs/statistics-outcomes.md).
+    typealias ValueInterval = @Sendable (_ cell: SkewAdjustedMean.Moments, _ pool: SkewAdjustedMean.Moments) -> ConfidenceInterval?
 
-    /// The value intervals measured: the report's skew-adjusted one and, as a baseline, the
-    /// symmetric one it improves on.
+    /// The value intervals measured: the skew-adjusted one and, as a baseline, the symmetric one
+    /// it improves on; then the skew-adjusted one where the sample-size rule shows it, on the
+    /// cell's own G₁ (the branch's first rule) and on the larger of the cell's and the pool's
+    /// (the report's).
     static let valueIntervals: [(name: String, interval: ValueInterval)] = [
-        ("skew-adjusted (Hall 1992)", { n, sum, squares, cubes in
-            SkewAdjustedMean.interval(count: n, sum: sum, sumOfSquares: squares, sumOfCubes: cubes)
+        ("skew-adjusted (Hall 1992)", { m, _ in SkewAdjustedMean.interval(m) }),
+        ("symmetric x̄ ± z·s/√n (baseline)", { m, _ in SkewAdjustedMean.symmetricInterval(m) }),
+        ("skew-adjusted, shown where delivered > 28 + 25·G1², G1 the cell's own", { m, _ in
+            SkewedSampleSize.mean(m, pool: m).sufficient ? SkewAdjustedMean.interval(m) : nil
         }),
-        ("symmetric x̄ ± z·s/√n (baseline)", { n, sum, squares, cubes in
-            SkewAdjustedMean.moments(count: n, sum: sum, sumOfSquares: squares, sumOfCubes: cubes).flatMap { SkewAdjustedMean.symmetricInterval($0) }
+        ("skew-adjusted, shown where delivered > 28 + 25·G1², G1 the larger of the cell's and the app's (the report's)", { m, pool in
+            SkewedSampleSize.mean(m, pool: pool).sufficient ? SkewAdjustedMean.interval(m) : nil
         }),
     ]
 
@@ -44,16 +50,24 @@ struct ConversionCoverageTests {
             c.roundValuesToCents = false
             let simulation = OutcomeSimulator(c).simulate()
             let figures = ReferenceAttribution.figures(simulation)
+            let delivered = Dictionary(uniqueKeysWithValues: OutcomeSimulation.deliveredCategories.map { category in
+                (category, simulation.devices.reduce(0) { $0 + ($1.delivered[category] ?? 0) })
+            })
+            func moments(_ categories: [String], _ name: String) -> SkewAdjustedMean.Moments? {
+                let sums = categories.map { figures[ReferenceAttribution.Cell(category: $0, name: name)] ?? ReferenceAttribution.Sums() }
+                return SkewAdjustedMean.moments(count: categories.reduce(0) { $0 + delivered[$1]! }, sum: sums.reduce(0) { $0 + $1.sum },
+                                                sumOfSquares: sums.reduce(0) { $0 + $1.squares }, sumOfCubes: sums.reduce(0) { $0 + $1.cubes })
+            }
             for category in OutcomeSimulation.deliveredCategories {
-                let delivered = simulation.devices.reduce(0) { $0 + ($1.delivered[category] ?? 0) }
-                guard delivered > 1 else { continue }
+                guard delivered[category]! > 1 else { continue }
                 for outcome in c.outcomes {
                     let cell = figures[ReferenceAttribution.Cell(category: category, name: outcome.name)] ?? ReferenceAttribution.Sums()
                     let truth = simulation.trueConversionRate(category: category, name: outcome.name)!
-                    rate.add(ProportionStatistics.wilson(successes: cell.converted, trials: delivered)?.contains(truth))
+                    rate.add(ProportionStatistics.wilson(successes: cell.converted, trials: delivered[category]!)?.contains(truth))
                     guard let value = simulation.trueValuePerDelivered(category: category, name: outcome.name) else { continue }
+                    let m = moments([category], outcome.name), pool = moments(OutcomeSimulation.deliveredCategories, outcome.name)
                     for (i, measured) in Self.valueIntervals.enumerated() {
-                        values[i].add(measured.interval(delivered, cell.sum, cell.squares, cell.cubes)?.contains(value))
+                        values[i].add(m.flatMap { m in measured.interval(m, pool ?? m) }?.contains(value))
                     }
                 }
             }
@@ -67,6 +81,10 @@ struct ConversionCoverageTests {
         // The skew-adjusted interval is withheld where every value is 0 (no variance); where it
         // is given it must hold its level on zero-inflated lognormal values.
         #expect(values[0].trials >= 3 * Self.apps && values[0].coverage >= 0.93, "\(values[0])")
+        // The sample-size rules show a subset of those, the report's (pooled G1) a subset of the
+        // own-G1 rule's; where the report's shows 200 or more they must cover as well.
+        #expect(values[3].trials <= values[2].trials && values[2].trials <= values[0].trials, "\(values[2]), \(values[3])")
+        #expect(values[3].trials < 200 || values[3].coverage >= 0.93, "\(values[3])")
     }
 
     /// Intervals that contained the truth, of those computed, and the Wilson interval of that share.

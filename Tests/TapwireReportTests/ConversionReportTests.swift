@@ -240,8 +240,18 @@ struct ConversionReportTests {
                 #expect(near(v.ci95, ProportionStatistics.wilson(successes: e.converted, trials: n)), "\(key) ci95")
                 if !v.currency.isEmpty {
                     #expect(near(v.valuePerDelivered, e.s1 / Double(n)), "\(key) value per delivered")
-                    #expect(near(v.valuePerDeliveredCI95, ConversionValueInterval.interval(count: n, sum: e.s1, sumOfSquares: e.s2, sumOfCubes: e.s3)),
-                            "\(key) value interval")
+                    // Shown only where n > 28 + 25·G1² (Cochran's rule as Sugden, Smith & Jones 2000 refine it),
+                    // G1 the larger of the category's and the name's over every delivered of the report.
+                    let m = SkewAdjustedMean.moments(count: n, sum: e.s1, sumOfSquares: e.s2, sumOfCubes: e.s3)
+                    let parts = expected.filter { $0.key.hasSuffix("|" + v.name + "|" + v.currency) }.map(\.value)
+                    let pool = SkewAdjustedMean.moments(count: delivered.values.reduce(0, +), sum: parts.reduce(0) { $0 + $1.s1 },
+                                                        sumOfSquares: parts.reduce(0) { $0 + $1.s2 }, sumOfCubes: parts.reduce(0) { $0 + $1.s3 })
+                    let g1 = [m?.skewness, pool?.skewness].compactMap { $0 }.max { abs($0) < abs($1) }
+                    let interval = m.flatMap { SkewAdjustedMean.interval($0) }
+                    let shown = g1.map { Double(n) > 28 + 25 * $0 * $0 } ?? false
+                    #expect(near(v.valuePerDeliveredCI95, shown ? interval : nil), "\(key) value interval")
+                    #expect((v.valuePerDeliveredWithheld != nil) == (!shown && interval != nil), "\(key) value interval withheld")
+                    #expect(near(v.valueSkewness, interval == nil ? nil : g1), "\(key) value skewness")
                 }
             }
         }
@@ -463,5 +473,74 @@ struct ConversionReportTests {
         #expect(html.contains("chart chart-conversion") && html.contains("<h2>Conversions</h2>"))
         let charts = html.components(separatedBy: "chart chart-conversion").count - 1
         #expect(charts == report.categories.filter { !$0.conversionUplift.isEmpty }.count + 1, "a chart per category and the overall")
+
+        // 80 devices hold far too few deliveries for revenue this skewed: the value interval is
+        // withheld, and every format says why (docs/statistics-outcomes.md, "When the interval is shown").
+        let withheld = try #require(report.categories.lazy.flatMap(\.conversions).first { $0.valuePerDeliveredWithheld != nil })
+        let reason = try #require(withheld.valuePerDeliveredWithheld)
+        #expect(withheld.valuePerDeliveredCI95 == nil && withheld.valuePerDelivered != nil && reason.contains("28 + 25·G1²"))
+        let needed = try #require(withheld.valueDeliveredNeeded)
+        #expect(withheld.delivered < needed && reason.contains("\(withheld.delivered) delivered") && reason.contains("at least \(needed) delivered"))
+        let withheldJSON = document["categories"]?.arrayValue?.flatMap { $0["conversions"]?.arrayValue ?? [] }
+            .filter { $0["valuePerDeliveredWithheld"]?.stringValue == reason } ?? []
+        #expect(!withheldJSON.isEmpty && withheldJSON.allSatisfy { $0["valuePerDeliveredCI95"]?.isNull == true
+            && $0["valueDeliveredNeeded"]?.numberValue?.integer == Int64(needed) && $0["valueSkewness"]?.numberValue != nil })
+        #expect(header.last == "value_per_delivered_withheld")
+        #expect(csv.contains("purchase:EUR=" + reason) || csv.contains(withheld.name + (withheld.currency.isEmpty ? "" : ":" + withheld.currency) + "=" + reason))
+        func words(_ text: String) -> String { text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        for (format, text, reason) in [("table", table, reason), ("Markdown", markdown, MarkdownReportRenderer().escape(reason))] {
+            #expect(text.split(separator: "\n").contains { $0.contains(withheld.name) && ($0.hasSuffix("withheld") || $0.contains("| withheld |")) },
+                    "\(format): the cell")
+            #expect(words(text).contains("Value per delivered interval withheld") && words(text).contains(words(reason)), "\(format): the reason")
+        }
+        #expect(html.contains(">withheld<") && html.contains(HTML.escape(reason)), "HTML: the cell and the reason")
+    }
+}
+
+/// The value interval's rule reads G₁ from the whole report as well as from the cell
+/// (docs/statistics-outcomes.md, "When the interval is shown"), built without a database.
+@Suite("Value per delivered: the rule reads the report's skewness")
+struct ConversionValuePoolTests {
+    /// "news" (2,000 delivered, 100 purchases of 10 EUR, G₁ 4.1: 455 needed) alone is shown. Beside
+    /// "deals" (40,000 delivered, 1,990 purchases of 10 and 10 of 5,000), the purchase's G₁ over the
+    /// report is 64.7, and news, whose own values never saw the tail, is withheld with that G₁.
+    @Test func aCellThatMissedTheTailIsJudgedByTheReportsSkewness() throws {
+        func report(withDeals: Bool) -> EngagementReport {
+            var counts = [ReportCountRow(group: "", day: "2026-11-02", category: "news", hasMedia: false, delivered: 2_000, opens: 300)]
+            var data = ReportData(days: ["2026-11-02"], counts: counts, actions: [], histograms: [], grouped: false)
+            var conversions = [ReportConversionRow(category: "news", hasMedia: false, name: "purchase", currency: "EUR", direct: 100,
+                                                   influenced: 0, converted: 100, valueSum: 1_000, valueSquares: 10_000, valueCubes: 100_000)]
+            if withDeals {
+                counts.append(ReportCountRow(group: "", day: "2026-11-02", category: "deals", hasMedia: false, delivered: 40_000, opens: 4_000))
+                data = ReportData(days: ["2026-11-02"], counts: counts, actions: [], histograms: [], grouped: false)
+                conversions.append(ReportConversionRow(category: "deals", hasMedia: false, name: "purchase", currency: "EUR", direct: 2_000,
+                                                       influenced: 0, converted: 2_000, valueSum: 69_900, // 1,990 × 10 + 10 × 5,000
+                                                       valueSquares: 250_199_000, valueCubes: 1_250_001_990_000))
+            }
+            data.conversions = conversions
+            let scope = ReportScope(appId: 1, from: Timestamp(iso8601: "2026-11-02")!, to: Timestamp(iso8601: "2026-11-03")!)
+            return EngagementReportBuilder().build(app: "sample", scope: scope, data: data, manifests: [:],
+                                                   generatedAt: Timestamp(iso8601: "2026-11-03T08:00:00Z")!)
+        }
+        func news(_ r: EngagementReport) throws -> CategoryConversion {
+            try #require(r.categories.first { $0.category == "news" }?.conversions.first)
+        }
+        // G₁ of 100 tens among 2,000 is (1 − 2p)/√(p(1 − p)), p = 0.05: 4.129, so 455 are needed.
+        let alone = try news(report(withDeals: false))
+        #expect(alone.valuePerDeliveredCI95 != nil && alone.valuePerDeliveredWithheld == nil, "\(alone)")
+        #expect(abs((alone.valueSkewness ?? 0) - 0.9 / (0.05 * 0.95).squareRoot()) < 1e-9 && alone.valueDeliveredNeeded == 455)
+
+        let pooled = report(withDeals: true)
+        let beside = try news(pooled)
+        let poolSum: Double = 70_900, poolSquares: Double = 250_209_000, poolCubes: Double = 1_250_002_090_000
+        let pool = try #require(SkewAdjustedMean.moments(count: 42_000, sum: poolSum, sumOfSquares: poolSquares, sumOfCubes: poolCubes))
+        #expect(beside.valuePerDeliveredCI95 == nil && beside.valuePerDelivered == alone.valuePerDelivered)
+        #expect(abs((beside.valueSkewness ?? 0) - pool.skewness) < 1e-9 * pool.skewness && abs(pool.skewness - 64.707) < 1e-3)
+        #expect(beside.valueDeliveredNeeded == SkewedSampleSize.minimumCount(skewness: pool.skewness))
+        let reason = try #require(beside.valuePerDeliveredWithheld)
+        #expect(reason.contains("2000 delivered") && reason.contains("G1 64.7") && reason.contains("42000 delivered of the whole report"), "\(reason)")
+        // The overall and deals read the same pool.
+        #expect(pooled.overall.conversions.first?.valuePerDeliveredWithheld != nil)
+        #expect(pooled.categories.first { $0.category == "deals" }?.conversions.first?.valuePerDeliveredWithheld != nil)
     }
 }
