@@ -97,8 +97,10 @@ struct ConversionCoverageTests {
         }
         var coverage: Double { trials == 0 ? 0 : Double(covered) / Double(trials) }
         var description: String {
-            let ci = ProportionStatistics.wilson(successes: covered, trials: trials)
-            return String(format: "covered %d of %d = %.4f (Wilson 95%%: %.4f–%.4f)", covered, trials, coverage, ci?.lower ?? .nan, ci?.upper ?? .nan)
+            guard let ci = ProportionStatistics.wilson(successes: covered, trials: trials) else {
+                return "none shown" + (withheld > 0 ? ", \(withheld) withheld" : "")
+            }
+            return String(format: "covered %d of %d = %.4f (Wilson 95%%: %.4f–%.4f)", covered, trials, coverage, ci.lower, ci.upper)
                 + (withheld > 0 ? ", \(withheld) withheld" : "")
         }
     }
