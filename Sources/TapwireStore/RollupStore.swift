@@ -114,6 +114,11 @@ public struct RollupStore: Sendable {
         return (from, to)
     }
 
+    /// Whether the app (or any app) has an event: one row found, where `eventHours` reads them all.
+    public func hasEvents(appId: Int64?, on connection: PostgresConnection) throws(DatabaseError) -> Bool {
+        try connection.query(EmbeddedSQL.rollupsHasEvents, [appId.map(String.init)]).value(Bool.self)
+    }
+
     /// Rebuilds [from, to) widened to whole UTC days (the daily rows are only right for a whole
     /// day). Returns one entry per day rebuilt.
     @discardableResult
