@@ -105,6 +105,9 @@ import TapwireRollupOracle
         let first = RollupDeltas.floor(Timestamp.now.microseconds, day) - 44 * day
         let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
         defer { writer.connection.close() }
+        // What `tapwire rollups rebuild --from --to` asks instead of the range's hours.
+        #expect(try RollupStore().hasEvents(appId: app.appId, on: writer.connection) == false)
+        #expect(try RollupStore().hasEvents(appId: nil, on: writer.connection) == false)
         for g in 0..<40 {
             // randomEvent goes back up to 50 hours from `around`: the events of day g and the next two.
             let events = (0..<60).map { _ in
@@ -116,6 +119,9 @@ import TapwireRollupOracle
         }
         let connection = try db.connect()
         defer { connection.close() }
+        #expect(try RollupStore().hasEvents(appId: app.appId, on: connection))
+        #expect(try RollupStore().hasEvents(appId: nil, on: connection))
+        #expect(try RollupStore().hasEvents(appId: app.appId + 1_000, on: connection) == false)
         try RollupStore().fold(on: connection)
         let folded = try RollupSnapshot.rows(appId: app.appId, on: connection)
         let app1 = [String(app.appId)]
