@@ -38,11 +38,11 @@ struct EventRowReader {
         }
     }
 
-    /// Every table's rows of the events read, once the COPY has ended.
-    mutating func finish() throws(DatabaseError) -> RollupRows {
+    /// Every table's rows of the events read, once the COPY has ended (`RollupDeltas.derive`).
+    mutating func finish(blocksOfDays: Bool) throws(DatabaseError) -> RollupRows {
         guard decoder.finished else { throw DatabaseError(.unexpectedResult, "binary COPY data ended without its trailer") }
         deltas.finishFinest()
-        return deltas.derive()
+        return deltas.derive(blocksOfDays: blocksOfDays)
     }
 
     /// The finest rows only (quarter hours, by every dimension), once the COPY has ended.

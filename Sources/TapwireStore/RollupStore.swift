@@ -114,6 +114,11 @@ public struct RollupStore: Sendable {
         return (from, to)
     }
 
+    /// Whether the app (or any app) has an event: one row found, where `eventHours` reads them all.
+    public func hasEvents(appId: Int64?, on connection: PostgresConnection) throws(DatabaseError) -> Bool {
+        try connection.query(EmbeddedSQL.rollupsHasEvents, [appId.map(String.init)]).value(Bool.self)
+    }
+
     /// Rebuilds [from, to) widened to whole UTC days (the daily rows are only right for a whole
     /// day). Returns one entry per day rebuilt.
     @discardableResult
@@ -122,7 +127,9 @@ public struct RollupStore: Sendable {
         let days = try forEachDay(appId: appId, from: from, to: to, on: connection, progress: progress) { (parameters) throws(DatabaseError) -> Int in
             var reader = EventRowReader()
             try connection.copyOut(built: EmbeddedSQL.rollupsRebuildEvents, parameters) { (piece) throws(DatabaseError) in try reader.consume(piece) }
-            _ = try upsert(try reader.finish(), on: connection)
+            // The day's quarter hours and its day rows only: its blocks of days are made once,
+            // from their days, by forEachDay.
+            _ = try upsert(try reader.finish(blocksOfDays: false), on: connection)
             return reader.eventsRead
         }
         // The conversions the days queued are attributed by a last fold.
@@ -139,7 +146,10 @@ public struct RollupStore: Sendable {
     /// parameters (app or NULL, day start, day end) and returns how many events it read. A
     /// transaction that loses a lock race is retried. Days go from the last to the first, so
     /// each moves back where the quarter-hour grain is complete (rollups_quarter_coverage.sql)
-    /// by a day; the result lists them first to last.
+    /// by a day; the result lists them first to last. A block of 2 to 16 days is made again
+    /// from its days' rows once, in the transaction of the last of its days the range holds (its
+    /// first day, or the range's), not in every day's: `recompute` leaves the blocks alone, so
+    /// until then they hold what they held before the rebuild (docs/reports.md, "Rebuilding").
     package func forEachDay(appId: Int64?, from: Timestamp, to: Timestamp, on connection: PostgresConnection,
                             progress: (Progress) -> Void,
                             recompute: ([String?]) throws(DatabaseError) -> Int) throws(DatabaseError) -> [Progress] {
@@ -158,8 +168,11 @@ public struct RollupStore: Sendable {
             let chunkStart = max(start, chunkEnd - day)
             let parameters = [appId.map(String.init), Timestamp(microseconds: chunkStart).iso8601(fractionDigits: 6),
                               Timestamp(microseconds: chunkEnd).iso8601(fractionDigits: 6)]
-            // The blocks of days (grains 3 to 6) that hold the day.
-            let grains = RollupRows.Grain.dayBlocks.filter { $0 > RollupRows.Grain.day }
+            // The blocks of days (grains 3 to 6) whose last day to recompute this is: their first
+            // day, or the range's first. Each is made once, from its days' rows, after all of them.
+            let grains = RollupRows.Grain.dayBlocks.filter {
+                $0 > RollupRows.Grain.day && (chunkStart == start || RollupRows.Grain.block(of: chunkStart, grain: $0) == chunkStart)
+            }
             let starts = grains.map { RollupRows.Grain.block(of: chunkStart, grain: $0) }
             let blocks = [appId.map(String.init), PostgresValue.intArray(grains),
                           PostgresValue.timestampArray(starts),
@@ -172,8 +185,8 @@ public struct RollupStore: Sendable {
                         _ = try foldPending(on: connection)
                         try connection.query(EmbeddedSQL.rollupsRebuildDelete, parameters)
                         let events = try recompute(parameters)
-                        // The blocks of days that hold the day, made again from their days.
-                        try connection.query(EmbeddedSQL.rollupsRebuildBlocks, blocks)
+                        // The blocks of days that end here (going back), made again from their days.
+                        if !grains.isEmpty { try connection.query(EmbeddedSQL.rollupsRebuildBlocks, blocks) }
                         try connection.query(EmbeddedSQL.rollupsQuarterCoverage, parameters)
                         try connection.query(EmbeddedSQL.rollupsRebuildAttribution, parameters)
                         try connection.query(EmbeddedSQL.rollupsRebuildHoldouts, parameters)

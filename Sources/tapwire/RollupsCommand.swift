@@ -23,7 +23,12 @@ enum RollupsCommand {
         try DatabaseLocation.requireCurrentSchema(connection)
         let appId = try appName.map { try AppStore().app(named: $0, on: connection).appId }
         let store = RollupStore()
-        guard var range = try store.eventHours(appId: appId, on: connection) else {
+        // With both ends given, ask only whether there is an event: the range's hours read every one.
+        let given = try fromText.map { try time($0, "--from", endOfDay: false) }.flatMap { from in
+            try toText.map { (from: from, to: try time($0, "--to", endOfDay: true)) }
+        }
+        let found = try given.map { try store.hasEvents(appId: appId, on: connection) ? $0 : nil } ?? store.eventHours(appId: appId, on: connection)
+        guard var range = found else {
             print("no events\(appName.map { " for \($0)" } ?? ""): nothing to rebuild")
             return 0
         }

@@ -231,6 +231,15 @@ struct RollupDeltasTests {
         #expect(rows.usageDaily == expected.usageDaily)
         #expect(rows == expected)
         #expect(expected.totals.count > 100 && expected.totalHistograms.count > 50 && expected.strata.count > 20)
+        // The rebuild's rows: the same without the blocks of 2 to 16 days, which it makes from
+        // the days' rows.
+        var withoutBlocks = expected
+        withoutBlocks.totals = expected.totals.filter { $0.key.grain <= RollupRows.Grain.day }
+        withoutBlocks.totalActions = expected.totalActions.filter { $0.key.grain <= RollupRows.Grain.day }
+        withoutBlocks.totalHistograms = expected.totalHistograms.filter { $0.key.grain <= RollupRows.Grain.day }
+        withoutBlocks.dismissBase = expected.dismissBase.filter { $0.key.grain <= RollupRows.Grain.day }
+        #expect(withoutBlocks.dismissBase.count < expected.dismissBase.count && withoutBlocks.totals.count < expected.totals.count)
+        #expect(deltas.derive(blocksOfDays: false) == withoutBlocks)
     }
 
     /// The fold's path: the finest rows of several commits, merged, then every table's rows

@@ -93,6 +93,66 @@ import TapwireRollupOracle
         #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == oracle, "rollups rebuild differs from the SQL recomputation")
     }
 
+    /// The rebuild makes each block of 2 to 16 days once, from its days, in the transaction of
+    /// the last of its days it recomputes: over 40 days (blocks of every size, cut by the range
+    /// at both ends), the blocks a rebuild touches equal the fold's, whatever they held, and a
+    /// block outside the rebuilt range is left as it was.
+    @Test func aRebuildMakesEachBlockOfDaysOnceFromItsDays() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp()
+        var rng = SeededGenerator(seed: 4033)
+        let day: Int64 = 86_400_000_000
+        let first = RollupDeltas.floor(Timestamp.now.microseconds, day) - 44 * day
+        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
+        defer { writer.connection.close() }
+        // What `tapwire rollups rebuild --from --to` asks instead of the range's hours.
+        #expect(try RollupStore().hasEvents(appId: app.appId, on: writer.connection) == false)
+        #expect(try RollupStore().hasEvents(appId: nil, on: writer.connection) == false)
+        for g in 0..<40 {
+            // randomEvent goes back up to 50 hours from `around`: the events of day g and the next two.
+            let events = (0..<60).map { _ in
+                Self.randomEvent(&rng, around: Timestamp(microseconds: first + Int64(g) * day + 50 * 3_600_000_000
+                                                        + Int64.random(in: 0..<day, using: &rng)))
+            }
+            try writer.commit([StagedBatch(appId: app.appId, receivedAt: .now,
+                                           context: DeviceContext(appVersion: ["1.0", "1.1"][g % 2], platform: "iOS"), events: events)])
+        }
+        let connection = try db.connect()
+        defer { connection.close() }
+        #expect(try RollupStore().hasEvents(appId: app.appId, on: connection))
+        #expect(try RollupStore().hasEvents(appId: nil, on: connection))
+        #expect(try RollupStore().hasEvents(appId: app.appId + 1_000, on: connection) == false)
+        try RollupStore().fold(on: connection)
+        let folded = try RollupSnapshot.rows(appId: app.appId, on: connection)
+        let app1 = [String(app.appId)]
+        let blocks = "app_id = $1::bigint AND grain >= 3"
+        #expect(Int(try connection.query("SELECT count(DISTINCT (grain, bucket)) FROM rollup_totals WHERE \(blocks)", app1).scalar ?? "") ?? 0 > 12)
+        /// Adds `by` to every block row the predicate picks (and drops their histograms when asked).
+        func damage(_ predicate: String, by n: Int = 1, histograms: Bool = true) throws {
+            try connection.query("UPDATE rollup_totals SET delivered = delivered + \(n) WHERE \(blocks) AND \(predicate)", app1)
+            try connection.query("UPDATE rollup_total_actions SET n = n + \(n) WHERE \(blocks) AND \(predicate)", app1)
+            try connection.query("UPDATE rollup_dismiss_base SET dismissals = dismissals + \(n) WHERE \(blocks) AND \(predicate)", app1)
+            if histograms { try connection.query("DELETE FROM rollup_total_histograms WHERE \(blocks) AND \(predicate)", app1) }
+        }
+        // The whole range, every block damaged first.
+        try damage("true")
+        #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) != folded)
+        let range = try #require(try RollupStore().eventHours(appId: app.appId, on: connection))
+        try RollupStore().rebuild(appId: app.appId, from: range.from, to: range.to, on: connection)
+        #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == folded, "a rebuild's blocks differ from the fold's")
+        // Days 7 to 29 (blocks cut at both ends): the blocks that hold any of them are made again
+        // from all their days; the 2-day block of the first day is outside and stays as it was.
+        func instant(_ microseconds: Int64) -> String { "'\(Timestamp(microseconds: microseconds).iso8601(fractionDigits: 0))'::timestamptz" }
+        let from = first + 7 * day, to = first + 29 * day
+        try damage("bucket < \(instant(to)) AND bucket + (1 << (grain - 2)) * interval '1 day' > \(instant(from))")
+        let outside = "grain = 3 AND bucket = \(instant(RollupRows.Grain.block(of: first, grain: 3)))"
+        try damage(outside, histograms: false)
+        try RollupStore().rebuild(appId: app.appId, from: Timestamp(microseconds: from), to: Timestamp(microseconds: to), on: connection)
+        try damage(outside, by: -1, histograms: false)
+        #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == folded,
+                "the blocks a rebuild of days 7 to 29 touches differ from the fold's, or it touched one outside")
+    }
+
     /// Pending batches of more apps than a fold takes at once: one fold takes every app's, a few
     /// apps at a time, and each app's rollups equal the SQL oracle.
     @Test func aFoldTakesManyAppsAFewAtATime() throws {

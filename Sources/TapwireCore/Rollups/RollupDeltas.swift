@@ -236,13 +236,17 @@ public struct RollupDeltas: Sendable, Equatable {
     }
 
     /// Every table's rows implied by the finest rows held (the shapes not yet finished are left
-    /// out): the one derivation the fold, the rebuild and the tests use.
-    public func derive() -> RollupRows {
+    /// out): the one derivation the fold, the rebuild and the tests use. `blocksOfDays: false`
+    /// leaves out the blocks of 2 to 16 days (grains 3 to 6) and keeps the quarter hours and the
+    /// day: the rebuild makes each block once from its days' rows (`RollupStore.forEachDay`),
+    /// so what it would add to them here is work thrown away.
+    public func derive(blocksOfDays: Bool = true) -> RollupRows {
         var rows = RollupRows()
+        let grains = blocksOfDays ? RollupRows.Grain.dayBlocks : [RollupRows.Grain.day]
         /// The quarter hour, then the day and each block of days that holds it.
         func buckets(_ quarter: Int64) -> [(Int16, Int64)] {
             let day = Self.floor(quarter, Self.microsecondsPerDay)
-            return [(RollupRows.Grain.quarter, quarter)] + RollupRows.Grain.dayBlocks.map { ($0, RollupRows.Grain.block(of: day, grain: $0)) }
+            return [(RollupRows.Grain.quarter, quarter)] + grains.map { ($0, RollupRows.Grain.block(of: day, grain: $0)) }
         }
         for (key, c) in counts {
             let d = key.dimensions
