@@ -27,7 +27,12 @@ import TapwireTestSupport
 
         init(_ database: TestDatabase, collectors: Int) throws {
             self.database = database
-            self.collectors = try (0..<collectors).map { _ in try TestCollector(database: database) { $0.rateLimitPerSecond = 0 } }
+            // No findings monitor: a scan landing while the batches arrive would store the hour's
+            // release look from part of them (seen once: 2,238 of 3,840 deliveries), and a stored
+            // look is kept, not redone. The announcing collectors, started with every batch in, take it.
+            self.collectors = try (0..<collectors).map { _ in
+                try TestCollector(database: database) { $0.rateLimitPerSecond = 0; $0.findingsMonitor = false }
+            }
             demo = try database.createApp("flow-demo")
             release = try database.createApp("flow-release")
         }
@@ -187,8 +192,7 @@ import TapwireTestSupport
 
         // The webhook: two collectors on Citus announce each finding once; the same findings as
         // on PostgreSQL. Started now, with every batch in, they also take the hour's release
-        // look (the first collectors took theirs before the release app had any data), once,
-        // and readers serve it.
+        // look (the first collectors run without the monitor), once, and readers serve it.
         let announced = try [(citus, 2), (postgres, 1)].map { try announcements($0.0, collectors: $0.1) }
         #expect(announced[0] == announced[1])
         #expect(!announced[0].isEmpty)

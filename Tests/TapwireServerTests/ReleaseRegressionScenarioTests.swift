@@ -329,8 +329,12 @@ import TapwireTestSupport
     @Test func theWebhookAnnouncesEachFindingExactlyOnceAcrossTwoCollectors() throws {
         let receiver = try WebhookReceiver()
         defer { receiver.stop() }
-        // The traffic first, through a collector without a webhook.
-        let s = try Self.scenario("hooked")
+        // The traffic first, through a collector without a webhook and without the findings
+        // monitor: its hourly look (as of 5 minutes ago) is the hour the hooked collectors look at
+        // for most of each hour, and a look is stored once. Taken while the traffic arrived (its
+        // first pass runs late on a busy machine, and the hour's look turns at each HH:05), it
+        // would be served to them from part of the traffic, and nothing would be announced.
+        let s = try Self.scenario("hooked") { $0.findingsMonitor = false }
         try s.manifest("1.0")
         try s.manifest("1.1")
         var broken = Self.baseRates
