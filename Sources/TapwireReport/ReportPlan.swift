@@ -7,7 +7,8 @@ import TapwireStatistics
 /// - Totals (counts by side, actions, histogram bins, the dismiss base) need only the range's
 ///   edges exact: its whole UTC days come from the fewest aligned blocks of 1, 2, 4, 8 and 16 days
 ///   that cover them (`RollupRows.Grain.dayBlocks`), the days its edges cut from quarter hours, and
-///   the minutes off a quarter hour from events.
+///   the minutes off a quarter hour from events, or, where its rest has less to read, that quarter
+///   hour whole less its rest (`wholeQuarters`).
 /// - The adjusted difference adds each whole UTC day's sums; a cut day's part is one stratum per
 ///   category, counted from the same quarter hours and minutes as the totals.
 /// - Conversions read the whole UTC days from their daily rollups and each cut day's part from
