@@ -73,9 +73,17 @@ public struct PostgresReportReader: ReportReading {
                     let coverage = try connection.query(EmbeddedSQL.reportCoverage, [String(scope.appId)]).scalar.flatMap { Int64($0) }
                     // Where the conversion rollups may keep counts whose rows retention dropped (ReportPlan).
                     let horizon = try connection.query(EmbeddedSQL.retentionHorizon).scalar.flatMap { Int64($0) }
-                    let plan = ReportPlan(from: scope.from.microseconds, to: scope.to.microseconds, localDays: localDays, coverage: coverage,
+                    // The cut quarters whose rest has less to read than their part are read whole (ReportPlan).
+                    var plan = ReportPlan(from: scope.from.microseconds, to: scope.to.microseconds, localDays: localDays, coverage: coverage,
+                                          horizon: horizon, now: Timestamp.now.microseconds)
+                    var read = try readRollups(scope, plan: plan, days: localDays.map(\.day), dismissMeasurable: dismissMeasurable)
+                    if read == nil {
+                        plan = ReportPlan(from: scope.from.microseconds, to: scope.to.microseconds, localDays: localDays, coverage: coverage,
                                           horizon: horizon)
-                    data = try readRollups(scope, plan: plan, days: localDays.map(\.day), dismissMeasurable: dismissMeasurable)
+                        read = try readRollups(scope, plan: plan, days: localDays.map(\.day), dismissMeasurable: dismissMeasurable)
+                    }
+                    guard let read else { throw DatabaseError(.unexpectedResult, "the report's rollups could not be read", query: EmbeddedSQL.reportTotals.name) }
+                    data = read
                 }
                 data.holdouts = try HoldoutReader.campaigns(appId: scope.appId, from: scope.from, to: scope.to, on: connection)
                 return data
@@ -85,8 +93,10 @@ public struct PostgresReportReader: ReportReading {
         }
     }
 
+    /// Nil when the cut quarters read whole cannot be told exactly (`apply`): then the caller
+    /// reads again with a plan that reads every cut quarter's part from events.
     private func readRollups(_ scope: ReportScope, plan: ReportPlan, days: [String],
-                             dismissMeasurable: [(category: String, appVersion: String)]) throws(DatabaseError) -> ReportData {
+                             dismissMeasurable: [(category: String, appVersion: String)]) throws(DatabaseError) -> ReportData? {
         let app = String(scope.appId)
         let wholeDays = PostgresValue.timestampArray(plan.wholeDays), quarters = PostgresValue.timestampArray(plan.quarters)
         let grains = PostgresValue.intArray(plan.blocks.map(\.grain))
@@ -135,11 +145,11 @@ public struct PostgresReportReader: ReportReading {
         try readConversions(scope, plan: plan, into: &data)
 
         // The minutes no rollup answers, from events through RollupDeltas.
+        let measurable = Set(dismissMeasurable.map { "\($0.category)\u{0}\($0.appVersion)" })
         var totalsEvents: RollupDeltas?
         if !plan.eventRanges.isEmpty {
             let finest = try ReportEdgeEvents.finest(appId: scope.appId, ranges: plan.eventRanges.map { ($0.lo, $0.hi) }, on: connection)
             totalsEvents = finest
-            let measurable = Set(dismissMeasurable.map { "\($0.category)\u{0}\($0.appVersion)" })
             for (key, c) in finest.counts {
                 let d = key.dimensions
                 data.totals.append(ReportTotalsRow(category: d.category, hasMedia: key.hasMedia,
@@ -171,7 +181,104 @@ public struct PostgresReportReader: ReportReading {
                                                  engaged: Int(RollupDeltas.engaged(opens: c.opens, actions: c.actions))))
             }
         }
+        // The cut quarters read whole: what the fold has not yet moved into their rows added, the
+        // rest of each (outside the range) taken away, both in this snapshot.
+        if !plan.wholeQuarters.isEmpty {
+            var change = try ReportEdgeEvents.pending(appId: scope.appId, quarters: plan.wholeQuarters, on: connection)
+            let rest = try ReportEdgeEvents.finest(appId: scope.appId, ranges: plan.restRanges.map { ($0.lo, $0.hi) }, on: connection)
+            change.subtract(rest)
+            guard Self.apply(change, rest: rest, plan: plan, measurable: measurable, to: &data) else { return nil }
+        }
         return data
+    }
+
+    /// Adds the change of the cut quarters read whole (their pending deltas less their rests) to
+    /// the rows read: each key's row from the rollups, or a new one for a key only pending. False
+    /// when the rows cannot be told exactly, and the report reads those quarters' parts from
+    /// events instead: a count below zero (the rollups and the events disagree), or a cut day's
+    /// row of a category and side that the rest alone made, which nets to nothing (the part may
+    /// still hold an event counted nowhere, which a category shows with zeros: the events say).
+    static func apply(_ change: RollupDeltas, rest: RollupDeltas, plan: ReportPlan, measurable: Set<String>, to data: inout ReportData) -> Bool {
+        struct TotalsKey: Hashable { var category: String, hasMedia: Bool, cutDay: Int }
+        func cutDay(_ bucket: Int64) -> Int { Int(RollupDeltas.floor(bucket, ReportPlan.day) / ReportPlan.day) }
+        var totals: [TotalsKey: RollupDeltas.Counts] = [:], dismiss: [String: (delivered: Int, dismissals: Int, version: String)] = [:]
+        var trend: [[String]: (delivered: Int, engaged: Int)] = [:]
+        let trendDays = Dictionary(plan.trendWholeQuarters.map { ($0.lo, $0.day) }, uniquingKeysWith: { a, _ in a })
+        for (key, c) in change.counts {
+            let d = key.dimensions
+            totals[TotalsKey(category: d.category, hasMedia: key.hasMedia, cutDay: cutDay(d.bucket)), default: .init()].add(c)
+            if measurable.contains("\(d.category)\u{0}\(d.appVersion)") {
+                let sum = dismiss[d.category] ?? (0, 0, d.appVersion)
+                dismiss[d.category] = (sum.delivered + Int(c.delivered), sum.dismissals + Int(c.dismissals), min(sum.version, d.appVersion))
+            }
+            if let day = trendDays[d.bucket] {
+                let sum = trend[[d.category, day]] ?? (0, 0)
+                trend[[d.category, day]] = (sum.delivered + Int(c.delivered), sum.engaged + Int(RollupDeltas.engaged(opens: c.opens, actions: c.actions)))
+            }
+        }
+        let restKeys = Set(rest.counts.keys.map { TotalsKey(category: $0.dimensions.category, hasMedia: $0.hasMedia, cutDay: cutDay($0.dimensions.bucket)) })
+        for (key, c) in totals {
+            let rows = data.totals.indices.filter {
+                data.totals[$0].group.isEmpty && data.totals[$0].category == key.category && data.totals[$0].hasMedia == key.hasMedia
+                    && data.totals[$0].cutDay == key.cutDay
+            }
+            if let i = rows.first {
+                data.totals[i].counts.add(c)
+            } else {
+                data.totals.append(ReportTotalsRow(category: key.category, hasMedia: key.hasMedia, cutDay: key.cutDay, counts: c))
+            }
+            let merged = data.totals[rows.first ?? data.totals.count - 1].counts
+            guard merged.delivered >= 0, merged.sent >= 0, merged.mediaRequested >= 0, merged.opens >= 0, merged.dismissals >= 0,
+                  merged.actions >= 0, merged.replies >= 0 else { return false }
+            if merged.isZero, rows.count <= 1, restKeys.contains(key) { return false }
+        }
+        for (category, sum) in dismiss {
+            if let i = data.dismiss.firstIndex(where: { $0.category == category }) {
+                data.dismiss[i].delivered += sum.delivered
+                data.dismiss[i].dismissals += sum.dismissals
+                guard data.dismiss[i].delivered >= 0, data.dismiss[i].dismissals >= 0 else { return false }
+            } else {
+                guard sum.delivered >= 0, sum.dismissals >= 0 else { return false }
+                data.dismiss.append(ReportDismissRow(category: category, appVersion: sum.version, delivered: sum.delivered, dismissals: sum.dismissals))
+            }
+        }
+        for (key, sum) in trend {
+            if let i = data.trend.firstIndex(where: { $0.category == key[0] && $0.day == key[1] }) {
+                data.trend[i].delivered += sum.delivered
+                data.trend[i].engaged += sum.engaged
+                guard data.trend[i].delivered >= 0, data.trend[i].engaged >= 0 else { return false }
+            } else {
+                guard sum.delivered >= 0, sum.engaged >= 0 else { return false }
+                data.trend.append(ReportTrendRow(category: key[0], day: key[1], delivered: sum.delivered, engaged: sum.engaged))
+            }
+        }
+        // Actions and bins count events: a row that nets to nothing has none in the range.
+        var actions: [[String]: Int] = [:]
+        for (key, n) in change.actions { actions[[key.dimensions.category, key.action], default: 0] += Int(n) }
+        for (key, n) in actions where n != 0 {
+            if let i = data.actions.firstIndex(where: { $0.category == key[0] && $0.action == key[1] }) {
+                data.actions[i].count += n
+                guard data.actions[i].count >= 0 else { return false }
+                if data.actions[i].count == 0 { data.actions.remove(at: i) }
+            } else {
+                guard n > 0 else { return false }
+                data.actions.append(ReportActionRow(category: key[0], action: key[1], count: n))
+            }
+        }
+        struct BinKey: Hashable { var category: String, metric: HistogramMetric, bin: Int }
+        var bins: [BinKey: Int] = [:]
+        for (key, n) in change.histograms { bins[BinKey(category: key.dimensions.category, metric: key.metric, bin: Int(key.bin)), default: 0] += Int(n) }
+        for (key, n) in bins where n != 0 {
+            if let i = data.histograms.firstIndex(where: { $0.category == key.category && $0.metric == key.metric && $0.bin == key.bin }) {
+                data.histograms[i].count += n
+                guard data.histograms[i].count >= 0 else { return false }
+                if data.histograms[i].count == 0 { data.histograms.remove(at: i) }
+            } else {
+                guard n > 0 else { return false }
+                data.histograms.append(ReportHistogramRow(category: key.category, metric: key.metric, bin: key.bin, count: n))
+            }
+        }
+        return true
     }
 
     /// Conversions from their rollups: the whole UTC days, and each cut day's part from the rows

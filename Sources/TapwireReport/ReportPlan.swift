@@ -7,7 +7,8 @@ import TapwireStatistics
 /// - Totals (counts by side, actions, histogram bins, the dismiss base) need only the range's
 ///   edges exact: its whole UTC days come from the fewest aligned blocks of 1, 2, 4, 8 and 16 days
 ///   that cover them (`RollupRows.Grain.dayBlocks`), the days its edges cut from quarter hours, and
-///   the minutes off a quarter hour from events.
+///   the minutes off a quarter hour from events, or, where its rest has less to read, that quarter
+///   hour whole less its rest (`wholeQuarters`).
 /// - The adjusted difference adds each whole UTC day's sums; a cut day's part is one stratum per
 ///   category, counted from the same quarter hours and minutes as the totals.
 /// - Conversions read the whole UTC days from their daily rollups and each cut day's part from
@@ -57,6 +58,17 @@ struct ReportPlan: Sendable, Equatable {
     var quarterRuns: [Run] = []
     /// What the totals read from events.
     var eventRanges: [Run] = []
+    /// The cut quarter hours read whole from the quarter-hour rows, with the app's pending deltas
+    /// of them added, less the part of each outside the range (`restRanges`, from events): a cut
+    /// quarter whose rest has less to read than its part. The time before `now` is what counts:
+    /// after it lie only events dated ahead, so the quarter a report to now cuts reads next to
+    /// nothing from events, however busy the app (docs/reports.md, "The quarter hour a report cuts").
+    var wholeQuarters: [Int64] = []
+    /// The parts of `wholeQuarters` outside the range, taken away.
+    var restRanges: [Run] = []
+    /// The engagement line's runs of `wholeQuarters` (each a whole quarter hour, with its local
+    /// day): the same pending deltas and rests, by local day.
+    var trendWholeQuarters: [LabeledRun] = []
     /// A run of rows added to (`sign` 1) or taken from (-1) what conversions read.
     struct SignedRun: Sendable, Equatable {
         var lo: Int64
@@ -80,7 +92,9 @@ struct ReportPlan: Sendable, Equatable {
     /// (the first may lie before `from`), in order. `horizon`: the retention horizon, before
     /// which the conversion rollups keep counts whose rows are gone, so a cut day that starts
     /// before it is read from its rows alone, never as its day less the rest.
-    init(from: Int64, to: Int64, localDays: [(day: String, start: Int64)], coverage: Int64?, horizon: Int64? = nil) {
+    /// `now`: when the report reads (nil: every cut quarter's part from events, as before
+    /// `wholeQuarters`).
+    init(from: Int64, to: Int64, localDays: [(day: String, start: Int64)], coverage: Int64?, horizon: Int64? = nil, now: Int64? = nil) {
         let covered = coverage ?? .min
         var d = Self.floor(from, Self.day)
         while d < to {
@@ -98,10 +112,24 @@ struct ReportPlan: Sendable, Equatable {
                 }
                 let lo = max(Self.ceil(a, Self.quarter), covered), hi = Self.floor(b, Self.quarter)
                 if lo < hi {
-                    quarters += Array(stride(from: lo, to: hi, by: Int(Self.quarter)))
-                    quarterRuns.append(Run(lo: lo, hi: hi))
-                    Self.append(Run(lo: a, hi: lo), to: &eventRanges)
-                    Self.append(Run(lo: hi, hi: b), to: &eventRanges)
+                    var wholeLo = lo, wholeHi = hi
+                    if a < lo, lo == Self.ceil(a, Self.quarter), lo - Self.quarter >= covered, let now,
+                       Self.readsWhole(part: Run(lo: a, hi: lo), rest: Run(lo: lo - Self.quarter, hi: a), now: now) {
+                        wholeLo = lo - Self.quarter
+                        wholeQuarters.append(wholeLo)
+                        restRanges.append(Run(lo: wholeLo, hi: a))
+                    } else {
+                        Self.append(Run(lo: a, hi: lo), to: &eventRanges)
+                    }
+                    if hi < b, let now, Self.readsWhole(part: Run(lo: hi, hi: b), rest: Run(lo: b, hi: hi + Self.quarter), now: now) {
+                        wholeHi = hi + Self.quarter
+                        wholeQuarters.append(hi)
+                        restRanges.append(Run(lo: b, hi: wholeHi))
+                    } else {
+                        Self.append(Run(lo: hi, hi: b), to: &eventRanges)
+                    }
+                    quarters += Array(stride(from: wholeLo, to: wholeHi, by: Int(Self.quarter)))
+                    quarterRuns.append(Run(lo: wholeLo, hi: wholeHi))
                 } else {
                     Self.append(Run(lo: a, hi: b), to: &eventRanges)
                 }
@@ -130,6 +158,26 @@ struct ReportPlan: Sendable, Equatable {
                 d += Self.day
             }
         }
+        // The line reads each quarter of `wholeQuarters` as the totals do: its part, one of the
+        // line's pieces from events (local midnights are quarter hours), becomes a whole run.
+        for q in wholeQuarters {
+            let part = Run(lo: max(from, q), hi: min(to, q + Self.quarter))
+            guard let i = trendEventRanges.firstIndex(where: { $0.lo <= part.lo && part.hi <= $0.hi }) else { continue }
+            let piece = trendEventRanges.remove(at: i)
+            let split = [LabeledRun(lo: piece.lo, hi: part.lo, day: piece.day), LabeledRun(lo: part.hi, hi: piece.hi, day: piece.day)]
+            trendEventRanges.insert(contentsOf: split.filter { $0.lo < $0.hi }, at: i)
+            let whole = LabeledRun(lo: q, hi: q + Self.quarter, day: piece.day)
+            trendRuns.append(whole)
+            trendWholeQuarters.append(whole)
+        }
+    }
+
+    /// Whether a cut quarter is read whole less its rest: when the rest has less time before
+    /// `now` than the part (what lies after `now` holds only events dated ahead). A tie reads
+    /// the part.
+    static func readsWhole(part: Run, rest: Run, now: Int64) -> Bool {
+        func before(_ run: Run) -> Int64 { max(0, min(run.hi, now) - run.lo) }
+        return before(rest) < before(part)
     }
 
     /// The fewest aligned blocks that cover `days` (midnights, in order, runs of consecutive

@@ -180,9 +180,14 @@ enum RollupDeltaRows {
         }
 
         /// Every table's rows from the merged deltas, once the COPY has ended.
-        mutating func finish() throws(DatabaseError) -> RollupRows {
+        func finish() throws(DatabaseError) -> RollupRows {
+            try finishFinest().derive()
+        }
+
+        /// The merged finest rows, once the COPY has ended (what a report adds of a quarter hour).
+        func finishFinest() throws(DatabaseError) -> RollupDeltas {
             guard decoder.finished else { throw DatabaseError(.unexpectedResult, "binary COPY data ended without its trailer") }
-            return sums.derive()
+            return sums
         }
 
         private mutating func merge(_ fields: [ArraySlice<UInt8>?]) throws(DatabaseError) {

@@ -146,14 +146,34 @@ import TapwireTestSupport
             }
             let coverage: Int64? = Bool.random(using: &rng) ? nil : base + Int64.random(in: 0..<(6 * 24 * 4), using: &rng) * quarter
             let horizon: Int64? = Bool.random(using: &rng) ? nil : base + Int64.random(in: 0..<6, using: &rng) * day
-            let plan = ReportPlan(from: from, to: to, localDays: localDays, coverage: coverage, horizon: horizon)
+            // When the report reads: none (every cut quarter's part from events), or anywhere
+            // from a day before the range to a day after it.
+            let now: Int64? = Bool.random(using: &rng) ? nil : from + Int64.random(in: -day..<(5 * day), using: &rng)
+            let plan = ReportPlan(from: from, to: to, localDays: localDays, coverage: coverage, horizon: horizon, now: now)
             var pieces: [(Int64, Int64)] = plan.blocks.map { ($0.start, $0.start + RollupRows.Grain.days($0.grain) * day) }
             pieces += plan.quarters.map { ($0, $0 + quarter) }
             pieces += plan.eventRanges.map { ($0.lo, $0.hi) }
             pieces.sort { $0.0 < $1.0 }
-            #expect(pieces.first?.0 == from && pieces.last?.1 == to)
-            #expect(zip(pieces, pieces.dropFirst()).allSatisfy { $0.1 == $1.0 }, "totals pieces of [\(from), \(to))")
+            if now == nil {
+                #expect(plan.wholeQuarters.isEmpty && plan.restRanges.isEmpty && plan.trendWholeQuarters.isEmpty)
+                #expect(pieces.first?.0 == from && pieces.last?.1 == to)
+                #expect(zip(pieces, pieces.dropFirst()).allSatisfy { $0.1 == $1.0 }, "totals pieces of [\(from), \(to))")
+            }
+            // Every instant of the range counted once, every other one not at all, once the
+            // rests of the quarters read whole are taken away (checked where the count can change).
+            Self.expectCoveredOnce(pieces, less: plan.restRanges.map { ($0.lo, $0.hi) }, from: from, to: to, "totals of [\(from), \(to)) at \(String(describing: now))")
             #expect(plan.quarters.allSatisfy { $0 >= (coverage ?? .min) })
+            #expect(Set(plan.wholeQuarters).isSubset(of: Set(plan.quarters)) && Set(plan.trendWholeQuarters.map(\.lo)).isSubset(of: Set(plan.wholeQuarters)))
+            #expect(plan.restRanges.allSatisfy { r in plan.wholeQuarters.contains { $0 <= r.lo && r.hi <= $0 + quarter } && (r.hi <= from || r.lo >= to) })
+            if let now {
+                // A quarter read whole has less time before now in its rest than in its part.
+                for q in plan.wholeQuarters {
+                    func before(_ lo: Int64, _ hi: Int64) -> Int64 { max(0, min(hi, now) - lo) }
+                    let part = before(max(from, q), min(to, q + quarter))
+                    let rest = plan.restRanges.filter { q <= $0.lo && $0.hi <= q + quarter }.reduce(0) { $0 + before($1.lo, $1.hi) }
+                    #expect(rest < part)
+                }
+            }
             // Conversions: each instant of the range once (the whole days, the cut days read
             // whole, the runs added), each instant of a cut day read whole outside it taken away
             // once, and no cut day from the retention horizon on reads more than half a day of rows.
@@ -174,10 +194,48 @@ import TapwireTestSupport
                 var line: [(Int64, Int64)] = plan.trendRuns.filter { $0.day == local.day }.map { ($0.lo, $0.hi) }
                 line += plan.trendEventRanges.filter { $0.day == local.day }.map { ($0.lo, $0.hi) }
                 line.sort { $0.0 < $1.0 }
-                #expect(line.first?.0 == lo && line.last?.1 == hi && zip(line, line.dropFirst()).allSatisfy { $0.1 == $1.0 })
+                if now == nil {
+                    #expect(line.first?.0 == lo && line.last?.1 == hi && zip(line, line.dropFirst()).allSatisfy { $0.1 == $1.0 })
+                }
+                let rests = plan.trendWholeQuarters.filter { $0.day == local.day }.flatMap { q in
+                    plan.restRanges.filter { q.lo <= $0.lo && $0.hi <= q.hi }.map { ($0.lo, $0.hi) }
+                }
+                Self.expectCoveredOnce(line, less: rests, from: lo, to: hi, "line of \(local.day) in [\(from), \(to)) at \(String(describing: now))")
                 #expect(plan.trendRuns.allSatisfy { RollupDeltas.floor($0.lo, day) == RollupDeltas.floor($0.hi - 1, day) })
             }
         }
+    }
+}
+
+extension ReportPlanTests {
+    /// Pieces added, rests taken away: every instant of [from, to) counted once and every other
+    /// instant not at all, checked at each boundary and the instant before it (the count only
+    /// changes there).
+    static func expectCoveredOnce(_ pieces: [(Int64, Int64)], less rests: [(Int64, Int64)], from: Int64, to: Int64, _ label: String) {
+        let probes = Set((pieces + rests + [(from, to)]).flatMap { [$0.0, $0.0 - 1, $0.1, $0.1 - 1] })
+        for t in probes {
+            let count = pieces.reduce(0) { $1.0 <= t && t < $1.1 ? $0 + 1 : $0 } - rests.reduce(0) { $1.0 <= t && t < $1.1 ? $0 + 1 : $0 }
+            #expect(count == (from <= t && t < to ? 1 : 0), "\(label): \(t) counted \(count) times")
+        }
+    }
+
+    /// A report to now, the default, inside a collector taking thousands of events a second:
+    /// the quarter hour now cuts is read whole from its rows, its rest (after now: only events
+    /// dated ahead) taken away; nothing of the range is read from events, however many events the
+    /// app stored in that quarter hour. It read all of them, for seconds, before.
+    @Test func aReportToNowReadsItsLastQuarterHourWhole() {
+        let to = Self.us("2026-12-05T10:19:31.613884Z"), now = to + 2_000
+        let from = Self.us("2026-11-05T00:00:00Z")
+        let days = (0...30).map { (day: "d\($0)", start: from + Int64($0) * ReportPlan.day) }
+        let plan = ReportPlan(from: from, to: to, localDays: days, coverage: nil, now: now)
+        #expect(plan.eventRanges.isEmpty && plan.trendEventRanges.isEmpty)
+        #expect(plan.wholeQuarters == [Self.us("2026-12-05T10:15:00Z")])
+        #expect(plan.restRanges == [Run(lo: to, hi: Self.us("2026-12-05T10:30:00Z"))])
+        #expect(plan.trendWholeQuarters == [LabeledRun(lo: Self.us("2026-12-05T10:15:00Z"), hi: Self.us("2026-12-05T10:30:00Z"), day: "d30")])
+        #expect(plan.quarters.last == Self.us("2026-12-05T10:15:00Z"))
+        // Without a now, as before: the minutes from 10:15 come from events.
+        let before = ReportPlan(from: from, to: to, localDays: days, coverage: nil)
+        #expect(before.eventRanges == [Run(lo: Self.us("2026-12-05T10:15:00Z"), hi: to)] && before.wholeQuarters.isEmpty)
     }
 }
 

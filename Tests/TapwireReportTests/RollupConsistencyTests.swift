@@ -14,9 +14,10 @@ struct RollupConsistencyTests {
     static let categories = ["message", "social_post", "promo", "Message"]
     static let actions = [SystemAction.open, SystemAction.dismiss, "reply", "like", "shop_now"]
 
-    /// One random event, with the fields the rollups key on drawn from small sets.
-    static func randomEvent(_ rng: inout SeededGenerator) -> JSONValue {
-        let time = ReportFixtures.start.adding(microseconds: Int64.random(in: 0..<(3 * ReportFixtures.day), using: &rng))
+    /// One random event, with the fields the rollups key on drawn from small sets, at a time in
+    /// [from, from + span) (µs).
+    static func randomEvent(_ rng: inout SeededGenerator, from: Timestamp = ReportFixtures.start, span: Int64 = 3 * ReportFixtures.day) -> JSONValue {
+        let time = from.adding(microseconds: Int64.random(in: 0..<span, using: &rng))
         let type = ["delivered", "delivered", "response", "sent"][Int.random(in: 0..<4, using: &rng)]
         var extra: [(String, JSONValue)] = [("hasMedia", .bool(Bool.random(using: &rng)))]
         if Bool.random(using: &rng) { extra.append(("campaign", .string(["winter", "spring"][Int.random(in: 0..<2, using: &rng)]))) }

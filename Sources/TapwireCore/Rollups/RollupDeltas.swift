@@ -89,6 +89,18 @@ public struct RollupDeltas: Sendable, Equatable {
             actions += other.actions
             replies += other.replies
         }
+
+        public mutating func subtract(_ other: Counts) {
+            delivered -= other.delivered
+            sent -= other.sent
+            mediaRequested -= other.mediaRequested
+            opens -= other.opens
+            dismissals -= other.dismissals
+            actions -= other.actions
+            replies -= other.replies
+        }
+
+        public var isZero: Bool { self == Counts() }
     }
 
     public struct ActionKey: Hashable, Sendable {
@@ -370,6 +382,15 @@ public struct RollupDeltas: Sendable, Equatable {
         for (key, n) in other.actions { merge(key, n) }
         for (key, n) in other.histograms { merge(key, n) }
         for (key, usage) in other.usageHourly { mergeHourlyUsage(key, usage) }
+    }
+
+    /// Every count, action and bin of `other` taken away (a report's quarter hour read whole, less
+    /// its rest: TapwireReport/ReportPlan.swift). The hourly usage is left out: its first and last
+    /// times cannot be taken away.
+    public mutating func subtract(_ other: RollupDeltas) {
+        for (key, value) in other.counts { counts[key, default: Counts()].subtract(value) }
+        for (key, n) in other.actions { actions[key, default: 0] -= n }
+        for (key, n) in other.histograms { histograms[key, default: 0] -= n }
     }
 
     /// How many finest rows the deltas hold.
