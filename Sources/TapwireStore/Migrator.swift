@@ -1,3 +1,4 @@
+import Foundation
 import TapwireCore
 
 /// Applies `sql/migrations/*.sql` in order, each in its own transaction, recording them in
@@ -12,6 +13,11 @@ import TapwireCore
 /// run ends by laying out any table not laid out yet (a database that moved to Citus after it
 /// was migrated). The recorded checksums are those of `sql/migrations/`, whichever server ran
 /// them (docs/deployment.md, "Where PostgreSQL and Citus differ").
+///
+/// A migration whose transaction loses a lock race (40P01 deadlock, 40001) is run again, up to
+/// `attempts` times: during a rolling upgrade the previous release's collectors keep committing,
+/// and a migration that locks the tables they write in another order than their commits do can
+/// deadlock with one of them. Its transaction rolled back, so running it again is safe.
 public struct Migrator: Sendable {
     public struct Applied: Sendable, Equatable {
         public var version: Int
@@ -19,11 +25,16 @@ public struct Migrator: Sendable {
     }
 
     let migrations: [EmbeddedMigration]
+    /// How many times one migration's transaction is run when it loses a lock race.
+    let attempts = 5
 
     public init() { migrations = EmbeddedSQL.migrations }
 
     /// The migrations up to `version` only: a test makes a database as an older release left it.
     init(through version: Int) { migrations = EmbeddedSQL.migrations.filter { $0.version <= version } }
+
+    /// Other migrations than the product's: a test's, to make one lose a lock race on purpose.
+    init(migrations: [EmbeddedMigration]) { self.migrations = migrations }
 
     public var latestVersion: Int { migrations.last?.version ?? 0 }
 
@@ -40,22 +51,33 @@ public struct Migrator: Sendable {
         var applied: [Applied] = []
         for migration in migrations {
             let checksum = Self.checksum(migration.sql)
-            let outcome: Outcome
-            do {
-                outcome = try connection.transaction { () throws(DatabaseError) -> Outcome in
-                    try connection.query(EmbeddedSQL.migrationsLock)
-                    if let recorded = try connection.query(EmbeddedSQL.migrationsChecksum, [String(migration.version)]).namedRows.first {
-                        return try recorded.decode("checksum", as: String.self) == checksum ? .alreadyApplied : .edited
+            var outcome: Outcome?
+            var backoff = Backoff(baseSeconds: 0.2, maxSeconds: 2)
+            var random = SystemRandomNumberGenerator()
+            for attempt in 1...attempts {
+                do {
+                    outcome = try connection.transaction { () throws(DatabaseError) -> Outcome in
+                        try connection.query(EmbeddedSQL.migrationsLock)
+                        if let recorded = try connection.query(EmbeddedSQL.migrationsChecksum, [String(migration.version)]).namedRows.first {
+                            return try recorded.decode("checksum", as: String.self) == checksum ? .alreadyApplied : .edited
+                        }
+                        if citus { try connection.query(EmbeddedSQL.migrationsCitusSequential) }
+                        for statement in try Self.statements(of: migration, citus: citus) { try connection.query(statement) }
+                        try connection.query(EmbeddedSQL.migrationsRecord, [String(migration.version), migration.name, checksum])
+                        return .applied
                     }
-                    if citus { try connection.query(EmbeddedSQL.migrationsCitusSequential) }
-                    for statement in try Self.statements(of: migration, citus: citus) { try connection.query(statement) }
-                    try connection.query(EmbeddedSQL.migrationsRecord, [String(migration.version), migration.name, checksum])
-                    return .applied
+                    break
+                } catch where error.isTransientConflict && attempt < attempts && connection.isUsable {
+                    logger?.warning("migration lost a lock race; running it again",
+                                    ["version": .of(migration.version), "name": .string(migration.name), "attempt": .of(attempt),
+                                     "sqlstate": .string(error.sqlState ?? "")])
+                    Thread.sleep(forTimeInterval: backoff.nextDelay(using: &random))
+                } catch {
+                    throw DatabaseError(.migrationFailed, sqlState: error.sqlState, "migration \(migration.name) failed: \(error.message)",
+                                        query: error.query)
                 }
-            } catch {
-                throw DatabaseError(.migrationFailed, sqlState: error.sqlState, "migration \(migration.name) failed: \(error.message)",
-                                    query: error.query)
             }
+            guard let outcome else { preconditionFailure("the last attempt either returns or throws") }
             switch outcome {
             case .alreadyApplied:
                 continue
