@@ -40,6 +40,38 @@ public struct Migrator: Sendable {
 
     static func checksum(_ sql: String) -> String { SHA256.hex(Array(sql.utf8)) }
 
+    /// One migration's transaction, run again while it loses a lock race (up to `attempts`
+    /// times); any other failure, or the last attempt's, is a `migrationFailed`.
+    private func apply(_ migration: EmbeddedMigration, checksum: String, citus: Bool, on connection: PostgresConnection,
+                       logger: Logger?) throws(DatabaseError) -> Outcome {
+        var backoff = Backoff(baseSeconds: 0.2, maxSeconds: 2)
+        var random = SystemRandomNumberGenerator()
+        var attempt = 1
+        while true {
+            do {
+                return try connection.transaction { () throws(DatabaseError) -> Outcome in
+                    try connection.query(EmbeddedSQL.migrationsLock)
+                    if let recorded = try connection.query(EmbeddedSQL.migrationsChecksum, [String(migration.version)]).namedRows.first {
+                        return try recorded.decode("checksum", as: String.self) == checksum ? .alreadyApplied : .edited
+                    }
+                    if citus { try connection.query(EmbeddedSQL.migrationsCitusSequential) }
+                    for statement in try Self.statements(of: migration, citus: citus) { try connection.query(statement) }
+                    try connection.query(EmbeddedSQL.migrationsRecord, [String(migration.version), migration.name, checksum])
+                    return .applied
+                }
+            } catch where error.isTransientConflict && attempt < attempts && connection.isUsable {
+                logger?.warning("migration lost a lock race; running it again",
+                                ["version": .of(migration.version), "name": .string(migration.name), "attempt": .of(attempt),
+                                 "sqlstate": .string(error.sqlState ?? "")])
+                Thread.sleep(forTimeInterval: backoff.nextDelay(using: &random))
+                attempt += 1
+            } catch {
+                throw DatabaseError(.migrationFailed, sqlState: error.sqlState, "migration \(migration.name) failed: \(error.message)",
+                                    query: error.query)
+            }
+        }
+    }
+
     /// Returns the migrations this call applied (empty when the schema was already current).
     @discardableResult
     public func migrate(_ connection: PostgresConnection, logger: Logger? = nil) throws(DatabaseError) -> [Applied] {
@@ -51,33 +83,7 @@ public struct Migrator: Sendable {
         var applied: [Applied] = []
         for migration in migrations {
             let checksum = Self.checksum(migration.sql)
-            var outcome: Outcome?
-            var backoff = Backoff(baseSeconds: 0.2, maxSeconds: 2)
-            var random = SystemRandomNumberGenerator()
-            for attempt in 1...attempts {
-                do {
-                    outcome = try connection.transaction { () throws(DatabaseError) -> Outcome in
-                        try connection.query(EmbeddedSQL.migrationsLock)
-                        if let recorded = try connection.query(EmbeddedSQL.migrationsChecksum, [String(migration.version)]).namedRows.first {
-                            return try recorded.decode("checksum", as: String.self) == checksum ? .alreadyApplied : .edited
-                        }
-                        if citus { try connection.query(EmbeddedSQL.migrationsCitusSequential) }
-                        for statement in try Self.statements(of: migration, citus: citus) { try connection.query(statement) }
-                        try connection.query(EmbeddedSQL.migrationsRecord, [String(migration.version), migration.name, checksum])
-                        return .applied
-                    }
-                    break
-                } catch where error.isTransientConflict && attempt < attempts && connection.isUsable {
-                    logger?.warning("migration lost a lock race; running it again",
-                                    ["version": .of(migration.version), "name": .string(migration.name), "attempt": .of(attempt),
-                                     "sqlstate": .string(error.sqlState ?? "")])
-                    Thread.sleep(forTimeInterval: backoff.nextDelay(using: &random))
-                } catch {
-                    throw DatabaseError(.migrationFailed, sqlState: error.sqlState, "migration \(migration.name) failed: \(error.message)",
-                                        query: error.query)
-                }
-            }
-            guard let outcome else { preconditionFailure("the last attempt either returns or throws") }
+            let outcome = try apply(migration, checksum: checksum, citus: citus, on: connection, logger: logger)
             switch outcome {
             case .alreadyApplied:
                 continue
