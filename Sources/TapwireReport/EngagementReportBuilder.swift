@@ -154,8 +154,11 @@ public struct EngagementReportBuilder: Sendable {
         let actionsByCategory = Dictionary(grouping: section.actions, by: \.category)
         let histogramsByCategory = Dictionary(grouping: section.histograms, by: \.category)
         let upliftByCategory = Self.upliftDays(whole: section.uplift, cut: Self.engagementCutCells(section.totals))
+        // Each day's label once, not once per category (a real app's 30 categories × 30 days).
+        var labels: [Int: String] = [:]
+        for look in upliftByCategory.values.joined() where labels[look.utcDay] == nil { labels[look.utcDay] = Self.label(look.utcDay) }
         func looks(_ category: String) -> [(day: String, sums: UpliftDay)] {
-            (upliftByCategory[category] ?? []).map { (Self.label($0.utcDay), $0.sums) }
+            (upliftByCategory[category] ?? []).map { (labels[$0.utcDay] ?? Self.label($0.utcDay), $0.sums) }
         }
         var categories: [CategoryEngagement] = names.map { name in
             engagement(category: name, title: title(of: name, manifests: manifests), totals: totalsByCategory[name] ?? [],

@@ -10,9 +10,12 @@ public struct PostgresReportReader: ReportReading {
     public static let maxRangeDays: Int64 = 3_700
 
     let connection: PostgresConnection
+    /// The manifests decoded before, by content: a collector's reports decode each manifest once.
+    let manifestCache: ManifestCache?
 
-    public init(connection: PostgresConnection) {
+    public init(connection: PostgresConnection, manifestCache: ManifestCache? = nil) {
         self.connection = connection
+        self.manifestCache = manifestCache
     }
 
     /// Local-day edges in `timeZone`: the midnight starting `fromDate`, the midnight after
@@ -34,7 +37,7 @@ public struct PostgresReportReader: ReportReading {
 
     public func manifests(appId: Int64) throws(ReportFailure) -> [String: Manifest] {
         do {
-            return try ManifestStore().currentManifests(appId: appId, on: connection)
+            return try ManifestStore().currentManifests(appId: appId, on: connection, cache: manifestCache)
         } catch {
             throw .database(error)
         }
@@ -145,7 +148,9 @@ public struct PostgresReportReader: ReportReading {
         try readConversions(scope, plan: plan, into: &data)
 
         // The minutes no rollup answers, from events through RollupDeltas.
-        let measurable = Set(dismissMeasurable.map { "\($0.category)\u{0}\($0.appVersion)" })
+        // Only the edges read from events need it: a real app's 1,160 pairs are not spelled otherwise.
+        let measurable = plan.eventRanges.isEmpty && plan.wholeQuarters.isEmpty
+            ? [] : Set(dismissMeasurable.map { "\($0.category)\u{0}\($0.appVersion)" })
         var totalsEvents: RollupDeltas?
         if !plan.eventRanges.isEmpty {
             let finest = try ReportEdgeEvents.finest(appId: scope.appId, ranges: plan.eventRanges.map { ($0.lo, $0.hi) }, on: connection)
