@@ -160,8 +160,10 @@ public struct EngagementReportBuilder: Sendable {
         func looks(_ category: String) -> [(day: String, sums: UpliftDay)] {
             (upliftByCategory[category] ?? []).map { (labels[$0.utcDay] ?? Self.label($0.utcDay), $0.sums) }
         }
+        // The versions newest first once, not once per category (a real app's 40 manifests).
+        let newestFirst = manifests.keys.sorted(by: >)
         var categories: [CategoryEngagement] = names.map { name in
-            engagement(category: name, title: title(of: name, manifests: manifests), totals: totalsByCategory[name] ?? [],
+            engagement(category: name, title: title(of: name, manifests: manifests, newestFirst: newestFirst), totals: totalsByCategory[name] ?? [],
                        trend: trendByCategory[name] ?? [], actions: actionsByCategory[name] ?? [],
                        histograms: histogramsByCategory[name] ?? [], uplift: looks(name), days: days, rangeDays: rangeDays,
                        dismiss: dismissStats(category: name, rows: dismissByCategory[name] ?? [], manifests: manifests))
@@ -376,8 +378,9 @@ public struct EngagementReportBuilder: Sendable {
         return DismissStats(measurable: true, count: count, rate: ProportionStatistics.share(count, of: base), base: base)
     }
 
-    func title(of category: String, manifests: [String: Manifest]) -> String? {
-        for version in manifests.keys.sorted(by: >) {
+    /// `newestFirst`: the manifests' versions, sorted from the last (as `String` orders them).
+    func title(of category: String, manifests: [String: Manifest], newestFirst: [String]) -> String? {
+        for version in newestFirst {
             if let title = manifests[version]?.category(category)?.title { return title }
         }
         return nil
