@@ -141,6 +141,29 @@ public struct EngagementReportBuilder: Sendable {
         return overallDays.keys.sorted().map { (label($0), overallDays[$0]!) }
     }
 
+    /// The members' daily line as one row per day (the overall reads only each day's sums): the
+    /// same integers `engagement` would add, without copying a real app's 900 rows first.
+    static func overallTrend(_ members: Set<String>, _ byCategory: [String: [ReportTrendRow]]) -> [ReportTrendRow] {
+        var daily: [String: (delivered: Int, engaged: Int)] = [:]
+        for name in members {
+            for row in byCategory[name] ?? [] {
+                let sum = daily[row.day] ?? (0, 0)
+                daily[row.day] = (sum.delivered + row.delivered, sum.engaged + row.engaged)
+            }
+        }
+        return daily.map { ReportTrendRow(category: "", day: $0.key, delivered: $0.value.delivered, engaged: $0.value.engaged) }
+    }
+
+    /// The members' bins as one row per metric and bin (the overall reads only their sums).
+    static func overallBins(_ members: Set<String>, _ byCategory: [String: [ReportHistogramRow]]) -> [ReportHistogramRow] {
+        struct Key: Hashable { var metric: HistogramMetric, bin: Int }
+        var sums: [Key: Int] = [:]
+        for name in members {
+            for row in byCategory[name] ?? [] { sums[Key(metric: row.metric, bin: row.bin), default: 0] += row.count }
+        }
+        return sums.map { ReportHistogramRow(category: "", metric: $0.key.metric, bin: $0.key.bin, count: $0.value) }
+    }
+
     static func label(_ utcDay: Int) -> String {
         String(Timestamp.startOfUTCDay(Int64(utcDay)).iso8601(fractionDigits: 0).prefix(10))
     }
@@ -205,9 +228,9 @@ public struct EngagementReportBuilder: Sendable {
         // Rich vs text-only takes the used cells of every category: a category without
         // deliveries has none, and an odd cell leaves out only itself.
         var overall = engagement(category: nil, title: nil, totals: section.totals.filter { members.contains($0.category) },
-                                 trend: section.trend.filter { members.contains($0.category) },
+                                 trend: Self.overallTrend(members, trendByCategory),
                                  actions: section.actions.filter { members.contains($0.category) },
-                                 histograms: section.histograms.filter { members.contains($0.category) },
+                                 histograms: Self.overallBins(members, histogramsByCategory),
                                  uplift: Self.overallDays(upliftByCategory.filter { names.contains($0.key) }), days: days,
                                  rangeDays: rangeDays, dismiss: overallDismiss)
         overall.excludedCategories = excluded.sorted { $0.category < $1.category }
