@@ -297,7 +297,8 @@ enum ReportBenchCommand {
                        mebibytes(whole.peakResidentBytes)))
         }
 
-        let service = EngagementReportService()
+        // As the collector keeps one: each manifest decoded once, by the warm-up run.
+        let service = EngagementReportService(manifestCache: ManifestCache())
         func report(_ shape: Loaded, _ source: ReportSource) throws -> (seconds: Double, report: EngagementReport) {
             let began = monotonicNanoseconds()
             let report = try service.report(appName: shape.appName,

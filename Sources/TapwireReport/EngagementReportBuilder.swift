@@ -141,6 +141,29 @@ public struct EngagementReportBuilder: Sendable {
         return overallDays.keys.sorted().map { (label($0), overallDays[$0]!) }
     }
 
+    /// The members' daily line as one row per day (the overall reads only each day's sums): the
+    /// same integers `engagement` would add, without copying a real app's 900 rows first.
+    static func overallTrend(_ members: Set<String>, _ byCategory: [String: [ReportTrendRow]]) -> [ReportTrendRow] {
+        var daily: [String: (delivered: Int, engaged: Int)] = [:]
+        for name in members {
+            for row in byCategory[name] ?? [] {
+                let sum = daily[row.day] ?? (0, 0)
+                daily[row.day] = (sum.delivered + row.delivered, sum.engaged + row.engaged)
+            }
+        }
+        return daily.map { ReportTrendRow(category: "", day: $0.key, delivered: $0.value.delivered, engaged: $0.value.engaged) }
+    }
+
+    /// The members' bins as one row per metric and bin (the overall reads only their sums).
+    static func overallBins(_ members: Set<String>, _ byCategory: [String: [ReportHistogramRow]]) -> [ReportHistogramRow] {
+        struct Key: Hashable { var metric: HistogramMetric, bin: Int }
+        var sums: [Key: Int] = [:]
+        for name in members {
+            for row in byCategory[name] ?? [] { sums[Key(metric: row.metric, bin: row.bin), default: 0] += row.count }
+        }
+        return sums.map { ReportHistogramRow(category: "", metric: $0.key.metric, bin: $0.key.bin, count: $0.value) }
+    }
+
     static func label(_ utcDay: Int) -> String {
         String(Timestamp.startOfUTCDay(Int64(utcDay)).iso8601(fractionDigits: 0).prefix(10))
     }
@@ -154,11 +177,16 @@ public struct EngagementReportBuilder: Sendable {
         let actionsByCategory = Dictionary(grouping: section.actions, by: \.category)
         let histogramsByCategory = Dictionary(grouping: section.histograms, by: \.category)
         let upliftByCategory = Self.upliftDays(whole: section.uplift, cut: Self.engagementCutCells(section.totals))
+        // Each day's label once, not once per category (a real app's 30 categories × 30 days).
+        var labels: [Int: String] = [:]
+        for look in upliftByCategory.values.joined() where labels[look.utcDay] == nil { labels[look.utcDay] = Self.label(look.utcDay) }
         func looks(_ category: String) -> [(day: String, sums: UpliftDay)] {
-            (upliftByCategory[category] ?? []).map { (Self.label($0.utcDay), $0.sums) }
+            (upliftByCategory[category] ?? []).map { (labels[$0.utcDay] ?? Self.label($0.utcDay), $0.sums) }
         }
+        // The versions newest first once, not once per category (a real app's 40 manifests).
+        let newestFirst = manifests.keys.sorted(by: >)
         var categories: [CategoryEngagement] = names.map { name in
-            engagement(category: name, title: title(of: name, manifests: manifests), totals: totalsByCategory[name] ?? [],
+            engagement(category: name, title: title(of: name, manifests: manifests, newestFirst: newestFirst), totals: totalsByCategory[name] ?? [],
                        trend: trendByCategory[name] ?? [], actions: actionsByCategory[name] ?? [],
                        histograms: histogramsByCategory[name] ?? [], uplift: looks(name), days: days, rangeDays: rangeDays,
                        dismiss: dismissStats(category: name, rows: dismissByCategory[name] ?? [], manifests: manifests))
@@ -200,9 +228,9 @@ public struct EngagementReportBuilder: Sendable {
         // Rich vs text-only takes the used cells of every category: a category without
         // deliveries has none, and an odd cell leaves out only itself.
         var overall = engagement(category: nil, title: nil, totals: section.totals.filter { members.contains($0.category) },
-                                 trend: section.trend.filter { members.contains($0.category) },
+                                 trend: Self.overallTrend(members, trendByCategory),
                                  actions: section.actions.filter { members.contains($0.category) },
-                                 histograms: section.histograms.filter { members.contains($0.category) },
+                                 histograms: Self.overallBins(members, histogramsByCategory),
                                  uplift: Self.overallDays(upliftByCategory.filter { names.contains($0.key) }), days: days,
                                  rangeDays: rangeDays, dismiss: overallDismiss)
         overall.excludedCategories = excluded.sorted { $0.category < $1.category }
@@ -373,8 +401,9 @@ public struct EngagementReportBuilder: Sendable {
         return DismissStats(measurable: true, count: count, rate: ProportionStatistics.share(count, of: base), base: base)
     }
 
-    func title(of category: String, manifests: [String: Manifest]) -> String? {
-        for version in manifests.keys.sorted(by: >) {
+    /// `newestFirst`: the manifests' versions, sorted from the last (as `String` orders them).
+    func title(of category: String, manifests: [String: Manifest], newestFirst: [String]) -> String? {
+        for version in newestFirst {
             if let title = manifests[version]?.category(category)?.title { return title }
         }
         return nil

@@ -22,10 +22,16 @@ extension EngagementReportService {
 public struct EngagementReportService: Sendable {
     public static let defaultDays = 30
 
-    public init() {}
+    /// Kept by whoever makes reports again and again (the collector, a benchmark), so each
+    /// distinct manifest is decoded once; nil reads and decodes them for every report.
+    public var manifestCache: ManifestCache?
+
+    public init(manifestCache: ManifestCache? = nil) {
+        self.manifestCache = manifestCache
+    }
 
     public func scope(appId: Int64, request: ReportRequest, on connection: PostgresConnection) throws(ReportFailure) -> ReportScope {
-        try scope(appId: appId, request: request, reading: PostgresReportReader(connection: connection))
+        try scope(appId: appId, request: request, reading: PostgresReportReader(connection: connection, manifestCache: manifestCache))
     }
 
     public func scope(appId: Int64, request: ReportRequest, reading reader: some ReportReading) throws(ReportFailure) -> ReportScope {
@@ -50,7 +56,8 @@ public struct EngagementReportService: Sendable {
 
     public func report(appId: Int64, appName: String, request: ReportRequest, on connection: PostgresConnection,
                        now: Timestamp = .now) throws(ReportFailure) -> EngagementReport {
-        try report(appId: appId, appName: appName, request: request, reading: PostgresReportReader(connection: connection), now: now)
+        try report(appId: appId, appName: appName, request: request,
+                   reading: PostgresReportReader(connection: connection, manifestCache: manifestCache), now: now)
     }
 
     public func report(appId: Int64, appName: String, request: ReportRequest, reading reader: some ReportReading,
@@ -63,7 +70,7 @@ public struct EngagementReportService: Sendable {
     public func report(appName: String, scope: ReportScope, minimumSample: MinimumSample = .default, targetDifference: Double? = nil,
                        on connection: PostgresConnection, now: Timestamp = .now) throws(ReportFailure) -> EngagementReport {
         try report(appName: appName, scope: scope, minimumSample: minimumSample, targetDifference: targetDifference,
-                   reading: PostgresReportReader(connection: connection), now: now)
+                   reading: PostgresReportReader(connection: connection, manifestCache: manifestCache), now: now)
     }
 
     public func report(appName: String, scope: ReportScope, minimumSample: MinimumSample = .default, targetDifference: Double? = nil,

@@ -10,9 +10,12 @@ public struct PostgresReportReader: ReportReading {
     public static let maxRangeDays: Int64 = 3_700
 
     let connection: PostgresConnection
+    /// The manifests decoded before, by content: a collector's reports decode each manifest once.
+    let manifestCache: ManifestCache?
 
-    public init(connection: PostgresConnection) {
+    public init(connection: PostgresConnection, manifestCache: ManifestCache? = nil) {
         self.connection = connection
+        self.manifestCache = manifestCache
     }
 
     /// Local-day edges in `timeZone`: the midnight starting `fromDate`, the midnight after
@@ -34,7 +37,7 @@ public struct PostgresReportReader: ReportReading {
 
     public func manifests(appId: Int64) throws(ReportFailure) -> [String: Manifest] {
         do {
-            return try ManifestStore().currentManifests(appId: appId, on: connection)
+            return try ManifestStore().currentManifests(appId: appId, on: connection, cache: manifestCache)
         } catch {
             throw .database(error)
         }
@@ -110,30 +113,13 @@ public struct PostgresReportReader: ReportReading {
             ReportActionRow(category: row["category"] ?? "", action: row["action"] ?? "", count: Self.int(row["count"]))
         }
         data.histograms = try Self.histogramRows(connection.query(EmbeddedSQL.reportTotalHistograms, [app, grains, blockStarts, quarters]))
-        data.trend = try connection.query(EmbeddedSQL.reportTrend, [app, PostgresValue.timestampArray(plan.trendRuns.map(\.lo)),
-                                                                    PostgresValue.timestampArray(plan.trendRuns.map(\.hi)),
-                                                                    PostgresValue.textArray(plan.trendRuns.map(\.day))])
-            .namedRows.map { row in
-                ReportTrendRow(category: row["category"] ?? "", day: row["day"] ?? "", delivered: Self.int(row["delivered"]),
-                               engaged: Self.int(row["engaged"]))
-            }
+        data.trend = try Self.trendRows(connection.query(EmbeddedSQL.reportTrend, [app, PostgresValue.timestampArray(plan.trendRuns.map(\.lo)),
+                                                                                   PostgresValue.timestampArray(plan.trendRuns.map(\.hi))]),
+                                        runs: plan.trendRuns)
         if !dismissMeasurable.isEmpty {
-            // Each category and version once, each pair as their positions (1-based).
-            var categories: [String] = [], versions: [String] = []
-            var categoryPositions: [String: Int] = [:], versionPositions: [String: Int] = [:]
-            func position(of name: String, in names: inout [String], _ positions: inout [String: Int]) -> Int {
-                if let known = positions[name] { return known }
-                names.append(name)
-                positions[name] = names.count
-                return names.count
-            }
-            var categoryAt: [Int] = [], versionAt: [Int] = []
-            for pair in dismissMeasurable {
-                categoryAt.append(position(of: pair.category, in: &categories, &categoryPositions))
-                versionAt.append(position(of: pair.appVersion, in: &versions, &versionPositions))
-            }
+            let pairs = Self.dismissPairs(dismissMeasurable)
             data.dismiss = try connection.query(EmbeddedSQL.reportDismiss, [
-                app, PostgresValue.textArray(categories), PostgresValue.textArray(versions), PostgresValue.intArray(categoryAt), PostgresValue.intArray(versionAt),
+                app, PostgresValue.textArray(pairs.categories), PostgresValue.textArray(pairs.versions), PostgresValue.textArray(pairs.keys),
                 grains, blockStarts, PostgresValue.timestampArray(plan.quarterRuns.map(\.lo)),
                 PostgresValue.timestampArray(plan.quarterRuns.map(\.hi)),
             ]).namedRows.map { row in
@@ -145,7 +131,9 @@ public struct PostgresReportReader: ReportReading {
         try readConversions(scope, plan: plan, into: &data)
 
         // The minutes no rollup answers, from events through RollupDeltas.
-        let measurable = Set(dismissMeasurable.map { "\($0.category)\u{0}\($0.appVersion)" })
+        // Only the edges read from events need it: a real app's 1,160 pairs are not spelled otherwise.
+        let measurable = plan.eventRanges.isEmpty && plan.wholeQuarters.isEmpty
+            ? [] : Set(dismissMeasurable.map { "\($0.category)\u{0}\($0.appVersion)" })
         var totalsEvents: RollupDeltas?
         if !plan.eventRanges.isEmpty {
             let finest = try ReportEdgeEvents.finest(appId: scope.appId, ranges: plan.eventRanges.map { ($0.lo, $0.hi) }, on: connection)
@@ -190,6 +178,70 @@ public struct PostgresReportReader: ReportReading {
             guard Self.apply(change, rest: rest, plan: plan, measurable: measurable, to: &data) else { return nil }
         }
         return data
+    }
+
+    /// The rows of report_trend.sql (a row per run of `runs`, 1-based, and category) added up per
+    /// category and local day: a row per category and day, as report_raw_trend.sql gives them.
+    static func trendRows(_ result: QueryResult, runs: [ReportPlan.LabeledRun]) throws(DatabaseError) -> [ReportTrendRow] {
+        guard let run = result.column("run"), let category = result.column("category"), let delivered = result.column("delivered"),
+              let engaged = result.column("engaged") else {
+            throw DatabaseError(.unexpectedResult, "the engagement line's rows lack a column", query: result.statement)
+        }
+        // Each local day by its position among the runs' days, so a key hashes one string.
+        var days: [String] = [], dayIndex: [String: Int] = [:]
+        let dayAt = runs.map { r in
+            if let known = dayIndex[r.day] { return known }
+            days.append(r.day)
+            dayIndex[r.day] = days.count - 1
+            return days.count - 1
+        }
+        struct Key: Hashable { var category: String, day: Int }
+        var sums: [Key: (delivered: Int, engaged: Int)] = [:]
+        var order: [Key] = []
+        for values in result.rows {
+            guard let i = values[run].flatMap({ Int($0) }), dayAt.indices.contains(i - 1) else {
+                throw DatabaseError(.unexpectedResult, "an engagement line row names no run of the plan", query: result.statement)
+            }
+            let key = Key(category: values[category] ?? "", day: dayAt[i - 1])
+            let d = int(values[delivered]), e = int(values[engaged])
+            if let sum = sums[key] {
+                sums[key] = (sum.delivered + d, sum.engaged + e)
+            } else {
+                sums[key] = (d, e)
+                order.append(key)
+            }
+        }
+        return order.map { key in
+            let sum = sums[key]!
+            return ReportTrendRow(category: key.category, day: days[key.day], delivered: sum.delivered, engaged: sum.engaged)
+        }
+    }
+
+    /// The measurable (category, app version) pairs as report_dismiss.sql takes them: every
+    /// category with every version (`keys` empty) when they are all the pairs of those, as when
+    /// every manifest registers the same categories; else each pair spelled once as its key.
+    static func dismissPairs(_ pairs: [(category: String, appVersion: String)]) -> (categories: [String], versions: [String], keys: [String]) {
+        var categories: [String] = [], versions: [String] = []
+        var categoryAt: [String: Int] = [:], versionAt: [String: Int] = [:], seen: Set<Int> = []
+        func position(of name: String, in names: inout [String], _ positions: inout [String: Int]) -> Int {
+            if let known = positions[name] { return known }
+            names.append(name)
+            positions[name] = names.count - 1
+            return names.count - 1
+        }
+        for pair in pairs {
+            let c = position(of: pair.category, in: &categories, &categoryAt), v = position(of: pair.appVersion, in: &versions, &versionAt)
+            seen.insert(c << 32 | v)
+        }
+        if seen.count == categories.count * versions.count { return (categories, versions, []) }
+        let keys = Set(pairs.map { dismissKey(category: $0.category, appVersion: $0.appVersion) }).sorted()
+        return ([], [], keys)
+    }
+
+    /// A pair's key in report_dismiss.sql: the category's length in bytes, ':', the category and
+    /// the version. The length says where the category ends, so no two pairs share a key.
+    static func dismissKey(category: String, appVersion: String) -> String {
+        "\(category.utf8.count):\(category)\(appVersion)"
     }
 
     /// Adds the change of the cut quarters read whole (their pending deltas less their rests) to

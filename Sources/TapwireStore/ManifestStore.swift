@@ -30,14 +30,32 @@ public struct ManifestStore: Sendable {
         }
     }
 
-    /// The manifest in force for each app version of an app (the one posted last).
-    public func currentManifests(appId: Int64, on connection: PostgresConnection) throws(DatabaseError) -> [String: Manifest] {
+    /// The manifest in force for each app version of an app (the one posted last). With a
+    /// `cache`, only the manifests whose content it has not seen are read and decoded.
+    public func currentManifests(appId: Int64, on connection: PostgresConnection,
+                                 cache: ManifestCache? = nil) throws(DatabaseError) -> [String: Manifest] {
         var out: [String: Manifest] = [:]
+        var missing: [(version: String, id: Int64, hash: String)] = []
         for row in try connection.query(EmbeddedSQL.manifestsCurrent, [String(appId)]).namedRows {
-            let version: String = try row.decode("app_version"), body: String = try row.decode("body")
+            let version: String = try row.decode("app_version"), id: Int64 = try row.decode("manifest_id")
+            let hash: String = try row.decode("content_hash")
+            if let known = cache?.manifest(contentHash: hash) {
+                out[version] = known
+            } else {
+                missing.append((version, id, hash))
+            }
+        }
+        guard !missing.isEmpty else { return out }
+        var bodies: [Int64: String] = [:]
+        for row in try connection.query(EmbeddedSQL.manifestBodies, [String(appId), PostgresValue.intArray(missing.map(\.id))]).namedRows {
+            bodies[try row.decode("manifest_id", as: Int64.self)] = try row.decode("body", as: String.self)
+        }
+        for entry in missing {
             // A manifest this build cannot read (stored by a newer one) is left out, not an error.
-            guard let json = try? JSONParser().parse(body), let manifest = try? ManifestDecoder().decode(json) else { continue }
-            out[version] = manifest
+            guard let body = bodies[entry.id], let json = try? JSONParser().parse(body),
+                  let manifest = try? ManifestDecoder().decode(json) else { continue }
+            cache?.insert(manifest, contentHash: entry.hash)
+            out[entry.version] = manifest
         }
         return out
     }

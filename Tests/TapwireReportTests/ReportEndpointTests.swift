@@ -2,7 +2,7 @@ import Foundation
 import TapwireStatistics
 import Testing
 import TapwireCore
-import TapwireReport
+@testable import TapwireReport
 import TapwireStore
 import TapwireTestSupport
 
@@ -156,6 +156,35 @@ struct DismissTests {
         // Latency 42 s lies in bin [2^(21/4), 2^(22/4)) = [38.1, 45.3) s: the midpoint is within 9.05%.
         let p50 = try #require(message.timeToResponse.p50Seconds)
         #expect(abs(p50 - 42) / 42 < LatencyBins.maxRelativeError)
+    }
+
+    /// The measurable pairs reach report_dismiss.sql as every category with every version when
+    /// they are all the pairs of those, else as one key per pair: either way only those pairs are
+    /// summed, and no two pairs' keys meet (`message1` with `.0` is not `message` with `1.0`).
+    @Test func theMeasurablePairsAreReadExactlyEitherWay() throws {
+        let sample = try SampleApp(dismissOption: true)
+        defer { sample.collector.stop() }
+        let connection = try sample.collector.database.connect()
+        defer { connection.close() }
+        let reader = PostgresReportReader(connection: connection)
+        let scope = ReportScope(appId: sample.app.appId, from: sample.from, to: sample.to)
+        func dismiss(_ pairs: [(category: String, appVersion: String)]) throws -> [String: [Int]] {
+            var out: [String: [Int]] = [:]
+            for row in try reader.read(scope, dismissMeasurable: pairs).dismiss {
+                #expect(out[row.category] == nil, "one row per category")
+                #expect(pairs.contains { $0.category == row.category && $0.appVersion == row.appVersion })
+                out[row.category] = [row.delivered, row.dismissals]
+            }
+            return out
+        }
+        let every = [(category: "message", appVersion: "1.0"), (category: "social_post", appVersion: "1.0")]
+        #expect(PostgresReportReader.dismissPairs(every).keys.isEmpty)
+        #expect(try dismiss(every) == ["message": [200, 40], "social_post": [200, 0]])
+        let some = [(category: "message", appVersion: "1.0"), (category: "social_post", appVersion: "2.0")]
+        #expect(PostgresReportReader.dismissPairs(some).keys == ["11:social_post2.0", "7:message1.0"])
+        #expect(try dismiss(some) == ["message": [200, 40]])
+        #expect(try dismiss([(category: "message1", appVersion: ".0"), (category: "social_post", appVersion: "1.0")]) == ["social_post": [200, 0]])
+        #expect(try dismiss([(category: "message", appVersion: "2.0")]) == [:])
     }
 }
 

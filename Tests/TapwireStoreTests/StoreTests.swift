@@ -389,4 +389,59 @@ final class Tally: Sendable {
         #expect(current["1.0"]?.categories.map(\.identifier).sorted() == ["message", "promo"])
         #expect(current["1.0"]?.category("message")?.hasCustomDismissAction == true)
     }
+
+    /// A read through the cache (as the collector's reports do) sees a manifest posted again with
+    /// other content at once: the cache is keyed on the content hash, so it never serves a stale
+    /// manifest, and it gives what an uncached read gives.
+    @Test func aCachedReadSeesAManifestPostedAgainWithOtherContent() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp()
+        let connection = try db.connect()
+        defer { connection.close() }
+        let store = ManifestStore(), cache = ManifestCache(capacity: 2)
+        func read() throws -> [String: Manifest] {
+            let cached = try store.currentManifests(appId: app.appId, on: connection, cache: cache)
+            #expect(cached == (try store.currentManifests(appId: app.appId, on: connection)))
+            return cached
+        }
+        let plain = Manifest(appVersion: "1.0", categories: [ManifestCategory(identifier: "message")])
+        _ = try store.store(plain, appId: app.appId, on: connection)
+        #expect(try read()["1.0"]?.category("message")?.hasCustomDismissAction == false)
+        #expect(cache.count == 1)
+        #expect(try read()["1.0"] == plain, "read again: the cached one")
+
+        var dismissable = plain
+        dismissable.categories = [ManifestCategory(identifier: "message", options: ["customDismissAction"])]
+        _ = try store.store(dismissable, appId: app.appId, on: connection)
+        #expect(try read()["1.0"]?.category("message")?.hasCustomDismissAction == true)
+        #expect(cache.count == 2)
+
+        // The first content posted again is in force again, and comes from the cache.
+        _ = try store.store(plain, appId: app.appId, on: connection)
+        #expect(try read()["1.0"]?.category("message")?.hasCustomDismissAction == false)
+
+        // A third content and a second version: the cache keeps its capacity, the reads stay right.
+        _ = try store.store(Manifest(appVersion: "2.0", categories: [ManifestCategory(identifier: "promo")]), appId: app.appId, on: connection)
+        let both = try read()
+        #expect(both.keys.sorted() == ["1.0", "2.0"])
+        #expect(both["2.0"]?.category("promo") != nil)
+        #expect(cache.count == 2)
+    }
+}
+
+@Suite struct ManifestCacheTests {
+    /// Bounded: past its capacity the oldest manifest goes, and the newest stay.
+    @Test func holdsAtMostItsCapacityDroppingTheOldest() {
+        let cache = ManifestCache(capacity: 2)
+        let manifests = (1...3).map { Manifest(appVersion: "\($0).0", categories: [ManifestCategory(identifier: "message")]) }
+        for manifest in manifests { cache.insert(manifest, contentHash: manifest.contentHash) }
+        #expect(cache.count == 2)
+        #expect(cache.manifest(contentHash: manifests[0].contentHash) == nil)
+        #expect(cache.manifest(contentHash: manifests[1].contentHash) == manifests[1])
+        #expect(cache.manifest(contentHash: manifests[2].contentHash) == manifests[2])
+        // The same content again takes no second place.
+        cache.insert(manifests[2], contentHash: manifests[2].contentHash)
+        #expect(cache.count == 2)
+        #expect(cache.manifest(contentHash: manifests[1].contentHash) == manifests[1])
+    }
 }

@@ -1,5 +1,7 @@
--- The manifest in force for each version of one app, as canonical JSON.
-SELECT c.app_version, m.body::text, encode(m.content_hash, 'hex'), m.last_posted_at
-FROM current_manifests c JOIN manifests m ON m.app_id = c.app_id AND m.manifest_id = c.manifest_id
-WHERE c.app_id = $1::bigint
-ORDER BY c.app_version
+-- The manifest in force for each version of one app: its id and content hash (SHA-256 of its
+-- canonical JSON), not its body, which the caller reads (manifest_bodies.sql) only for the
+-- hashes it has not decoded before (TapwireStore/ManifestCache.swift).
+SELECT app_version, manifest_id, encode(content_hash, 'hex') AS content_hash
+FROM current_manifests
+WHERE app_id = $1::bigint
+ORDER BY app_version

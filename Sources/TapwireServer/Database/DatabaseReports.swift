@@ -9,6 +9,8 @@ public struct DatabaseReports: EngagementReportReader {
     public let database: DatabaseExecutor
     public let regression: RegressionConfiguration
     public let logger: Logger
+    /// Shared by every report this collector serves: each distinct manifest is decoded once.
+    let manifestCache = ManifestCache()
 
     public init(database: DatabaseExecutor, regression: RegressionConfiguration, logger: Logger) {
         self.database = database
@@ -18,9 +20,9 @@ public struct DatabaseReports: EngagementReportReader {
 
     public func report(appId: Int64, appName: String, request: ReportRequest, withFindings: Bool) async throws(APIError)
         -> (report: EngagementReport, findings: FindingsReport?, standby: StandbyStatus) {
-        let regression = self.regression
+        let regression = self.regression, manifestCache = self.manifestCache
         let result = await database.perform { (connection) throws(ReportFailure) in
-            let service = EngagementReportService()
+            let service = EngagementReportService(manifestCache: manifestCache)
             let report = try service.report(appId: appId, appName: appName, request: request, on: connection)
             do throws(DatabaseError) {
                 let findings = withFindings ? try service.findings(for: report, appId: appId, regression: regression, on: connection) : nil
