@@ -6,7 +6,7 @@ public struct ManifestIndex: Sendable {
     public let union: [String: ManifestCategory]
     /// Each version's categories by identifier (the first of a repeated one), made once per index:
     /// the collector looks one up for every event it stores (`MismatchMetrics`), and building it
-    /// per event was a fifth of the collector's CPU at a real app's shape (docs/ingestion.md,
+    /// per event took 16 % of the collector's CPU at a real app's shape (docs/ingestion.md,
     /// "The collector's CPU").
     private let categoriesByVersion: [String: [String: ManifestCategory]]
 
