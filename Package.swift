@@ -24,6 +24,8 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // glibc's allocator settings (<malloc.h>): the collector's arenas, set once at start.
+        .systemLibrary(name: "CMalloc"),
 
         // Embeds SQL files into the binary, so it runs outside the checkout: sql/migrations, fresh and
         // queries into TapwireStore; sql/bench into tapwire-bench; sql/soak into tapwire-soak and the tests.
@@ -44,7 +46,7 @@ let package = Package(
         .target(name: "TapwireLifecycle", dependencies: ["TapwireCore"], swiftSettings: strict),
         .target(name: "TapwireStore", dependencies: ["TapwireCore", "TapwireLifecycle", "CLibPQ"],
                 swiftSettings: strict, plugins: ["EmbedSQL"]),
-        .target(name: "TapwireServer", dependencies: ["TapwireCore", "TapwireLifecycle", "TapwireStore", "TapwireReport", "CMicroHTTPD", "TapwireZlib"],
+        .target(name: "TapwireServer", dependencies: ["TapwireCore", "TapwireLifecycle", "TapwireStore", "TapwireReport", "CMicroHTTPD", "TapwireZlib", "CMalloc"],
                 swiftSettings: strict + fuzzed),
         .target(name: "TapwireReport", dependencies: ["TapwireCore", "TapwireStatistics", "TapwireStore"], swiftSettings: strict),
         // The SDK apps embed: Foundation, the wire format and zlib only, never a server module.

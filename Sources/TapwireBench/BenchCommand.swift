@@ -80,6 +80,9 @@ enum BenchCommand {
         /// Database CPU seconds per 1M rows (nil when the server's processes cannot be read).
         var copyCPU: Double?
         var collectorCPU: Double?
+        /// The collector process's own CPU seconds (user and system) per 1M events at peak, its
+        /// fold of the round included: on a machine of few cores it competes with the database.
+        var processCPU: Double?
         /// Database execution seconds per 1M events, by statement (nil without pg_stat_statements).
         var copyStatements: [(String, Double)]?
         var collectorStatements: [(String, Double)]?
@@ -316,6 +319,7 @@ enum BenchCommand {
         var figures = rigs.map { Figures(shape: $0.shape.name, kind: kind) }
         var copyRates = rigs.map { _ in [Double]() }, peakRates = rigs.map { _ in [Double]() }
         var copyCPUSeconds = rigs.map { _ in 0.0 }, collectorCPUSeconds = rigs.map { _ in 0.0 }
+        var processCPUSeconds = rigs.map { _ in 0.0 }
         var copyTimes = rigs.map { _ in [String: Double]() }, collectorTimes = rigs.map { _ in [String: Double]() }
         for round in 0..<options.rounds {
             for (r, rig) in rigs.enumerated() {
@@ -327,6 +331,7 @@ enum BenchCommand {
                 if probes.statements { add(try statementTimes(rig.setup), into: &copyTimes[r]); try rig.setup.query(BenchSQL.statementsReset) }
 
                 cpuBefore = probes.cpu?.seconds()
+                let processBefore = processCPU(collector.process.pid)
                 let postStart = monotonicNanoseconds()
                 let result = try post(rounds[r][round].bodies, port: collector.port, auths: auths[r], connections: options.connections, ratePerSecond: nil)
                 peakRates[r].append(Double(options.eventsPerRound) / (Double(monotonicNanoseconds() - postStart) / 1e9))
@@ -336,6 +341,7 @@ enum BenchCommand {
                 // What the collector's background fold does within a second, counted in the round.
                 try RollupStore().fold(on: rig.setup)
                 if let before = cpuBefore, let after = probes.cpu?.seconds() { collectorCPUSeconds[r] += after - before }
+                if let before = processBefore, let after = processCPU(collector.process.pid) { processCPUSeconds[r] += after - before }
                 if probes.statements { add(try statementTimes(rig.setup), into: &collectorTimes[r]) }
                 figures[r].peak.samples += result.latencies.samples
                 print(String(format: "%@ round %d: COPY %.0f rows/s, collector %.0f events/s (%.0f%%)", figures[r].label, round + 1,
@@ -351,6 +357,7 @@ enum BenchCommand {
                 figures[r].copyCPU = copyCPUSeconds[r] / millions
                 figures[r].collectorCPU = collectorCPUSeconds[r] / millions
             }
+            if processCPU(rigs[r].collector!.process.pid) != nil { figures[r].processCPU = processCPUSeconds[r] / millions }
             if probes.statements {
                 figures[r].copyStatements = copyTimes[r].map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
                 figures[r].collectorStatements = collectorTimes[r].map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
@@ -416,6 +423,7 @@ enum BenchCommand {
                 ("halfPeakP50Ms", .double(f.half.percentile(0.5) * 1000)), ("halfPeakP99Ms", .double(f.half.percentile(0.99) * 1000)),
                 ("copyDatabaseCPUSecondsPerMillion", f.copyCPU.map { JSONValue.double($0) } ?? .null),
                 ("collectorDatabaseCPUSecondsPerMillion", f.collectorCPU.map { JSONValue.double($0) } ?? .null),
+                ("collectorProcessCPUSecondsPerMillion", f.processCPU.map { JSONValue.double($0) } ?? .null),
                 ("copyStatementSecondsPerMillion", statementJSON(f.copyStatements)),
                 ("collectorStatementSecondsPerMillion", statementJSON(f.collectorStatements)),
                 ("collectorPeakRSSBytes", .int(f.rss)),
@@ -528,6 +536,7 @@ enum BenchCommand {
             guard let c = f.copyCPU, let e = f.collectorCPU else { return "n/a" }
             return String(format: "%.1f / %.1f (%.2f×)", c, e, e / c)
         })
+        row("collector process CPU s per 1M", all.map { f in f.processCPU.map { String(format: "%.1f", $0) } ?? "n/a" })
         let names = Set(all.flatMap { ($0.collectorStatements ?? []).map(\.0) + ($0.copyStatements ?? []).map(\.0) })
         if !names.isEmpty {
             print("database time per statement, s per 1M events:")
@@ -649,6 +658,12 @@ enum BenchCommand {
             }
             return total / ticks
         }
+    }
+
+    /// A process's CPU seconds so far (user and system, /proc/PID/stat), nil when unreadable.
+    static func processCPU(_ pid: Int32) -> Double? {
+        guard let fields = DatabaseCPU.stat(pid), fields.count > 13, let user = Double(fields[12]), let system = Double(fields[13]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     static func median(_ values: [Double]) -> Double {

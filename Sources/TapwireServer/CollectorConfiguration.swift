@@ -16,6 +16,9 @@ public struct CollectorConfiguration: Sendable {
     /// How often the pending rollup deltas are folded into the rollups: what dashboards lag by at
     /// most. Longer folds fewer times the same rollup rows; reports fold first and never lag.
     public var rollupFoldMilliseconds = 2000
+    /// The C allocator's arenas, set once by `tapwire serve` before its threads
+    /// start (docs/ingestion.md, "The collector's memory").
+    public var allocator = AllocatorSettings()
     /// Threads (and connections) for key lookups, manifests and reports.
     public var readerThreads = 4
     /// How long a resolved key is trusted before it is looked up again.

@@ -26,6 +26,12 @@ enum ServeCommand {
         var (configuration, databaseGiven) = try Settings.load(&args)
         try args.finish()
         let logger = Logger(label: "tapwire", minimumLevel: configuration.logLevel)
+        // Before the collector's threads (and the embedded cluster's) exist: each would otherwise
+        // get an arena of its own.
+        let refused = configuration.allocator.apply()
+        if !refused.isEmpty {
+            logger.warning("the C library did not take these allocator settings", ["settings": .string(refused.joined(separator: ", "))])
+        }
 
         var cluster: EmbeddedPostgres?
         var startedCluster = false

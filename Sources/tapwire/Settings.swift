@@ -52,6 +52,10 @@ enum Settings {
                 help: "Threads (and connections) for key lookups, manifests and reports") { c, v throws(CLIError) in
             c.readerThreads = max(1, try number(v, "--reader-threads"))
         },
+        Setting(flag: "malloc-arenas", environment: "TAPWIRE_MALLOC_ARENAS", defaultText: String(defaults.allocator.arenas),
+                help: "malloc arenas the collector's threads share (glibc M_ARENA_MAX); 0: glibc's default, 8 per core") { c, v throws(CLIError) in
+            c.allocator.arenas = try number(v, "--malloc-arenas")
+        },
         Setting(flag: "connection-limit", environment: "TAPWIRE_CONNECTION_LIMIT", defaultText: String(defaults.http.connectionLimit),
                 help: "Open HTTP connections in all") { c, v throws(CLIError) in c.http.connectionLimit = max(1, try number(v, "--connection-limit")) },
         Setting(flag: "per-ip-connection-limit", environment: "TAPWIRE_PER_IP_CONNECTION_LIMIT", defaultText: String(defaults.http.perIPConnectionLimit),

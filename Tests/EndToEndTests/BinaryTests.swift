@@ -92,6 +92,50 @@ import TapwireRollupOracle
         #expect(try conn.query("SELECT count(*) FROM events").scalar == "500")
     }
 
+    /// `--malloc-arenas` reaches glibc before the collector's threads allocate: with one arena
+    /// every thread shares the main heap, and no thread arena (a 64 MiB-aligned reservation of
+    /// 64 MiB, docs/ingestion.md "The collector's memory") is mapped however many threads
+    /// posted; with glibc's default (0) the same load maps some.
+    @Test func theCollectorsThreadsShareTheArenasItIsGiven() throws {
+        let url = try blankDatabase()
+        #expect(try TapwireBinary.run(["migrate", "--database-url", url]).status == 0)
+        let created = try TapwireBinary.run(["apps", "create", "arenas", "--format", "json", "--database-url", url])
+        let writeKey = try #require(try? JSONParser().parse(created.output.trimmingCharacters(in: .whitespacesAndNewlines))["writeKey"]?.stringValue)
+        func threadArenas(_ arenas: String) throws -> Int {
+            let server = try TapwireBinary.serve(databaseURL: url, extraArguments: ["--malloc-arenas", arenas])
+            defer { _ = server.interrupt() }
+            DispatchQueue.concurrentPerform(iterations: 16) { _ in
+                _ = try? server.client.post("/v1/batch", key: writeKey, json: TestBatch.body((0..<200).map { _ in TestBatch.event() }))
+            }
+            #expect(try server.client.post("/v1/batch", key: writeKey, json: TestBatch.body([TestBatch.event()])).status == 200)
+            let maps = try String(contentsOfFile: "/proc/\(server.child.pid)/maps", encoding: .utf8)
+            return Self.threadArenaHeaps(maps)
+        }
+        #expect(try threadArenas("1") == 0)
+        #expect(try threadArenas("0") >= 2)
+    }
+
+    /// glibc's thread arenas in /proc/PID/maps: each heap is an anonymous reservation of 64 MiB
+    /// aligned on 64 MiB, its used part read-write and the rest inaccessible.
+    static func threadArenaHeaps(_ maps: String) -> Int {
+        let size: UInt64 = 64 << 20
+        var regions: [(start: UInt64, end: UInt64, access: Substring)] = []
+        for line in maps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count == 5, let dash = fields[0].firstIndex(of: "-"),
+                  let start = UInt64(fields[0][..<dash], radix: 16), let end = UInt64(fields[0][fields[0].index(after: dash)...], radix: 16)
+            else { continue }
+            regions.append((start, end, fields[1]))
+        }
+        var heaps = 0
+        for (i, region) in regions.enumerated() where region.start % size == 0 && region.access.hasPrefix("rw") {
+            if region.end - region.start == size { heaps += 1; continue }
+            if i + 1 < regions.count, regions[i + 1].start == region.end, regions[i + 1].access.hasPrefix("---"),
+               regions[i + 1].end - region.start == size { heaps += 1 }
+        }
+        return heaps
+    }
+
     @Test func badUsageIsAClearMessageAndExitCode2() throws {
         let port = try TapwireBinary.run(["serve", "--port", "http"])
         #expect(port.status == 2)

@@ -275,6 +275,74 @@ struct RollupDeltasTests {
         #expect(rows.strata.count > 4 && rows.marginals.keys.contains { $0.dimension == .os && $0.value == "26" })
     }
 
+    /// A commit's finest rows of registered actions keep the category and the release (version,
+    /// platform), and of histogram bins the category only: all `derive` reads of them. Many
+    /// campaigns, variants and OS versions then add no rows of their own. A batch of an older
+    /// collector, whose actions and bins carried every dimension, derives the same rows, alone
+    /// or merged with this one's (a rolling upgrade folds both).
+    @Test func actionsAndBinsKeepOnlyWhatIsReadOfThem() {
+        var rng = SeededGenerator(seed: 4_033)
+        var deltas = RollupDeltas()
+        // The same events' actions and bins by every dimension, as a collector before this change stored them.
+        var actionsByEveryDimension: [RollupDeltas.ActionKey: Int64] = [:]
+        var binsByEveryDimension: [RollupDeltas.HistogramKey: Int64] = [:]
+        for i in 0..<600 {
+            let context = DeviceContext(appVersion: ["6.0", "6.1", "6.2"][i % 3], platform: ["iOS", "iPadOS"][(i / 3) % 2],
+                                        osVersion: ["18.1", "26.0"][(i / 6) % 2])
+            let time = at(Int64.random(in: 0...14, using: &rng)) // one quarter hour
+            let action = [SystemAction.open, SystemAction.dismiss, "reply", "like"].randomElement(using: &rng)!
+            let event = Event(eventId: .v7(at: time, using: &rng), type: .response, deviceTime: time,
+                              category: ["chat", "promo"].randomElement(using: &rng)!, actionIdentifier: action,
+                              userTextLength: action == "reply" ? Int32.random(in: 0...20, using: &rng) : nil,
+                              hasMedia: Bool.random(using: &rng), categoryRegistered: true, campaign: "campaign-\(i % 40)",
+                              variant: ["A", "B", nil].randomElement(using: &rng)!,
+                              deliveredAt: time.adding(microseconds: -Int64.random(in: 0...90_000_000, using: &rng)))
+            deltas.add(event, appId: 3, context: context)
+            let every = RollupDeltas.Dimensions(appId: 3, grain: RollupDeltas.Grain.quarter,
+                                                bucket: RollupDeltas.floor(time.microseconds, RollupDeltas.microsecondsPerQuarterHour),
+                                                category: event.category, appVersion: context.appVersion, platform: context.platform,
+                                                campaign: event.campaign ?? "", variant: event.variant ?? "",
+                                                os: ReportDimension.osMajor(context.osVersion))
+            if action == "reply" || action == "like" { actionsByEveryDimension[.init(dimensions: every, action: action), default: 0] += 1 }
+            for (metric, bin) in RollupDeltas.bins(of: event) { binsByEveryDimension[.init(dimensions: every, metric: metric, bin: bin), default: 0] += 1 }
+        }
+        deltas.finishFinest()
+
+        #expect(deltas.histograms.keys.allSatisfy { k in
+            let d = k.dimensions
+            return d.appVersion.isEmpty && d.platform.isEmpty && d.campaign.isEmpty && d.variant.isEmpty && d.os == ""
+        })
+        #expect(deltas.actions.keys.allSatisfy { k in
+            let d = k.dimensions
+            return !d.appVersion.isEmpty && !d.platform.isEmpty && d.campaign.isEmpty && d.variant.isEmpty && d.os == ""
+        })
+        #expect(deltas.counts.keys.contains { $0.dimensions.campaign == "campaign-7" && $0.dimensions.os == "26" })
+        // Fewer rows: at most the categories × quarter hours × bins in use, against one per bin and combination.
+        #expect(deltas.histograms.count * 3 < binsByEveryDimension.count)
+        #expect(deltas.actions.count * 3 < actionsByEveryDimension.count)
+        #expect(deltas.histograms.values.reduce(0, +) == binsByEveryDimension.values.reduce(0, +))
+        #expect(deltas.actions.values.reduce(0, +) == actionsByEveryDimension.values.reduce(0, +))
+
+        // An older collector's batch: the same counts and usage, its actions and bins by every dimension.
+        var older = RollupDeltas()
+        for (key, c) in deltas.counts { older.merge(key, c) }
+        for (key, usage) in deltas.usageHourly { older.mergeHourlyUsage(key, usage) }
+        for (key, n) in actionsByEveryDimension { older.merge(key, n) }
+        for (key, n) in binsByEveryDimension { older.merge(key, n) }
+        let rows = deltas.derive()
+        #expect(older.derive() == rows)
+        #expect(!rows.totalHistograms.isEmpty && !rows.releaseActions.isEmpty && !rows.totalActions.isEmpty)
+        // Half of the events' actions and bins from each kind of collector, folded together.
+        var mixed = RollupDeltas()
+        for (key, c) in deltas.counts { mixed.merge(key, c) }
+        for (key, usage) in deltas.usageHourly { mixed.mergeHourlyUsage(key, usage) }
+        for (key, n) in binsByEveryDimension where key.dimensions.category == "chat" { mixed.merge(key, n) }
+        for (key, n) in deltas.histograms where key.dimensions.category != "chat" { mixed.merge(key, n) }
+        for (key, n) in actionsByEveryDimension where key.dimensions.appVersion == "6.0" { mixed.merge(key, n) }
+        for (key, n) in deltas.actions where key.dimensions.appVersion != "6.0" { mixed.merge(key, n) }
+        #expect(mixed.derive() == rows)
+    }
+
     /// Quarter hours are the finest cut, so every zone's local midnight is a bucket edge: Nepal's
     /// (+05:45) is 18:15 UTC, and the last microsecond before it falls in the 18:00 quarter, the
     /// midnight itself in the 18:15 one. Before 1970 the cut is a floor too.
