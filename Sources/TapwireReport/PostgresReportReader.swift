@@ -10,9 +10,12 @@ public struct PostgresReportReader: ReportReading {
     public static let maxRangeDays: Int64 = 3_700
 
     let connection: PostgresConnection
+    /// How it counts every acknowledged event: its own fold, or the collector's shared one.
+    let fold: any ReadFold
 
-    public init(connection: PostgresConnection) {
+    public init(connection: PostgresConnection, fold: any ReadFold = OwnFold()) {
         self.connection = connection
+        self.fold = fold
     }
 
     /// Local-day edges in `timeZone`: the midnight starting `fromDate`, the midnight after
@@ -58,7 +61,7 @@ public struct PostgresReportReader: ReportReading {
     public func read(_ scope: ReportScope, dismissMeasurable: [(category: String, appVersion: String)]) throws(ReportFailure) -> ReportData {
         do throws(DatabaseError) {
             // Pending deltas first, so the report counts every acknowledged event.
-            try RollupStore().foldBeforeReading(on: connection)
+            try fold.foldBeforeReading(on: connection)
             // One snapshot for every read, so the parts of a report always add up.
             return try connection.readOnlySnapshot { () throws(DatabaseError) -> ReportData in
                 let from = scope.from.iso8601(fractionDigits: 6), to = scope.to.iso8601(fractionDigits: 6)
