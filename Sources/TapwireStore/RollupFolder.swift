@@ -67,9 +67,9 @@ public final class RollupFolder: Service {
                 }
                 let started = monotonicNanoseconds()
                 let rows = try RollupStore().fold(on: connection!)
-                // Committed: the readers waiting for it read now, before the summaries below.
-                folds.foldFinished(succeeded: true)
                 onFold(rows, Double(monotonicNanoseconds() - started) / 1e9)
+                // Committed (and counted): the readers waiting for it read now, before the summaries below.
+                folds.foldFinished(succeeded: true)
                 backoff.reset()
                 // The BRIN summaries of the pages commits filled since (migration 0070): a range
                 // not yet summarised would match every read of events by time. Its failure (a

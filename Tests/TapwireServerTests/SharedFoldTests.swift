@@ -52,7 +52,7 @@ import TapwireTestSupport
         return 0
     }
 
-    static func folds(_ collector: TestCollector) -> Double { metric(collector, CollectorMetrics.rollupFoldSeconds + "_count") }
+    static func folds(_ collector: TestCollector) -> Int { collector.foldsDone }
     static func waits(_ collector: TestCollector, _ outcome: String) -> Double {
         metric(collector, CollectorMetrics.readFoldWaits + "{outcome=\"\(outcome)\"}")
     }

@@ -57,8 +57,10 @@ public struct FoldRequests: Sendable, Equatable {
         if stopped { return .foldYourself(.stopped) }
         // The folder is backing off after a failure: do not wait out its backoff.
         if lastFailed > lastSucceeded { return .foldYourself(.foldFailed) }
+        // Wanted already: asked while a fold ran (the folder looks when it finishes) or woken.
+        let wasWanted = wanted
         wanted = true
-        guard !running, !woken else { return .wait(wakeFolder: false) }
+        guard !running, !woken, !wasWanted else { return .wait(wakeFolder: false) }
         woken = true
         return .wait(wakeFolder: true)
     }
