@@ -38,10 +38,9 @@ public struct FoldRequests: Sendable, Equatable {
     public private(set) var running = false
     public private(set) var lastSucceeded: UInt64 = 0
     public private(set) var lastFailed: UInt64 = 0
-    /// A reader waits for a fold that has not started: the folder folds at once, not after its interval.
+    /// A reader waits for a fold that has not started: the folder folds at once, not after its
+    /// interval. Set, it also means the folder needs no other wake-up.
     public private(set) var wanted = false
-    /// The folder was woken and has not started a fold since: no second wake-up.
-    public private(set) var woken = false
     public private(set) var stopped = false
 
     public init() {}
@@ -57,12 +56,11 @@ public struct FoldRequests: Sendable, Equatable {
         if stopped { return .foldYourself(.stopped) }
         // The folder is backing off after a failure: do not wait out its backoff.
         if lastFailed > lastSucceeded { return .foldYourself(.foldFailed) }
-        // Wanted already: asked while a fold ran (the folder looks when it finishes) or woken.
+        // Wanted already: asked while a fold ran (the folder looks when it finishes), or the
+        // folder was woken by the reader that asked first.
         let wasWanted = wanted
         wanted = true
-        guard !running, !woken, !wasWanted else { return .wait(wakeFolder: false) }
-        woken = true
-        return .wait(wakeFolder: true)
+        return .wait(wakeFolder: !running && !wasWanted)
     }
 
     /// Whether the folder folds now rather than sleeping out its interval.
@@ -74,7 +72,6 @@ public struct FoldRequests: Sendable, Equatable {
         started += 1
         running = true
         wanted = false
-        woken = false
         return started
     }
 
