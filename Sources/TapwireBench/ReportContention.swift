@@ -94,7 +94,7 @@ extension BenchCommand {
                     let batch = deviceBatch(&generator, events: options.batchSize, before: start)
                     return try Zlib.compress(wireJSON(batch.events, context: batch.context, sentAt: start))
                 }
-                let before = statements ? try statementWork(rig.setup) : nil
+                let before = try statements ? statementWork(rig.setup) : nil
                 let stop = Atomic<Bool>(false)
                 let reader = Mutex(LoadResult())
                 let done = DispatchGroup()
@@ -120,7 +120,7 @@ extension BenchCommand {
                 stop.store(true, ordering: .relaxed)
                 done.wait()
                 if let before {
-                    let work = DatabaseWork(from: before, to: try statementWork(rig.setup))
+                    let work = try DatabaseWork(from: before, to: statementWork(rig.setup))
                     if reading { figures.readingWork = (figures.readingWork ?? DatabaseWork()) + work } else { figures.quietWork = (figures.quietWork ?? DatabaseWork()) + work }
                 }
                 guard result.failures == 0 else {

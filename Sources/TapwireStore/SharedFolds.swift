@@ -70,7 +70,8 @@ public final class SharedFolds: Sendable {
                 let now = monotonicNanoseconds()
                 if now >= deadline || semaphore.wait(timeout: .now() + .nanoseconds(Int(deadline - now))) == .timedOut {
                     // One last look: the fold may have committed as the wait ended.
-                    outcome = state.withLock { $0.requests.answer(ticket) } == .folded ? nil : .timedOut
+                    let last = state.withLock { $0.requests.answer(ticket) }
+                    outcome = last == .folded ? nil : FoldRequests.Fallback.timedOut
                     break waiting
                 }
             }
