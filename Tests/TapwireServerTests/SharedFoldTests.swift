@@ -57,6 +57,34 @@ import TapwireTestSupport
         metric(collector, CollectorMetrics.readFoldWaits + "{outcome=\"\(outcome)\"}")
     }
 
+    /// Reports requested on threads of their own, and what each answered.
+    final class BackgroundReports: Sendable {
+        private let answers = Mutex<[Int64?]>([])
+        private let done = DispatchGroup()
+
+        func request(_ collector: TestCollector, key: String) {
+            done.enter()
+            Thread { [self] in
+                defer { done.leave() }
+                let delivered = try? SharedFoldTests.delivered(collector, key: key)
+                answers.withLock { $0.append(delivered ?? nil) }
+            }.start()
+        }
+
+        /// Every report's answer, once all have answered.
+        func wait() -> [Int64?] {
+            done.wait()
+            return answers.withLock { $0 }
+        }
+    }
+
+    /// Whether the collector's fold (or one of them) is waiting on a lock: held by the test.
+    static func foldWaitsOnALock(_ database: TestDatabase) -> Bool {
+        (try? eventually(timeout: 30) {
+            try database.query("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tapwire-rollup-fold' AND wait_event_type = 'Lock'").scalar == "1"
+        }) ?? false
+    }
+
     @Test func aReportRightAfterABatchsAcknowledgementCountsItThroughTheCollectorsFold() throws {
         let collector = try Self.start()
         defer { collector.stop() }
@@ -94,30 +122,16 @@ import TapwireTestSupport
         try lock.query("BEGIN")
         try lock.query("LOCK TABLE rollup_delta_batches IN SHARE MODE")
 
-        let answers = Mutex<[Int64?]>([])
-        let done = DispatchGroup()
-        func report() {
-            done.enter()
-            Thread {
-                defer { done.leave() }
-                let delivered = try? Self.delivered(collector, key: app.readKey.text)
-                answers.withLock { $0.append(delivered ?? nil) }
-            }.start()
-        }
+        let reports = BackgroundReports()
         // The first report wakes the fold, which waits on the lock to take the pending batch.
-        report()
-        let watcher = try collector.database.connect()
-        defer { watcher.close() }
-        #expect(try eventually(timeout: 30) {
-            try watcher.query("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tapwire-rollup-fold' AND wait_event_type = 'Lock'").scalar == "1"
-        }, "the fold never waited on the test's lock")
+        reports.request(collector, key: app.readKey.text)
+        #expect(Self.foldWaitsOnALock(collector.database), "the fold never waited on the test's lock")
         // These arrive while that fold runs: it may have looked for batches before theirs, so each waits for the next.
-        for _ in 1..<readers { report() }
+        for _ in 1..<readers { reports.request(collector, key: app.readKey.text) }
         #expect(eventually(timeout: 30) { Self.metric(collector, CollectorMetrics.readFoldWaiting) == Double(readers) })
         #expect(Self.folds(collector) == 1)
         try lock.query("COMMIT")
-        done.wait()
-        #expect(answers.withLock { $0 } == Array(repeating: Int64(25), count: readers))
+        #expect(reports.wait() == Array(repeating: Int64(25), count: readers))
         #expect(Self.folds(collector) == 3, "the fold the first report woke, and one more for the other \(readers - 1)")
         #expect(Self.waits(collector, "shared") == Double(readers))
     }
@@ -140,21 +154,11 @@ import TapwireTestSupport
         defer { other.close() }
         try other.query("BEGIN")
         #expect(try RollupStore().foldPending(on: other) > 0)
-        let answer = Mutex<Int64?>(nil)
-        let done = DispatchGroup()
-        done.enter()
-        Thread {
-            defer { done.leave() }
-            answer.withLock { $0 = (try? Self.delivered(reading, key: app.readKey.text)) ?? nil }
-        }.start()
-        let watcher = try reading.database.connect()
-        defer { watcher.close() }
-        #expect(try eventually(timeout: 30) {
-            try watcher.query("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tapwire-rollup-fold' AND wait_event_type = 'Lock'").scalar == "1"
-        }, "the reading collector's fold never waited for the fold in flight")
+        let reports = BackgroundReports()
+        reports.request(reading, key: app.readKey.text)
+        #expect(Self.foldWaitsOnALock(reading.database), "the reading collector's fold never waited for the fold in flight")
         try other.query("COMMIT")
-        done.wait()
-        #expect(answer.withLock { $0 } == 50)
+        #expect(reports.wait() == [50])
         #expect(Self.waits(reading, "shared") == 2)
     }
 
@@ -169,18 +173,12 @@ import TapwireTestSupport
         defer { lock.close() }
         try lock.query("BEGIN")
         try lock.query("LOCK TABLE rollup_delta_batches IN SHARE MODE")
-        let answer = Mutex<Int64?>(nil)
-        let done = DispatchGroup()
-        done.enter()
-        Thread {
-            defer { done.leave() }
-            answer.withLock { $0 = (try? Self.delivered(collector, key: app.readKey.text)) ?? nil }
-        }.start()
+        let reports = BackgroundReports()
+        reports.request(collector, key: app.readKey.text)
         // Its own fold waits on the lock too; let go once it gave up on the collector's.
         #expect(eventually(timeout: 30) { Self.waits(collector, "timed_out") == 1 })
         try lock.query("COMMIT")
-        done.wait()
-        #expect(answer.withLock { $0 } == 15)
+        #expect(reports.wait() == [15])
         #expect(Self.waits(collector, "shared") == 0)
     }
 }
