@@ -57,6 +57,19 @@ import TapwireTestSupport
         metric(collector, CollectorMetrics.readFoldWaits + "{outcome=\"\(outcome)\"}")
     }
 
+    /// A collector with a batch of `count` deliveries pending, and a connection holding a lock
+    /// that makes the next fold wait when it takes that batch (commits wait too: post nothing).
+    static func lockedAfterABatch(_ count: Int, readerThreads: Int = 2, waitMilliseconds: Int = 30_000) throws
+        -> (TestCollector, CreatedApp, PostgresConnection) {
+        let collector = try start(readerThreads: readerThreads, waitMilliseconds: waitMilliseconds)
+        let app = try collector.database.createApp()
+        try post(count, to: collector, key: app.writeKey.text)
+        let lock = try collector.database.connect()
+        try lock.query("BEGIN")
+        try lock.query("LOCK TABLE rollup_delta_batches IN SHARE MODE")
+        return (collector, app, lock)
+    }
+
     /// Reports requested on threads of their own, and what each answered.
     final class BackgroundReports: Sendable {
         private let answers = Mutex<[Int64?]>([])
@@ -113,14 +126,8 @@ import TapwireTestSupport
     /// all: the fold is held on a lock the test takes, then let go.
     @Test func manyConcurrentReportsCauseOneFold() throws {
         let readers = 4
-        let collector = try Self.start(readerThreads: readers)
-        defer { collector.stop() }
-        let app = try collector.database.createApp()
-        try Self.post(25, to: collector, key: app.writeKey.text)
-        let lock = try collector.database.connect()
-        defer { lock.close() }
-        try lock.query("BEGIN")
-        try lock.query("LOCK TABLE rollup_delta_batches IN SHARE MODE")
+        let (collector, app, lock) = try Self.lockedAfterABatch(25, readerThreads: readers)
+        defer { collector.stop(); lock.close() }
 
         let reports = BackgroundReports()
         // The first report wakes the fold, which waits on the lock to take the pending batch.
@@ -165,14 +172,8 @@ import TapwireTestSupport
     /// A fold that does not commit within the bound: the report folds itself, as outside the
     /// collector, and still counts every acknowledged batch.
     @Test func aReportWhoseFoldIsStuckFoldsItselfAfterItsBound() throws {
-        let collector = try Self.start(waitMilliseconds: 300)
-        defer { collector.stop() }
-        let app = try collector.database.createApp()
-        try Self.post(15, to: collector, key: app.writeKey.text)
-        let lock = try collector.database.connect()
-        defer { lock.close() }
-        try lock.query("BEGIN")
-        try lock.query("LOCK TABLE rollup_delta_batches IN SHARE MODE")
+        let (collector, app, lock) = try Self.lockedAfterABatch(15, waitMilliseconds: 300)
+        defer { collector.stop(); lock.close() }
         let reports = BackgroundReports()
         reports.request(collector, key: app.readKey.text)
         // Its own fold waits on the lock too; let go once it gave up on the collector's.
