@@ -247,7 +247,8 @@ enum BenchCommand {
         if options.reportPairs > 0 {
             for (r, rig) in rigs.enumerated() {
                 let peak = all.first { $0.shape == rig.shape.name && $0.kind == .v7 }?.peakRate ?? 0
-                let (figures, posted) = try measureReportContention(rig, apps: v7Apps[r], peakRate: peak, options: options)
+                let (figures, posted) = try measureReportContention(rig, apps: v7Apps[r], peakRate: peak, options: options,
+                                                                    statements: probes.statements)
                 for (app, count) in zip(v7Apps[r], posted) { expected[r][app.appId, default: 0] += count }
                 contention.append(figures)
             }
@@ -590,6 +591,11 @@ enum BenchCommand {
     /// Database execution time (s) per statement since the last reset, named by the sql/ file
     /// the statement came from.
     static func statementTimes(_ connection: PostgresConnection) throws -> [String: Double] {
+        try statementWork(connection).mapValues { $0.seconds }
+    }
+
+    /// `statementTimes` with each name's calls.
+    static func statementWork(_ connection: PostgresConnection) throws -> [String: (calls: Int, seconds: Double)] {
         let known: [SQL] = [EmbeddedSQL.copyEventIds, EmbeddedSQL.copyStagedIds, EmbeddedSQL.claimEventIds,
                             EmbeddedSQL.copyEvents, EmbeddedSQL.copyRollupDeltaBatch, EmbeddedSQL.takeRollupDeltaBatches, EmbeddedSQL.copyRollupDeltas,
                             EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.pendingDeltaApps, EmbeddedSQL.foldApps, EmbeddedSQL.ensurePartitions,
@@ -599,15 +605,16 @@ enum BenchCommand {
                             EmbeddedSQL.createStagedIds, BenchSQL.baselineCopy]
         var names: [String: String] = [:]
         for sql in known { names[sql.text.trimmingCharacters(in: .whitespacesAndNewlines)] = (sql.name as NSString).lastPathComponent }
-        var times: [String: Double] = [:]
+        var work: [String: (calls: Int, seconds: Double)] = [:]
         for row in try connection.query(BenchSQL.statementsTimes).rows {
             guard let text = row[0], let ms = row[2].flatMap(Double.init) else { continue }
             let key = text.trimmingCharacters(in: .whitespacesAndNewlines)
             if key.hasPrefix("SELECT pg_stat_statements_reset") || key.hasPrefix("-- Execution time of every statement") { continue }
             let name = names[key] ?? (["BEGIN", "COMMIT", "ROLLBACK"].contains(key) ? key : "other")
-            times[name, default: 0] += ms / 1000
+            let calls = row[1].flatMap { Int($0) } ?? 0
+            work[name] = ((work[name]?.calls ?? 0) + calls, (work[name]?.seconds ?? 0) + ms / 1000)
         }
-        return times
+        return work
     }
 
     static func add(_ times: [String: Double], into total: inout [String: Double]) {

@@ -25,15 +25,58 @@ extension BenchCommand {
         /// Each pair's p99 with the reader over its p99 quiet: one stall of the shared machine
         /// moves one pair's ratio, where it can be the whole pooled p99.
         var pairRatios: [Double] = []
+        /// The database's work in the quiet segments and in those with the reader (nil without
+        /// pg_stat_statements): less noisy than a p99 on a shared machine.
+        var quietWork: DatabaseWork?
+        var readingWork: DatabaseWork?
         var p99Ratio: Double {
             let q = quiet.percentile(0.99)
             return q > 0 ? reading.percentile(0.99) / q : 0
         }
     }
 
+    /// The statements one kind of segment ran in the shape's database (pg_stat_statements):
+    /// all of them, the fold's (the background fold's and any reader's own), and the rest that
+    /// is neither the fold nor ingestion's commits (the report's reads, key lookups).
+    struct DatabaseWork {
+        static let foldStatements: Set<String> = Set([
+            EmbeddedSQL.pendingDeltaApps, EmbeddedSQL.foldApps, EmbeddedSQL.takeRollupDeltaBatches, EmbeddedSQL.copyRollupDeltas,
+            EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.pendingAttributionApps, EmbeddedSQL.conversionUpliftDelivered,
+            EmbeddedSQL.attributePending, EmbeddedSQL.pendingHoldoutApps, EmbeddedSQL.holdoutsPending, EmbeddedSQL.summarizeEventRanges,
+        ].map { ($0.name as NSString).lastPathComponent })
+        var seconds = 0.0
+        var foldSeconds = 0.0
+        /// Calls of fold_rollup_deltas.sql: one per fold of up to 8 apps.
+        var folds = 0
+        var otherSeconds = 0.0
+
+        /// What ran between two snapshots of `BenchCommand.statementWork`.
+        init(from before: [String: (calls: Int, seconds: Double)], to after: [String: (calls: Int, seconds: Double)]) {
+            for (name, work) in after {
+                let seconds = work.seconds - (before[name]?.seconds ?? 0)
+                self.seconds += seconds
+                if Self.foldStatements.contains(name) { foldSeconds += seconds }
+                if name == "other" { otherSeconds += seconds }
+                if name == (EmbeddedSQL.foldRollupDeltas.name as NSString).lastPathComponent { folds += work.calls - (before[name]?.calls ?? 0) }
+            }
+        }
+
+        init() {}
+
+        static func + (a: DatabaseWork, b: DatabaseWork) -> DatabaseWork {
+            var sum = a
+            sum.seconds += b.seconds
+            sum.foldSeconds += b.foldSeconds
+            sum.folds += b.folds
+            sum.otherSeconds += b.otherSeconds
+            return sum
+        }
+    }
+
     /// Runs the alternation on `rig`'s collector, posting to `apps` (already created, read keys
     /// theirs). Returns the figures and the events posted to each app.
-    static func measureReportContention(_ rig: Rig, apps: [CreatedApp], peakRate: Double, options: Options) throws -> (ReportContention, [Int]) {
+    static func measureReportContention(_ rig: Rig, apps: [CreatedApp], peakRate: Double, options: Options,
+                                        statements: Bool) throws -> (ReportContention, [Int]) {
         let collector = rig.collector!
         var generator = WorkloadGenerator(shape: rig.shape, seed: options.workload.seed &+ 200, endingAt: Timestamp.now, ids: .v7)
         let auths = apps.map { "Basic " + Data(($0.writeKey.text + ":").utf8).base64EncodedString() }
@@ -51,6 +94,7 @@ extension BenchCommand {
                     let batch = deviceBatch(&generator, events: options.batchSize, before: start)
                     return try Zlib.compress(wireJSON(batch.events, context: batch.context, sentAt: start))
                 }
+                let before = try statements ? statementWork(rig.setup) : nil
                 let stop = Atomic<Bool>(false)
                 let reader = Mutex(LoadResult())
                 let done = DispatchGroup()
@@ -75,6 +119,10 @@ extension BenchCommand {
                 let result = try post(bodies, port: collector.port, auths: auths, connections: options.connections, ratePerSecond: batchesPerSecond)
                 stop.store(true, ordering: .relaxed)
                 done.wait()
+                if let before {
+                    let work = try DatabaseWork(from: before, to: statementWork(rig.setup))
+                    if reading { figures.readingWork = (figures.readingWork ?? DatabaseWork()) + work } else { figures.quietWork = (figures.quietWork ?? DatabaseWork()) + work }
+                }
                 guard result.failures == 0 else {
                     throw CLIError("\(result.failures) batches failed with reports (first: \(result.firstFailure ?? "?")); see \(collector.log)")
                 }
@@ -115,6 +163,14 @@ extension BenchCommand {
                   + String(format: " (median %.2f×)", median(f.pairRatios)))
             print(String(format: "    the reader: %d reports (JSON and HTML alternated, every one HTTP 200), p50 / p99 %.1f / %.1f ms", f.reports.samples.count,
                          f.reports.percentile(0.5) * 1000, f.reports.percentile(0.99) * 1000))
+            if let q = f.quietWork, let r = f.readingWork {
+                let n = Double(max(1, f.reports.samples.count))
+                print(String(format: "    database time (pg_stat_statements): quiet %.2f s, of it folding %.2f s in %d folds, other reads %.2f s; with the reader %.2f s, folding %.2f s in %d folds, other reads %.2f s",
+                             q.seconds, q.foldSeconds, q.folds, q.otherSeconds, r.seconds, r.foldSeconds, r.folds, r.otherSeconds))
+                print(String(format: "    per report, over quiet: %.1f ms of database time, %.1f ms of it folding (%.2f folds), %.1f ms the report's reads",
+                             (r.seconds - q.seconds) / n * 1000, (r.foldSeconds - q.foldSeconds) / n * 1000, Double(r.folds - q.folds) / n,
+                             (r.otherSeconds - q.otherSeconds) / n * 1000))
+            }
         }
     }
 }

@@ -11,7 +11,7 @@ extension EngagementReportService {
                          on connection: PostgresConnection) throws(DatabaseError) -> FindingsReport {
         let now = Timestamp.now
         let current = report.to.microseconds >= RegressionLookStore.looksEnd(now)
-        return try FindingsService(regression: regression).report(appId: appId, appName: report.app, since: report.from,
+        return try FindingsService(FindingsConfiguration(regression: regression, fold: fold)).report(appId: appId, appName: report.app, since: report.from,
                                                                    asOf: min(report.to, now), look: current ? .current : .computed,
                                                                    on: connection)
     }
@@ -21,17 +21,26 @@ extension EngagementReportService {
 /// the model. Used by `tapwire report` and the HTTP endpoints alike.
 public struct EngagementReportService: Sendable {
     public static let defaultDays = 30
+    /// How its reads count every acknowledged event (`ReadFold`): its own fold by default, the
+    /// collector's shared fold in the collector.
+    public var fold: any ReadFold
 
     /// Kept by whoever makes reports again and again (the collector, a benchmark), so each
     /// distinct manifest is decoded once; nil reads and decodes them for every report.
     public var manifestCache: ManifestCache?
 
-    public init(manifestCache: ManifestCache? = nil) {
+    public init(fold: any ReadFold = OwnFold(), manifestCache: ManifestCache? = nil) {
+        self.fold = fold
         self.manifestCache = manifestCache
     }
 
+    /// The reads of one report: on `connection`, with this service's fold and manifest cache.
+    func reader(on connection: PostgresConnection) -> PostgresReportReader {
+        PostgresReportReader(connection: connection, fold: fold, manifestCache: manifestCache)
+    }
+
     public func scope(appId: Int64, request: ReportRequest, on connection: PostgresConnection) throws(ReportFailure) -> ReportScope {
-        try scope(appId: appId, request: request, reading: PostgresReportReader(connection: connection, manifestCache: manifestCache))
+        try scope(appId: appId, request: request, reading: reader(on: connection))
     }
 
     public func scope(appId: Int64, request: ReportRequest, reading reader: some ReportReading) throws(ReportFailure) -> ReportScope {
@@ -56,8 +65,7 @@ public struct EngagementReportService: Sendable {
 
     public func report(appId: Int64, appName: String, request: ReportRequest, on connection: PostgresConnection,
                        now: Timestamp = .now) throws(ReportFailure) -> EngagementReport {
-        try report(appId: appId, appName: appName, request: request,
-                   reading: PostgresReportReader(connection: connection, manifestCache: manifestCache), now: now)
+        try report(appId: appId, appName: appName, request: request, reading: reader(on: connection), now: now)
     }
 
     public func report(appId: Int64, appName: String, request: ReportRequest, reading reader: some ReportReading,
@@ -70,7 +78,7 @@ public struct EngagementReportService: Sendable {
     public func report(appName: String, scope: ReportScope, minimumSample: MinimumSample = .default, targetDifference: Double? = nil,
                        on connection: PostgresConnection, now: Timestamp = .now) throws(ReportFailure) -> EngagementReport {
         try report(appName: appName, scope: scope, minimumSample: minimumSample, targetDifference: targetDifference,
-                   reading: PostgresReportReader(connection: connection, manifestCache: manifestCache), now: now)
+                   reading: reader(on: connection), now: now)
     }
 
     public func report(appName: String, scope: ReportScope, minimumSample: MinimumSample = .default, targetDifference: Double? = nil,

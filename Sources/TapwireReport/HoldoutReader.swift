@@ -30,8 +30,8 @@ enum HoldoutReader {
     }
 
     /// The apps with assignments since `since`: those the sample-ratio family scans.
-    static func activeApps(since: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> [(appId: Int64, name: String)] {
-        try RollupStore().foldBeforeReading(on: connection)
+    static func activeApps(since: Timestamp, fold: any ReadFold, on connection: PostgresConnection) throws(DatabaseError) -> [(appId: Int64, name: String)] {
+        try fold.foldBeforeReading(on: connection)
         return try connection.query(EmbeddedSQL.holdoutActiveApps, [since.iso8601(fractionDigits: 6)]).namedRows.map { (row) throws(DatabaseError) in
             (try row.decode("app_id"), try row.decode("name"))
         }

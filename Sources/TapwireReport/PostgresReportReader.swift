@@ -12,9 +12,12 @@ public struct PostgresReportReader: ReportReading {
     let connection: PostgresConnection
     /// The manifests decoded before, by content: a collector's reports decode each manifest once.
     let manifestCache: ManifestCache?
+    /// How it counts every acknowledged event: its own fold, or the collector's shared one.
+    let fold: any ReadFold
 
-    public init(connection: PostgresConnection, manifestCache: ManifestCache? = nil) {
+    public init(connection: PostgresConnection, fold: any ReadFold = OwnFold(), manifestCache: ManifestCache? = nil) {
         self.connection = connection
+        self.fold = fold
         self.manifestCache = manifestCache
     }
 
@@ -61,7 +64,7 @@ public struct PostgresReportReader: ReportReading {
     public func read(_ scope: ReportScope, dismissMeasurable: [(category: String, appVersion: String)]) throws(ReportFailure) -> ReportData {
         do throws(DatabaseError) {
             // Pending deltas first, so the report counts every acknowledged event.
-            try RollupStore().foldBeforeReading(on: connection)
+            try fold.foldBeforeReading(on: connection)
             // One snapshot for every read, so the parts of a report always add up.
             return try connection.readOnlySnapshot { () throws(DatabaseError) -> ReportData in
                 let from = scope.from.iso8601(fractionDigits: 6), to = scope.to.iso8601(fractionDigits: 6)

@@ -32,16 +32,28 @@ public final class Collector: Sendable {
                 metrics.observe(CollectorMetrics.commitEvents, [], Double(stats.events))
             },
             onDatabaseError: { error in metrics.increment(CollectorMetrics.databaseErrors, [error.code.rawValue]) })
+        // The collector's exact readers wait for this fold instead of folding themselves: each
+        // request or monitor scan takes its ticket (`folder.folds.readFold()`) as it arrives.
         let folder = RollupFolder(databaseURL: configuration.databaseURL, intervalSeconds: Double(configuration.rollupFoldMilliseconds) / 1000,
-                                  logger: logger) { rows, seconds in
+                                  readerWaitSeconds: Double(configuration.readFoldWaitMilliseconds) / 1000, logger: logger,
+                                  onReaderWait: { outcome, seconds in
+                                      metrics.increment(CollectorMetrics.readFoldWaits, [outcome])
+                                      metrics.observe(CollectorMetrics.readFoldWaitSeconds, [], seconds)
+                                  }) { rows, seconds in
             metrics.observe(CollectorMetrics.rollupFoldSeconds, [], seconds)
             metrics.increment(CollectorMetrics.rollupDeltasFolded, [], by: Double(rows))
         }
         let database = DatabaseExecutor(databaseURL: configuration.databaseURL, threads: configuration.readerThreads)
         let findings = FindingsConfiguration(mismatchLookbackSeconds: configuration.alertOptions.lookbackSeconds,
                                              regression: configuration.regression)
+        let folds = folder.folds
+        let readFold: @Sendable () -> any ReadFold = { folds.readFold() }
         let monitor = FindingMonitor(databaseURL: configuration.databaseURL, options: configuration.alertOptions,
-                                     families: FindingFamilies.all(findings), webhookURL: configuration.alertWebhookURL,
+                                     families: { fold in
+                                         var scan = findings
+                                         scan.fold = fold
+                                         return FindingFamilies.all(scan)
+                                     }, readFold: readFold, webhookURL: configuration.alertWebhookURL,
                                      metrics: metrics, logger: logger)
 
         let handlers = HandlerExecutor(threads: configuration.http.threads)
@@ -53,14 +65,18 @@ public final class Collector: Sendable {
                                   limits: configuration.limits)
         let health = HealthRoutes(readiness: DatabaseReadiness(database: database, committer: committer), metrics: metrics)
         routes = CollectorRoutes.all(ingest: ingest, health: health,
-                                     findings: DatabaseFindings(database: database, configuration: findings, logger: logger),
-                                     reports: DatabaseReports(database: database, regression: configuration.regression, logger: logger),
+                                     findings: DatabaseFindings(database: database, configuration: findings, readFold: readFold, logger: logger),
+                                     reports: DatabaseReports(database: database, regression: configuration.regression, readFold: readFold,
+                                                              logger: logger),
                                      devices: DeviceRoutes(devices: DatabaseDevices(database: database), logger: logger, limits: configuration.limits))
             + extraRoutes
         let handler = CollectorHandler(routes: routes, keys: KeyCache(ttlSeconds: configuration.keyCacheSeconds),
                                        resolver: DatabaseKeys(database: database), metrics: metrics, logger: logger, executor: handlers)
         let http = HTTPServer(handler: handler, options: configuration.http, logger: logger)
         metrics.gauge(CollectorMetrics.queueDepth, help: "Events waiting for a group commit.") { Double(committer.queuedEvents) }
+        metrics.gauge(CollectorMetrics.readFoldWaiting, help: "Exact readers (reports, findings, monitor scans) waiting for the background fold now.") {
+            Double(folds.waitingReaders)
+        }
         metrics.gauge(CollectorMetrics.connections, help: "Open HTTP connections.") { Double(http.currentConnections) }
         metrics.gauge(CollectorMetrics.bufferedBodyBytes, help: "Bytes of request bodies held decoded (bounded; past it 503).") {
             Double(http.bufferedBodyBytes)

@@ -14,11 +14,15 @@ public struct CollectorConfiguration: Sendable {
     /// another writer is busy: the queue's own policy, so its defaults are written once.
     public var groupCommit = GroupCommitPolicy()
     /// How often the pending rollup deltas are folded into the rollups: what dashboards lag by at
-    /// most. Longer folds fewer times the same rollup rows; reports fold first and never lag.
+    /// most. Longer folds fewer times the same rollup rows; reports wait for a fold that started
+    /// after them (waking the fold) and never lag.
     public var rollupFoldMilliseconds = 2000
     /// The C allocator's arenas, set once by `tapwire serve` before its threads
     /// start (docs/ingestion.md, "The collector's memory").
     public var allocator = AllocatorSettings()
+    /// How long a report (or another exact reader) waits for the background fold before it folds
+    /// on its own connection (docs/reports.md, "A report in the collector shares the fold").
+    public var readFoldWaitMilliseconds = 30_000
     /// Threads (and connections) for key lookups, manifests and reports.
     public var readerThreads = 4
     /// How long a resolved key is trusted before it is looked up again.

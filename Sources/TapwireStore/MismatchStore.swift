@@ -6,13 +6,18 @@ import TapwireCore
 /// outbox of every family (FindingOutbox.swift).
 public struct MismatchStore: Sendable {
     public var rules: MismatchRules
+    /// How its reads count every acknowledged event (`ReadFold`).
+    public var fold: any ReadFold
 
-    public init(rules: MismatchRules = MismatchRules()) { self.rules = rules }
+    public init(rules: MismatchRules = MismatchRules(), fold: any ReadFold = OwnFold()) {
+        self.rules = rules
+        self.fold = fold
+    }
 
     /// The rollups of one app summed over [since, until); `since` is rounded down to its hour.
     public func usage(appId: Int64, since: Timestamp, until: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> [CategoryUsage] {
         let w = MismatchWindow(since: since, until: until)
-        try RollupStore().foldBeforeReading(on: connection) // pending deltas first: count every acknowledged event
+        try fold.foldBeforeReading(on: connection) // pending deltas first: count every acknowledged event
         return try Self.parseUsage(try connection.query(EmbeddedSQL.mismatchUsageWindow, [
             String(appId), w.hourStart.description, w.fullDaysStart.description, w.fullDaysEnd.description, w.until.description,
         ]))
@@ -69,7 +74,7 @@ public struct MismatchStore: Sendable {
 
     /// Apps with any usage since `since`.
     public func activeApps(since: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> [(appId: Int64, name: String)] {
-        try RollupStore().foldBeforeReading(on: connection)
+        try fold.foldBeforeReading(on: connection)
         return try connection.query(EmbeddedSQL.mismatchActiveApps, [since.description]).namedRows.map { (row) throws(DatabaseError) in
             (try row.decode("app_id"), try row.decode("name"))
         }

@@ -12,8 +12,12 @@ public struct RegressionLookStore: Sendable {
     /// back on, and a bound on the table.
     public static let historyHours: Int64 = 72
 
-    public init(configuration: RegressionConfiguration = .default) {
+    /// How the check counts every acknowledged event (`ReadFold`).
+    public var fold: any ReadFold
+
+    public init(configuration: RegressionConfiguration = .default, fold: any ReadFold = OwnFold()) {
         self.configuration = configuration
+        self.fold = fold
     }
 
     /// Which look a reader asks for.
@@ -34,7 +38,7 @@ public struct RegressionLookStore: Sendable {
             stored.asOf = asOf.microseconds
             return stored
         }
-        var check = try RegressionStore(configuration: configuration).check(appId: appId, asOf: asOf, on: connection)
+        var check = try RegressionStore(configuration: configuration, fold: fold).check(appId: appId, asOf: asOf, on: connection)
         check.look = .computed
         return check
     }
@@ -49,7 +53,7 @@ public struct RegressionLookStore: Sendable {
         // Read before the check: a manifest posted in between makes the stored state older than
         // what the check saw, so readers recompute rather than serve a look the manifest changed.
         let manifests = try manifestsState(appId: appId, on: connection)
-        var check = try RegressionStore(configuration: configuration).check(appId: appId, asOf: Timestamp(microseconds: looksEnd),
+        var check = try RegressionStore(configuration: configuration, fold: fold).check(appId: appId, asOf: Timestamp(microseconds: looksEnd),
                                                                             on: connection)
         let takenAt = Timestamp.now
         check.look = .stored(takenAt: takenAt.microseconds)

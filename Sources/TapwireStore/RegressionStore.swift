@@ -10,10 +10,13 @@ import TapwireCore
 /// counted at their own time).
 public struct RegressionStore: Sendable {
     public var configuration: RegressionConfiguration
+    /// How its reads count every acknowledged event (`ReadFold`).
+    public var fold: any ReadFold
 
-    public init(configuration: RegressionConfiguration = .default) {
+    public init(configuration: RegressionConfiguration = .default, fold: any ReadFold = OwnFold()) {
         precondition(configuration.problem == nil, configuration.problem ?? "")
         self.configuration = configuration
+        self.fold = fold
     }
 
     static let hour = RollupDeltas.microsecondsPerHour
@@ -22,7 +25,7 @@ public struct RegressionStore: Sendable {
     /// The check of one app as of `asOf`: the newest version that delivered in the horizon before
     /// it, against the versions before it, over the candidate's first `horizonDays` days.
     public func check(appId: Int64, asOf: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> RegressionCheck {
-        try RollupStore().foldBeforeReading(on: connection) // count every acknowledged event
+        try fold.foldBeforeReading(on: connection) // count every acknowledged event
         let looksEnd = RollupDeltas.floor(asOf.microseconds, Self.hour)
         let horizon = Int64(configuration.horizonDays) * Self.day
         let lookback = RollupDeltas.floor(looksEnd, Self.day) - horizon

@@ -5,32 +5,47 @@ import TapwireLifecycle
 /// The collector's background fold: every `intervalSeconds` (2 by default) it sums the rollup
 /// deltas group commits appended and writes them into the rollup tables (`RollupStore.fold`;
 /// migrations 0050, 0060), so each rollup key is upserted once per fold, not once per commit, and
-/// readers that go to the tables directly (dashboards) lag by about that much. Readers that must
-/// be exact fold first themselves. After each fold it also summarises the BRIN ranges of events
-/// that commits filled since. One thread, one connection of its own; a database that is down is
-/// retried with backoff. A `Service`: shut down, it folds once more, so it drains after the
-/// group committer.
+/// readers that go to the tables directly (dashboards) lag by about that much. The collector's
+/// exact readers (its reports, findings and monitor) do not fold themselves: they wait for this
+/// fold (`folds`, `SharedFolds`), which a reader wakes at once instead of letting it sleep out
+/// its interval; the next interval counts from that fold. After each fold it also summarises the
+/// BRIN ranges of events that commits filled since. One thread, one connection of its own; a
+/// database that is down is retried with backoff. A `Service`: shut down, it folds once more, so
+/// it drains after the group committer.
 public final class RollupFolder: Service {
     public let name = "rollup-fold"
     private let databaseURL: String
     private let intervalSeconds: Double
     private let logger: Logger
-    private let background = BackgroundLoop(name: "tapwire-rollup-fold")
+    private let background: BackgroundLoop
     private let onFold: @Sendable (_ rows: Int, _ seconds: Double) -> Void
+    /// The folds the collector's exact readers wait for (docs/reports.md, "A report in the
+    /// collector shares the fold").
+    public let folds: SharedFolds
 
-    public init(databaseURL: String, intervalSeconds: Double = 2, logger: Logger,
+    /// `readerWaitSeconds`: how long a reader waits for a fold before folding itself.
+    /// `onReaderWait`: each reader's wait, how it ended (`shared`, or why it folded itself) and
+    /// how long it took.
+    public init(databaseURL: String, intervalSeconds: Double = 2, readerWaitSeconds: Double = 30, logger: Logger,
+                onReaderWait: @escaping @Sendable (_ outcome: String, _ seconds: Double) -> Void = { _, _ in },
                 onFold: @escaping @Sendable (_ rows: Int, _ seconds: Double) -> Void = { _, _ in }) {
         self.databaseURL = databaseURL
         self.intervalSeconds = intervalSeconds
         self.logger = logger
         self.onFold = onFold
+        let background = BackgroundLoop(name: "tapwire-rollup-fold")
+        self.background = background
+        folds = SharedFolds(maxWaitSeconds: readerWaitSeconds, wakeFolder: { background.wake() }, onWait: onReaderWait)
     }
 
     private let stopping = ShutdownSignal()
 
     /// Folds until shut down, then once more.
     public func run(ready: @escaping @Sendable () -> Void) throws {
-        background.run(ready: ready, until: stopping) { [self] _ in loop() }
+        background.run(ready: ready, until: stopping) { [self] _ in
+            loop()
+            folds.stop()
+        }
     }
 
     public func shutdown() { stopping.raise() }
@@ -42,6 +57,9 @@ public final class RollupFolder: Service {
         var summarizeFailure: String?
         while true {
             let stopping = !background.isRunning
+            // A fold starts with its connection: readers waiting while the database is away are
+            // told it failed, not left to their bound.
+            folds.foldStarting()
             do {
                 if connection == nil || connection?.isUsable == false {
                     connection?.close()
@@ -50,6 +68,8 @@ public final class RollupFolder: Service {
                 let started = monotonicNanoseconds()
                 let rows = try RollupStore().fold(on: connection!)
                 onFold(rows, Double(monotonicNanoseconds() - started) / 1e9)
+                // Committed (and counted): the readers waiting for it read now, before the summaries below.
+                folds.foldFinished(succeeded: true)
                 backoff.reset()
                 // The BRIN summaries of the pages commits filled since (migration 0070): a range
                 // not yet summarised would match every read of events by time. Its failure (a
@@ -67,8 +87,16 @@ public final class RollupFolder: Service {
                     summarizeFailure = failure
                 }
                 if stopping { break }
-                background.pause(seconds: intervalSeconds)
+                // The interval, unless a reader wants a fold first (or the loop is stopped). A
+                // wake-up a fold already served (its reader woke it as it started) pauses again.
+                let due = monotonicNanoseconds() + UInt64(max(0, intervalSeconds) * 1e9)
+                while background.isRunning, !folds.foldWanted {
+                    let now = monotonicNanoseconds()
+                    if now >= due { break }
+                    background.pause(seconds: Double(due - now) / 1e9)
+                }
             } catch {
+                folds.foldFinished(succeeded: false)
                 if stopping { break }
                 logger.warning("rollup fold failed", ["code": .string(error.code.rawValue), "sqlstate": .string(error.sqlState ?? "")])
                 background.pause(seconds: backoff.nextDelay(using: &random))

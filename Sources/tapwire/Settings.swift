@@ -48,6 +48,10 @@ enum Settings {
                 help: "Milliseconds between folds of the pending rollup deltas into the rollups (what dashboards lag by)") { c, v throws(CLIError) in
             c.rollupFoldMilliseconds = max(10, try number(v, "--rollup-fold-interval"))
         },
+        Setting(flag: "read-fold-wait", environment: "TAPWIRE_READ_FOLD_WAIT_MS", defaultText: String(defaults.readFoldWaitMilliseconds),
+                help: "Milliseconds a report waits for the background fold before it folds on its own connection") { c, v throws(CLIError) in
+            c.readFoldWaitMilliseconds = max(0, try number(v, "--read-fold-wait"))
+        },
         Setting(flag: "reader-threads", environment: "TAPWIRE_READER_THREADS", defaultText: String(defaults.readerThreads),
                 help: "Threads (and connections) for key lookups, manifests and reports") { c, v throws(CLIError) in
             c.readerThreads = max(1, try number(v, "--reader-threads"))

@@ -9,10 +9,13 @@ public struct CategoryMismatchFamily: FindingFamily {
     public var rules: MismatchRules
     /// How far back a monitor scan looks.
     public var lookbackSeconds: Double
+    /// How its reads count every acknowledged event (`ReadFold`).
+    public var fold: any ReadFold
 
-    public init(rules: MismatchRules = MismatchRules(), lookbackSeconds: Double = 7 * 86_400) {
+    public init(rules: MismatchRules = MismatchRules(), lookbackSeconds: Double = 7 * 86_400, fold: any ReadFold = OwnFold()) {
         self.rules = rules
         self.lookbackSeconds = lookbackSeconds
+        self.fold = fold
     }
 
     public var name: String { "category_mismatch" }
@@ -21,17 +24,17 @@ public struct CategoryMismatchFamily: FindingFamily {
 
     /// The window [since, asOf), merged across app versions.
     public func section(appId: Int64, appName: String, query: FindingsQuery, on connection: PostgresConnection) throws(DatabaseError) -> any FindingsSection {
-        CategoryMismatchSection(report: try MismatchStore(rules: rules).report(appId: appId, appName: appName, since: query.since,
+        CategoryMismatchSection(report: try MismatchStore(rules: rules, fold: fold).report(appId: appId, appName: appName, since: query.since,
                                                                                until: query.asOf, on: connection), family: self)
     }
 
     public func appsToScan(at instant: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> [(appId: Int64, name: String)] {
-        try MismatchStore(rules: rules).activeApps(since: instant.adding(seconds: -lookbackSeconds), on: connection)
+        try MismatchStore(rules: rules, fold: fold).activeApps(since: instant.adding(seconds: -lookbackSeconds), on: connection)
     }
 
     /// The lookback before `instant`, up to a second after it, per app version.
     public func scan(appId: Int64, at instant: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> [Finding] {
-        try MismatchStore(rules: rules).versionFindings(appId: appId, since: instant.adding(seconds: -lookbackSeconds),
+        try MismatchStore(rules: rules, fold: fold).versionFindings(appId: appId, since: instant.adding(seconds: -lookbackSeconds),
                                                         until: instant.adding(seconds: 1), on: connection).map(Finding.init)
     }
 

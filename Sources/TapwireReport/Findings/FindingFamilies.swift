@@ -5,9 +5,10 @@ import TapwireCore
 public enum FindingFamilies {
     public static func all(_ configuration: FindingsConfiguration = .default) -> [any FindingFamily] {
         [
-            CategoryMismatchFamily(rules: configuration.mismatchRules, lookbackSeconds: configuration.mismatchLookbackSeconds),
-            ReleaseRegressionFamily(configuration: configuration.regression),
-            SampleRatioMismatchFamily(),
+            CategoryMismatchFamily(rules: configuration.mismatchRules, lookbackSeconds: configuration.mismatchLookbackSeconds,
+                                   fold: configuration.fold),
+            ReleaseRegressionFamily(configuration: configuration.regression, fold: configuration.fold),
+            SampleRatioMismatchFamily(fold: configuration.fold),
         ]
     }
 

@@ -1,4 +1,5 @@
 import TapwireCore
+import TapwireStore
 
 /// The settings of every family: what `FindingFamilies.all` builds them with.
 public struct FindingsConfiguration: Sendable {
@@ -9,12 +10,16 @@ public struct FindingsConfiguration: Sendable {
     public var mismatchLookbackSeconds: Double = 7 * 86_400
     /// The release-regression check's settings (`--regression-min-drop`, …).
     public var regression = RegressionConfiguration.default
+    /// How the families' reads count every acknowledged event: their own fold, or the
+    /// collector's shared one (`ReadFold`), one per request or monitor scan.
+    public var fold: any ReadFold = OwnFold()
 
     public init(mismatchRules: MismatchRules = MismatchRules(), mismatchLookbackSeconds: Double = 7 * 86_400,
-                regression: RegressionConfiguration = .default) {
+                regression: RegressionConfiguration = .default, fold: any ReadFold = OwnFold()) {
         self.mismatchRules = mismatchRules
         self.mismatchLookbackSeconds = mismatchLookbackSeconds
         self.regression = regression
+        self.fold = fold
     }
 
     public static let `default` = FindingsConfiguration()

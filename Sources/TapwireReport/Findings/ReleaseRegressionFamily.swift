@@ -8,7 +8,13 @@ import TapwireStore
 public struct ReleaseRegressionFamily: FindingFamily {
     public var configuration: RegressionConfiguration
 
-    public init(configuration: RegressionConfiguration = .default) { self.configuration = configuration }
+    /// How its reads count every acknowledged event (`ReadFold`).
+    public var fold: any ReadFold
+
+    public init(configuration: RegressionConfiguration = .default, fold: any ReadFold = OwnFold()) {
+        self.configuration = configuration
+        self.fold = fold
+    }
 
     public var name: String { "release_regression" }
     public var kinds: [FindingKind] { [.engagementRegression, .manifestChange] }
@@ -22,19 +28,19 @@ public struct ReleaseRegressionFamily: FindingFamily {
     /// takes the current look and one applies, else computed now (`GET /v1/reports/regressions`
     /// shows it alone).
     public func check(appId: Int64, query: FindingsQuery, on connection: PostgresConnection) throws(DatabaseError) -> RegressionCheck {
-        try RegressionLookStore(configuration: configuration)
+        try RegressionLookStore(configuration: configuration, fold: fold)
             .look(appId: appId, asOf: query.asOf, request: query.look == .current ? .current : .computed, on: connection)
     }
 
     /// Apps with usage in the horizon before the look.
     public func appsToScan(at instant: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> [(appId: Int64, name: String)] {
-        try MismatchStore().activeApps(since: instant.adding(seconds: -Double(configuration.horizonDays) * 86_400), on: connection)
+        try MismatchStore(fold: fold).activeApps(since: instant.adding(seconds: -Double(configuration.horizonDays) * 86_400), on: connection)
     }
 
     /// The look of the hour that ends at `instant`: the one another collector stored, else taken
     /// and stored here, so readers of the current look need not compute it.
     public func scan(appId: Int64, at instant: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> [Finding] {
-        try RegressionLookStore(configuration: configuration).take(appId: appId, asOf: instant, on: connection).findings
+        try RegressionLookStore(configuration: configuration, fold: fold).take(appId: appId, asOf: instant, on: connection).findings
     }
 
     /// A regression: kind, severity, category, action, outcome, appVersion, baselineVersion(s),

@@ -10,9 +10,12 @@ import TapwireStore
 public struct SampleRatioMismatchFamily: FindingFamily {
     /// How far back a monitor scan looks for campaigns with assignments.
     public var lookbackSeconds: Double
+    /// How its reads count every acknowledged event (`ReadFold`).
+    public var fold: any ReadFold
 
-    public init(lookbackSeconds: Double = 30 * 86_400) {
+    public init(lookbackSeconds: Double = 30 * 86_400, fold: any ReadFold = OwnFold()) {
         self.lookbackSeconds = lookbackSeconds
+        self.fold = fold
     }
 
     public var name: String { "sample_ratio_mismatch" }
@@ -21,13 +24,13 @@ public struct SampleRatioMismatchFamily: FindingFamily {
 
     /// The campaigns with assignments in [since, asOf), each checked over its days before asOf.
     public func section(appId: Int64, appName: String, query: FindingsQuery, on connection: PostgresConnection) throws(DatabaseError) -> any FindingsSection {
-        try RollupStore().foldBeforeReading(on: connection)
+        try fold.foldBeforeReading(on: connection)
         let campaigns = try HoldoutReader.campaigns(appId: appId, from: query.since, to: query.asOf, on: connection)
         return SampleRatioMismatchSection(checks: campaigns.map(Self.check), family: self)
     }
 
     public func appsToScan(at instant: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> [(appId: Int64, name: String)] {
-        try HoldoutReader.activeApps(since: instant.adding(seconds: -lookbackSeconds), on: connection)
+        try HoldoutReader.activeApps(since: instant.adding(seconds: -lookbackSeconds), fold: fold, on: connection)
     }
 
     public func scan(appId: Int64, at instant: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> [Finding] {

@@ -8,30 +8,42 @@ import TapwireStore
 public struct DatabaseFindings: FindingsReader {
     public let database: DatabaseExecutor
     public let configuration: FindingsConfiguration
+    /// Each request's fold (`ReadFold`), taken as it arrives: the collector's shared fold, or
+    /// the reader's own.
+    public let readFold: @Sendable () -> any ReadFold
     public let logger: Logger
 
-    public init(database: DatabaseExecutor, configuration: FindingsConfiguration, logger: Logger) {
+    public init(database: DatabaseExecutor, configuration: FindingsConfiguration,
+                readFold: @escaping @Sendable () -> any ReadFold = { OwnFold() }, logger: Logger) {
         self.database = database
         self.configuration = configuration
+        self.readFold = readFold
         self.logger = logger
     }
 
+    /// The families' settings with this request's fold.
+    private func perRequest() -> FindingsConfiguration {
+        var configuration = configuration
+        configuration.fold = readFold()
+        return configuration
+    }
+
     public func findings(appId: Int64, appName: String, query: FindingsQuery) async throws(APIError) -> FindingsReport {
-        let service = FindingsService(configuration)
+        let service = FindingsService(perRequest())
         return try answer(await database.perform { (connection) throws(DatabaseError) in
             try service.report(appId: appId, appName: appName, query: query, on: connection)
         }, doing: "the findings", logging: true)
     }
 
     public func regressions(appId: Int64, query: FindingsQuery) async throws(APIError) -> RegressionCheck {
-        let family = ReleaseRegressionFamily(configuration: configuration.regression)
+        let family = ReleaseRegressionFamily(configuration: configuration.regression, fold: readFold())
         return try answer(await database.perform { (connection) throws(DatabaseError) in
             try family.check(appId: appId, query: query, on: connection)
         }, doing: "the findings", logging: true)
     }
 
     public func mismatches(appId: Int64, appName: String, query: FindingsQuery) async throws(APIError) -> MismatchReport {
-        let store = MismatchStore(rules: configuration.mismatchRules)
+        let store = MismatchStore(rules: configuration.mismatchRules, fold: readFold())
         return try answer(await database.perform { (connection) throws(DatabaseError) in
             try store.report(appId: appId, appName: appName, since: query.since, until: query.asOf, on: connection)
         }, doing: "the mismatch report", logging: false)

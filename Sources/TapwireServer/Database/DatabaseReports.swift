@@ -8,21 +8,28 @@ import TapwireStore
 public struct DatabaseReports: EngagementReportReader {
     public let database: DatabaseExecutor
     public let regression: RegressionConfiguration
+    /// Each request's fold (`ReadFold`), taken as it arrives: the collector's shared fold, or
+    /// the reader's own.
+    public let readFold: @Sendable () -> any ReadFold
     public let logger: Logger
     /// Shared by every report this collector serves: each distinct manifest is decoded once.
     let manifestCache = ManifestCache()
 
-    public init(database: DatabaseExecutor, regression: RegressionConfiguration, logger: Logger) {
+    public init(database: DatabaseExecutor, regression: RegressionConfiguration,
+                readFold: @escaping @Sendable () -> any ReadFold = { OwnFold() }, logger: Logger) {
         self.database = database
         self.regression = regression
+        self.readFold = readFold
         self.logger = logger
     }
 
     public func report(appId: Int64, appName: String, request: ReportRequest, withFindings: Bool) async throws(APIError)
         -> (report: EngagementReport, findings: FindingsReport?, standby: StandbyStatus) {
         let regression = self.regression, manifestCache = self.manifestCache
+        // Before it queues for a connection: every batch acknowledged before the request is counted.
+        let fold = readFold()
         let result = await database.perform { (connection) throws(ReportFailure) in
-            let service = EngagementReportService(manifestCache: manifestCache)
+            let service = EngagementReportService(fold: fold, manifestCache: manifestCache)
             let report = try service.report(appId: appId, appName: appName, request: request, on: connection)
             do throws(DatabaseError) {
                 let findings = withFindings ? try service.findings(for: report, appId: appId, regression: regression, on: connection) : nil

@@ -46,7 +46,10 @@ public final class FindingMonitor: Service {
     public let name = "findings-monitor"
     private let databaseURL: String
     private let options: Options
-    private let families: [any FindingFamily]
+    /// The families a scan checks, made with that scan's fold.
+    private let families: @Sendable (any ReadFold) -> [any FindingFamily]
+    /// Each scan's fold, taken as the scan starts: the collector's shared fold, or its own.
+    private let readFold: @Sendable () -> any ReadFold
     /// The webhook, or why its URL is refused (`run` throws it: the collector does not start).
     private let webhookSetup: Result<FindingWebhook?, APIError>
     private var webhook: FindingWebhook? { try? webhookSetup.get() }
@@ -59,14 +62,24 @@ public final class FindingMonitor: Service {
 
     /// Checks `families`, by default every family with the mismatch lookback of `options`; posts
     /// new findings to `webhookURL` when there is one.
-    public init(databaseURL: String, options: Options = Options(), families: [any FindingFamily]? = nil,
-                webhookURL: String?, metrics: MetricsRegistry, logger: Logger) {
+    public convenience init(databaseURL: String, options: Options = Options(), families: [any FindingFamily]? = nil,
+                            webhookURL: String?, metrics: MetricsRegistry, logger: Logger) {
+        self.init(databaseURL: databaseURL, options: options, families: { fold in
+            families ?? FindingFamilies.all(FindingsConfiguration(mismatchLookbackSeconds: options.lookbackSeconds, fold: fold))
+        }, readFold: { OwnFold() }, webhookURL: webhookURL, metrics: metrics, logger: logger)
+    }
+
+    /// `families` made once per scan with `readFold()`, so the scan's families share one fold
+    /// (the collector's: they wait for its background fold rather than fold themselves).
+    public init(databaseURL: String, options: Options = Options(), families: @escaping @Sendable (any ReadFold) -> [any FindingFamily],
+                readFold: @escaping @Sendable () -> any ReadFold, webhookURL: String?, metrics: MetricsRegistry, logger: Logger) {
         webhookSetup = Result { () throws(APIError) in
             try webhookURL.map { (url) throws(APIError) in try FindingWebhook(url: url, requestTimeoutSeconds: options.requestTimeoutSeconds) }
         }
         self.databaseURL = databaseURL
         self.options = options
-        self.families = families ?? FindingFamilies.all(FindingsConfiguration(mismatchLookbackSeconds: options.lookbackSeconds))
+        self.families = families
+        self.readFold = readFold
         self.metrics = metrics
         self.logger = logger
         var rng = SystemRandomNumberGenerator()
@@ -96,7 +109,8 @@ public final class FindingMonitor: Service {
                     connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-findings")
                 }
                 let db = connection!
-                for family in families {
+                // One fold for the families due in this pass, its ticket taken now.
+                for family in families(readFold()) {
                     switch family.cadence {
                     case .continuous:
                         guard monotonicNanoseconds() >= nextScan[family.name, default: 0] else { continue }

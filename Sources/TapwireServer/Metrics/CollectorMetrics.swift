@@ -10,6 +10,9 @@ public enum CollectorMetrics {
     public static let databaseErrors = "tapwire_database_errors_total"
     public static let rollupFoldSeconds = "tapwire_rollup_fold_duration_seconds"
     public static let rollupDeltasFolded = "tapwire_rollup_deltas_folded_total"
+    public static let readFoldWaits = "tapwire_read_fold_waits_total"
+    public static let readFoldWaitSeconds = "tapwire_read_fold_wait_seconds"
+    public static let readFoldWaiting = "tapwire_read_fold_waiting"
     public static let queueDepth = "tapwire_commit_queue_events"
     public static let connections = "tapwire_http_connections"
     public static let bufferedBodyBytes = "tapwire_http_buffered_body_bytes"
@@ -30,5 +33,9 @@ public enum CollectorMetrics {
         registry.declare(rollupFoldSeconds, help: "Time of one fold of pending rollup deltas into the rollups.", kind: .histogram,
                          buckets: latencyBuckets)
         registry.declare(rollupDeltasFolded, help: "Pending rollup deltas folded into the rollups (their finest rows, before the coarser grains are derived).", kind: .counter)
+        registry.declare(readFoldWaits, help: "Exact readers (reports, findings, monitor scans) that waited for the background fold: shared, or why they folded themselves (fold_failed, stopped, timed_out).",
+                         kind: .counter, labels: ["outcome"])
+        registry.declare(readFoldWaitSeconds, help: "How long an exact reader waited for the background fold.", kind: .histogram,
+                         buckets: latencyBuckets)
     }
 }
