@@ -91,10 +91,13 @@ import TapwireTestSupport
         }
     }
 
-    /// Whether the collector's fold (or one of them) is waiting on a lock: held by the test.
+    /// Whether the collector's fold (or one of them) is waiting on a lock: held by the test. Only
+    /// this test's database: pg_stat_activity shows every database, and other suites' collectors
+    /// fold at the same time (one of theirs waiting made this true before this collector's fold
+    /// had started, so later readers took its ticket).
     static func foldWaitsOnALock(_ database: TestDatabase) -> Bool {
         (try? eventually(timeout: 30) {
-            try database.query("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tapwire-rollup-fold' AND wait_event_type = 'Lock'").scalar == "1"
+            try database.query("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'tapwire-rollup-fold' AND wait_event_type = 'Lock'").scalar == "1"
         }) ?? false
     }
 
