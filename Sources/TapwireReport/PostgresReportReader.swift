@@ -463,24 +463,73 @@ public struct PostgresReportReader: ReportReading {
 
     /// The rows of report_total_histograms.sql (a category's and metric's bins and counts, a row
     /// per block of days or quarter hour) summed per bin: a row per category, metric and bin, as
-    /// report_raw_histograms.sql gives them.
+    /// report_raw_histograms.sql gives them (every bin a row names, in no particular order).
+    /// Each category's and metric's sums are one array indexed by bin (a reply length's bins run
+    /// to 501, the time to response's to a few dozen), not a dictionary per key: a real app's 30
+    /// categories read about 170 rows of a few hundred bins each, and hashing every bin of every
+    /// row was most of this step (docs/reports.md, "What each report reads, and what it costs").
+    /// A bin outside the arrays' range (none the rollups write) is summed in a dictionary.
     static func histogramRows(_ result: QueryResult) throws(DatabaseError) -> [ReportHistogramRow] {
+        guard let categoryAt = result.column("category"), let metricAt = result.column("metric"), let binsAt = result.column("bins"),
+              let countsAt = result.column("counts") else {
+            throw DatabaseError(.unexpectedResult, "the histogram rows lack a column", query: result.statement)
+        }
         struct Key: Hashable { var category: String, metric: HistogramMetric }
-        var sums: [Key: [Int: Int]] = [:]
-        for row in result.namedRows {
-            guard let metric = HistogramMetric(rawValue: int(row["metric"])) else { continue }
-            let bins: [Int64] = try row.decode("bins"), counts: [Int64] = try row.decode("counts")
+        struct Sums {
+            var counts: [Int] = []
+            /// Whether a row named the bin (a bin summing to 0 is still a row, as the SQL's GROUP BY gave).
+            var named: [Bool] = []
+            var outside: [Int: Int] = [:]
+
+            mutating func add(bins: [Int64], counts rowCounts: [Int64], dense: Int) {
+                for (bin64, count64) in zip(bins, rowCounts) {
+                    let bin = Int(bin64), count = Int(count64)
+                    guard bin >= 0, bin < dense else {
+                        outside[bin, default: 0] += count
+                        continue
+                    }
+                    if bin >= counts.count {
+                        counts.append(contentsOf: repeatElement(0, count: bin + 1 - counts.count))
+                        named.append(contentsOf: repeatElement(false, count: bin + 1 - named.count))
+                    }
+                    counts[bin] += count
+                    named[bin] = true
+                }
+            }
+        }
+        let denseBins = 4_096
+        var position: [Key: Int] = [:], keys: [Key] = [], sums: [Sums] = []
+        for values in result.rows {
+            guard let metric = HistogramMetric(rawValue: int(values[metricAt])) else { continue }
+            guard let bins = [Int64].decode(postgresText: values[binsAt]), let counts = [Int64].decode(postgresText: values[countsAt]) else {
+                throw DatabaseError(.unexpectedResult, "a histogram row's bins or counts are not an array of integers", query: result.statement)
+            }
             guard bins.count == counts.count else {
                 throw DatabaseError(.unexpectedResult, "a histogram row has \(bins.count) bins and \(counts.count) counts", query: result.statement)
             }
-            let key = Key(category: row["category"] ?? "", metric: metric)
-            var perBin = sums.removeValue(forKey: key) ?? [:]
-            for (bin, count) in zip(bins, counts) { perBin[Int(bin), default: 0] += Int(count) }
-            sums[key] = perBin
+            let key = Key(category: values[categoryAt] ?? "", metric: metric)
+            let k: Int
+            if let known = position[key] {
+                k = known
+            } else {
+                k = keys.count
+                position[key] = k
+                keys.append(key)
+                sums.append(Sums())
+            }
+            sums[k].add(bins: bins, counts: counts, dense: denseBins)
         }
-        return sums.flatMap { key, perBin in
-            perBin.map { ReportHistogramRow(category: key.category, metric: key.metric, bin: $0.key, count: $0.value) }
+        var rows: [ReportHistogramRow] = []
+        for (k, key) in keys.enumerated() {
+            let s = sums[k]
+            for bin in s.counts.indices where s.named[bin] {
+                rows.append(ReportHistogramRow(category: key.category, metric: key.metric, bin: bin, count: s.counts[bin]))
+            }
+            for (bin, count) in s.outside {
+                rows.append(ReportHistogramRow(category: key.category, metric: key.metric, bin: bin, count: count))
+            }
         }
+        return rows
     }
 
     /// Where each column of an uplift result is (report_uplift_days.sql, report_raw_uplift.sql,
