@@ -21,9 +21,11 @@ enum BenchCommand {
                          [--curve W:LINGER_MS:FILL,…] [--citus-workers URL,URL…] [--with-reports PAIRS]
       For each shape, creates a scratch database next to the one URL names and starts its own
       `tapwire serve` on it. For random (v4) and then UUIDv7 ids it alternates rounds of: a plain
-      COPY of pre-built rows into a table with a uuid primary key (the baseline), and the same
-      number of events posted as pre-built gzip batches over keep-alive connections (peak), shape
-      after shape within each round. Then it posts at half the peak rate for --half-peak-seconds.
+      COPY of pre-built rows into a table with a uuid primary key (the baseline, emptied before
+      each round), and the same number of events posted as pre-built gzip batches over keep-alive
+      connections (peak), shape after shape within each round; each timed segment starts after
+      the cluster's background work (autovacuum, folds) and a CHECKPOINT. Then it posts at half
+      the peak rate for --half-peak-seconds.
       Prints one table, a column per shape and id kind: COPY rows/s, end-to-end events/s and the
       ratio (medians of the rounds), p50/p99 at peak and at half peak, database CPU per 1M events
       (the PostgreSQL processes' CPU time from /proc, when the server is on this machine),
