@@ -21,9 +21,11 @@ enum BenchCommand {
                          [--curve W:LINGER_MS:FILL,…] [--citus-workers URL,URL…] [--with-reports PAIRS]
       For each shape, creates a scratch database next to the one URL names and starts its own
       `tapwire serve` on it. For random (v4) and then UUIDv7 ids it alternates rounds of: a plain
-      COPY of pre-built rows into a table with a uuid primary key (the baseline), and the same
-      number of events posted as pre-built gzip batches over keep-alive connections (peak), shape
-      after shape within each round. Then it posts at half the peak rate for --half-peak-seconds.
+      COPY of pre-built rows into a table with a uuid primary key (the baseline, emptied before
+      each round), and the same number of events posted as pre-built gzip batches over keep-alive
+      connections (peak), shape after shape within each round; each timed segment starts after
+      the cluster's background work (autovacuum, folds) and a CHECKPOINT. Then it posts at half
+      the peak rate for --half-peak-seconds.
       Prints one table, a column per shape and id kind: COPY rows/s, end-to-end events/s and the
       ratio (medians of the rounds), p50/p99 at peak and at half peak, database CPU per 1M events
       (the PostgreSQL processes' CPU time from /proc, when the server is on this machine),
@@ -322,15 +324,21 @@ enum BenchCommand {
         var copyCPUSeconds = rigs.map { _ in 0.0 }, collectorCPUSeconds = rigs.map { _ in 0.0 }
         var processCPUSeconds = rigs.map { _ in 0.0 }
         var copyTimes = rigs.map { _ in [String: Double]() }, collectorTimes = rigs.map { _ in [String: Double]() }
+        var settling = true
         for round in 0..<options.rounds {
             for (r, rig) in rigs.enumerated() {
                 let collector = rig.collector!
+                if round == 0 { try warmBaseline(rounds[r][round].staged, options: options, on: rig.setup) }
+                try rig.setup.query(BenchSQL.baselineTruncate)
+                settle(rig.setup, settling: &settling)
                 if probes.statements { try rig.setup.query(BenchSQL.statementsReset) }
                 var cpuBefore = probes.cpu?.seconds()
                 copyRates[r].append(try copyBaseline(rounds[r][round].staged, options: options, on: rig.setup))
                 if let before = cpuBefore, let after = probes.cpu?.seconds() { copyCPUSeconds[r] += after - before }
                 if probes.statements { add(try statementTimes(rig.setup), into: &copyTimes[r]); try rig.setup.query(BenchSQL.statementsReset) }
 
+                settle(rig.setup, settling: &settling)
+                if probes.statements { try rig.setup.query(BenchSQL.statementsReset) }
                 cpuBefore = probes.cpu?.seconds()
                 let processBefore = processCPU(collector.process.pid)
                 let postStart = monotonicNanoseconds()
@@ -375,8 +383,43 @@ enum BenchCommand {
         return measured
     }
 
-    /// The baseline: the round's rows COPYed into the uuid-keyed table, 10,000 rows a
-    /// transaction. Returns rows a second.
+    /// Before each timed segment, COPY or collector: the work the segments before left running
+    /// (autovacuum of the 200,000 rows a segment inserts, autoanalyze, a collector's background
+    /// fold; every shape's database is in one cluster) waited for, up to 60 s, then a
+    /// CHECKPOINT, so each segment starts with no dirty buffers and no checkpoint due: without
+    /// them the COPY baselines of one quiet run moved by 30 % and more between rounds and shapes
+    /// (docs/benchmarks.md, "The COPY baseline"). Untimed; needs a superuser for CHECKPOINT (the
+    /// bench's WAL preparation does too) and says once when it cannot.
+    static func settle(_ connection: PostgresConnection, settling: inout Bool) {
+        guard settling else { return }
+        let deadline = monotonicNanoseconds() + 60_000_000_000
+        var quiet = 0
+        do throws(DatabaseError) {
+            // Three looks in a row, 100 ms apart, with nothing running.
+            while quiet < 3 && monotonicNanoseconds() < deadline {
+                quiet = try connection.query(BenchSQL.backgroundWork).value(Int64.self) == 0 ? quiet + 1 : 0
+                if quiet < 3 { usleep(100_000) }
+            }
+            if quiet < 3 { print("bench: background work still running after 60 s; the next segment starts beside it") }
+            try connection.query(BenchSQL.checkpoint)
+        } catch {
+            settling = false
+            print("bench: could not settle the cluster before a segment (\(error.code.rawValue) \(error.sqlState ?? "")): segments start beside earlier segments' background work")
+        }
+    }
+
+    /// Before a shape's first COPY: one untimed transaction of it into the baseline table (then
+    /// emptied), so the first timed round does not pay for the session's first COPY (catalog
+    /// and plan caches, the table's first extension) and later rounds not.
+    static func warmBaseline(_ staged: [StagedBatch], options: Options, on setup: PostgresConnection) throws {
+        let group = Array(staged.prefix(max(1, 10_000 / options.batchSize)))
+        try setup.transaction { () throws(DatabaseError) in
+            try setup.copyIn(BenchSQL.baselineCopy, data: EventCopyRows.encode(group))
+        }
+    }
+
+    /// The baseline: the round's rows COPYed into the uuid-keyed table (emptied before each round),
+    /// 10,000 rows a transaction. Returns rows a second.
     static func copyBaseline(_ staged: [StagedBatch], options: Options, on setup: PostgresConnection) throws -> Double {
         let began = monotonicNanoseconds()
         let chunk = max(1, 10_000 / options.batchSize)

@@ -74,10 +74,75 @@ extension EventCopyRows {
     /// conversion events that carry one, and conversions without one, with a NULL id) and which
     /// are conversions, for sql/queries/copy_attribution_pending.sql: the fold recomputes the
     /// credits those events can change (docs/outcomes.md).
+    ///
+    /// The fold reads of a device's queued entries only their span: the earliest and latest
+    /// time, and the earliest and latest conversion's (tapwire_attribute_pending's
+    /// tapwire_attribution_span). So a device is queued with those at most four entries (the
+    /// earliest and latest of its events as non-conversions, the earliest and latest of its
+    /// conversions as conversions), not one per event: the same spans, a few entries a device
+    /// where a batch's 500 events were 500 (docs/outcomes.md, "What a fold costs"). A
+    /// conversion without an install id is found again by its time, so each keeps its own entry.
     static func encodeAttributionPending(_ batches: [StagedBatch], plan: EventWriter.StagingPlan, rows seqs: [Int]) -> [UInt8] {
-        encodePending(batches, plan: plan, rows: seqs, flaggingConversions: true) { type, hasDevice in
-            type != .sent && type != .assignment && (hasDevice || type == .conversion)
+        struct Span { var first: Timestamp; var last: Timestamp; var firstConversion: Timestamp?; var lastConversion: Timestamp? }
+        // Per app: the devices in the order first seen (the encoding stays deterministic), their
+        // spans, and the times of conversions without an install id.
+        var apps: [Int64: (order: [String], spans: [String: Span], anonymous: [Timestamp])] = [:]
+        for seq in seqs {
+            let (b, i) = plan.locations[seq]
+            let batch = batches[b]
+            let event = batch.events[i]
+            let conversion = event.type == .conversion
+            guard let device = event.deviceId ?? batch.context.deviceId else {
+                if conversion { apps[batch.appId, default: ([], [:], [])].anonymous.append(event.eventTime) }
+                continue
+            }
+            guard event.type != .sent && event.type != .assignment else { continue }
+            let time = event.eventTime
+            if var span = apps[batch.appId]?.spans[device] {
+                span.first = min(span.first, time)
+                span.last = max(span.last, time)
+                if conversion {
+                    span.firstConversion = min(span.firstConversion ?? time, time)
+                    span.lastConversion = max(span.lastConversion ?? time, time)
+                }
+                apps[batch.appId]!.spans[device] = span
+            } else {
+                apps[batch.appId, default: ([], [:], [])].order.append(device)
+                apps[batch.appId]!.spans[device] = Span(first: time, last: time, firstConversion: conversion ? time : nil,
+                                                        lastConversion: conversion ? time : nil)
+            }
         }
+        guard !apps.isEmpty else { return [] }
+        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + apps.values.reduce(0) { $0 + 72 + ($1.order.count * 4 + $1.anonymous.count) * 64 })
+        for appId in apps.keys.sorted() {
+            let app = apps[appId]!
+            var devices = BinaryArray(.text), times = BinaryArray(.timestamptz), conversions = BinaryArray(.bool)
+            func entry(_ device: String?, _ time: Timestamp, _ conversion: Bool) {
+                devices.optionalText(device)
+                times.timestamp(time)
+                conversions.bool(conversion)
+            }
+            for device in app.order {
+                let span = app.spans[device]!
+                // The span's ends the conversions already give need no entry of their own.
+                if let firstConversion = span.firstConversion, let lastConversion = span.lastConversion {
+                    if span.first < firstConversion { entry(device, span.first, false) }
+                    entry(device, firstConversion, true)
+                    if lastConversion != firstConversion { entry(device, lastConversion, true) }
+                    if span.last > lastConversion { entry(device, span.last, false) }
+                } else {
+                    entry(device, span.first, false)
+                    if span.last != span.first { entry(device, span.last, false) }
+                }
+            }
+            for time in app.anonymous { entry(nil, time, true) }
+            encoder.beginRow(fields: 4)
+            encoder.int64(appId)
+            encoder.array(devices)
+            encoder.array(times)
+            encoder.array(conversions)
+        }
+        return encoder.finish()
     }
 
     /// The same for sql/queries/copy_holdout_pending.sql (no conversion flags): assignments and

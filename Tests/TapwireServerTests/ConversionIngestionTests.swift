@@ -149,10 +149,19 @@ import TapwireTestSupport
         let stored = try server.client().post("/v1/batch", key: app.writeKey.text, json: body)
         #expect(stored.status == 200)
         #expect(stored.json?["accepted"]?.numberValue?.integer == 3)
-        // Nothing fold-dependent: the commit itself wrote both.
+        // Nothing fold-dependent: the commit itself wrote both. A device is queued with the span
+        // of its conversions (EventCopyRows.encodeAttributionPending), not an entry per event: a
+        // conversion is queued when its time is within its device's queued conversions.
         let seen = try server.database.query("""
             SELECT (SELECT count(*) FROM events WHERE type = 'conversion'),
-                   (SELECT count(*) FROM conversion_credits) + (SELECT coalesce(sum(cardinality(device_ids)), 0) FROM attribution_pending)
+                   (SELECT count(*) FROM events e
+                    WHERE e.type = 'conversion'
+                      AND (EXISTS (SELECT 1 FROM conversion_credits c WHERE c.event_id = e.event_id)
+                           OR EXISTS (SELECT 1 FROM attribution_pending p,
+                                          unnest(p.device_ids, p.event_times, p.conversions) AS u (device_id, event_time, conversion)
+                                      WHERE p.app_id = e.app_id AND u.conversion AND u.device_id = e.device_id
+                                      GROUP BY u.device_id
+                                      HAVING e.event_time BETWEEN min(u.event_time) AND max(u.event_time))))
             """).rows.first
         #expect(seen == ["3", "3"], "queued or already credited, never neither: \(seen ?? [])")
     }
