@@ -8,8 +8,11 @@ cd "$(dirname "$0")/.."
 bin=.build/release/tapwire-bench
 url="${TAPWIRE_TEST_DATABASE_URL:?run me through scripts/with-postgres.sh}"
 failed=()
-echo "== ingestion: end to end vs plain COPY, each shape"
-"$bin" ingest --database-url "$url" --tapwire .build/release/tapwire --shape "${TAPWIRE_BENCH_SHAPES:-benchmark,real,outcomes,holdouts}" "$@" || failed+=(ingest)
+echo "== ingestion: end to end vs plain COPY, each shape; then a report's effect on it (issue 33)"
+# TAPWIRE_BENCH_REPORT_PAIRS pairs of 20 s segments, quiet and with a reader (0: none): 5 pairs
+# add 200 s per shape, and their median ratio does not hang on one segment (docs/benchmarks.md).
+"$bin" ingest --database-url "$url" --tapwire .build/release/tapwire --shape "${TAPWIRE_BENCH_SHAPES:-benchmark,real,outcomes,holdouts}" \
+  --with-reports "${TAPWIRE_BENCH_REPORT_PAIRS:-5}" "$@" || failed+=(ingest)
 echo "== report: the 30-day engagement report from rollups vs from raw events, the benchmark and the real shape"
 scripts/bench-report.sh || failed+=(report)
 echo "== holdouts: the report of a campaign of 10M assigned devices against the engagement-only report"

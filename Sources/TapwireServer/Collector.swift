@@ -35,7 +35,8 @@ public final class Collector: Sendable {
         // The collector's exact readers wait for this fold instead of folding themselves: each
         // request or monitor scan takes its ticket (`folder.folds.readFold()`) as it arrives.
         let folder = RollupFolder(databaseURL: configuration.databaseURL, intervalSeconds: Double(configuration.rollupFoldMilliseconds) / 1000,
-                                  readerWaitSeconds: Double(configuration.readFoldWaitMilliseconds) / 1000, logger: logger,
+                                  readerWaitSeconds: Double(configuration.readFoldWaitMilliseconds) / 1000,
+                                  readerRestSeconds: Double(configuration.readFoldRestMilliseconds) / 1000, logger: logger,
                                   onReaderWait: { outcome, seconds in
                                       metrics.increment(CollectorMetrics.readFoldWaits, [outcome])
                                       metrics.observe(CollectorMetrics.readFoldWaitSeconds, [], seconds)

@@ -23,6 +23,11 @@ public struct CollectorConfiguration: Sendable {
     /// How long a report (or another exact reader) waits for the background fold before it folds
     /// on its own connection (docs/reports.md, "A report in the collector shares the fold").
     public var readFoldWaitMilliseconds = 30_000
+    /// The least time from a fold's end to the start of a fold a report (or another exact reader)
+    /// wakes: reports back to back share one fold per rest instead of each adding a fold to
+    /// ingestion's; a report waits up to this much longer (docs/reports.md, "A report in the
+    /// collector shares the fold", which argues the default).
+    public var readFoldRestMilliseconds = 500
     /// Threads (and connections) for key lookups, manifests and reports.
     public var readerThreads = 4
     /// How long a resolved key is trusted before it is looked up again.

@@ -7,8 +7,10 @@ import TapwireLifecycle
 /// migrations 0050, 0060), so each rollup key is upserted once per fold, not once per commit, and
 /// readers that go to the tables directly (dashboards) lag by about that much. The collector's
 /// exact readers (its reports, findings and monitor) do not fold themselves: they wait for this
-/// fold (`folds`, `SharedFolds`), which a reader wakes at once instead of letting it sleep out
-/// its interval; the next interval counts from that fold. After each fold it also summarises the
+/// fold (`folds`, `SharedFolds`), which a reader wakes instead of letting it sleep out its
+/// interval: it starts `readerRestSeconds` after the previous fold's end (at once if that has
+/// passed), so readers back to back cause at most one fold per rest; the next interval counts
+/// from that fold. After each fold it also summarises the
 /// BRIN ranges of events that commits filled since. One thread, one connection of its own; a
 /// database that is down is retried with backoff. A `Service`: shut down, it folds once more, so
 /// it drains after the group committer.
@@ -24,9 +26,10 @@ public final class RollupFolder: Service {
     public let folds: SharedFolds
 
     /// `readerWaitSeconds`: how long a reader waits for a fold before folding itself.
+    /// `readerRestSeconds`: the least time from a fold's end to the start of a fold a reader wakes.
     /// `onReaderWait`: each reader's wait, how it ended (`shared`, or why it folded itself) and
     /// how long it took.
-    public init(databaseURL: String, intervalSeconds: Double = 2, readerWaitSeconds: Double = 30, logger: Logger,
+    public init(databaseURL: String, intervalSeconds: Double = 2, readerWaitSeconds: Double = 30, readerRestSeconds: Double = 0, logger: Logger,
                 onReaderWait: @escaping @Sendable (_ outcome: String, _ seconds: Double) -> Void = { _, _ in },
                 onFold: @escaping @Sendable (_ rows: Int, _ seconds: Double) -> Void = { _, _ in }) {
         self.databaseURL = databaseURL
@@ -35,7 +38,7 @@ public final class RollupFolder: Service {
         self.onFold = onFold
         let background = BackgroundLoop(name: "tapwire-rollup-fold")
         self.background = background
-        folds = SharedFolds(maxWaitSeconds: readerWaitSeconds, wakeFolder: { background.wake() }, onWait: onReaderWait)
+        folds = SharedFolds(maxWaitSeconds: readerWaitSeconds, restSeconds: readerRestSeconds, wakeFolder: { background.wake() }, onWait: onReaderWait)
     }
 
     private let stopping = ShutdownSignal()
@@ -87,13 +90,15 @@ public final class RollupFolder: Service {
                     summarizeFailure = failure
                 }
                 if stopping { break }
-                // The interval, unless a reader wants a fold first (or the loop is stopped). A
-                // wake-up a fold already served (its reader woke it as it started) pauses again.
+                // The interval, unless a reader wants a fold first: then the rest after this
+                // fold (or the loop is stopped). A wake-up a fold already served (its reader woke
+                // it as it started) pauses again, and so does one that comes during the rest.
                 let due = monotonicNanoseconds() + UInt64(max(0, intervalSeconds) * 1e9)
-                while background.isRunning, !folds.foldWanted {
+                while background.isRunning {
                     let now = monotonicNanoseconds()
-                    if now >= due { break }
-                    background.pause(seconds: Double(due - now) / 1e9)
+                    let next = min(due, folds.wantedFoldStartsAt ?? .max)
+                    if now >= next { break }
+                    background.pause(seconds: Double(next - now) / 1e9)
                 }
             } catch {
                 folds.foldFinished(succeeded: false)

@@ -10,21 +10,24 @@ import TapwireCore
 /// failed or it backs off after one, it has stopped, or `maxWaitSeconds` passed.
 public final class SharedFolds: Sendable {
     private struct State {
-        var requests = FoldRequests()
+        var requests: FoldRequests
         /// The readers waiting, each woken when a fold finishes to look at its ticket again.
         var waiters: [UInt64: DispatchSemaphore] = [:]
         var nextWaiter: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let wakeFolder: @Sendable () -> Void
     /// How long a reader waits for the fold before it folds itself.
     public let maxWaitSeconds: Double
     /// Each reader's wait: how it ended (`shared`, or why it folded itself) and how long it took.
     private let onWait: @Sendable (_ outcome: String, _ seconds: Double) -> Void
 
-    init(maxWaitSeconds: Double, wakeFolder: @escaping @Sendable () -> Void,
+    /// `restSeconds`: the least time from a fold's end to the next fold a reader wakes
+    /// (`FoldRequests.restNanoseconds`).
+    init(maxWaitSeconds: Double, restSeconds: Double = 0, wakeFolder: @escaping @Sendable () -> Void,
          onWait: @escaping @Sendable (_ outcome: String, _ seconds: Double) -> Void) {
+        state = Mutex(State(requests: FoldRequests(restNanoseconds: UInt64(max(0, restSeconds) * 1e9))))
         self.maxWaitSeconds = maxWaitSeconds
         self.wakeFolder = wakeFolder
         self.onWait = onWait
@@ -82,15 +85,16 @@ public final class SharedFolds: Sendable {
 
     // MARK: The folder's side
 
-    /// Whether a reader waits for a fold not started yet: the folder folds now.
-    var foldWanted: Bool { state.withLock { $0.requests.foldWanted } }
+    /// When a reader waits for a fold not started yet: when the folder starts it (monotonic
+    /// nanoseconds: the previous fold's end plus the rest). Nil: no reader wants one.
+    var wantedFoldStartsAt: UInt64? { state.withLock { $0.requests.wantedFoldStartsAt } }
 
     func foldStarting() { state.withLock { _ = $0.requests.foldStarting() } }
 
     /// The fold committed or failed: every waiting reader looks at its ticket again.
     func foldFinished(succeeded: Bool) {
         let waiters = state.withLock { (s) -> [DispatchSemaphore] in
-            s.requests.foldFinished(succeeded: succeeded)
+            s.requests.foldFinished(succeeded: succeeded, at: monotonicNanoseconds())
             return Array(s.waiters.values)
         }
         waiters.forEach { $0.signal() }

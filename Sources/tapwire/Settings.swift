@@ -52,6 +52,10 @@ enum Settings {
                 help: "Milliseconds a report waits for the background fold before it folds on its own connection") { c, v throws(CLIError) in
             c.readFoldWaitMilliseconds = max(0, try number(v, "--read-fold-wait"))
         },
+        Setting(flag: "read-fold-rest", environment: "TAPWIRE_READ_FOLD_REST_MS", defaultText: String(defaults.readFoldRestMilliseconds),
+                help: "Milliseconds from a fold's end before a fold a report wakes starts (reports back to back share one fold per rest)") { c, v throws(CLIError) in
+            c.readFoldRestMilliseconds = max(0, try number(v, "--read-fold-rest"))
+        },
         Setting(flag: "reader-threads", environment: "TAPWIRE_READER_THREADS", defaultText: String(defaults.readerThreads),
                 help: "Threads (and connections) for key lookups, manifests and reports") { c, v throws(CLIError) in
             c.readerThreads = max(1, try number(v, "--reader-threads"))

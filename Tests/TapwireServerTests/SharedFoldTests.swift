@@ -10,20 +10,23 @@ import TapwireTestSupport
 /// A report in the collector does not fold for itself: it waits for the collector's background
 /// fold, one that started after its request (docs/reports.md, "A report in the collector shares
 /// the fold"). Each collector here folds at start and then only when a reader wakes it (its
-/// interval is an hour), so every fold counted is one a reader caused.
+/// interval is an hour), so every fold counted is one a reader caused; and, unless a test says
+/// otherwise, with no rest between folds (`readFoldRestMilliseconds`).
 @Suite(.serialized) struct SharedFoldTests {
     /// Two days back: a whole UTC day of the 30-day report, read from the rollups alone, so only a
     /// fold makes these events count (the current quarter hour would be read from the pending
     /// deltas too).
     static let past = Timestamp.now.adding(seconds: -2 * 86_400)
 
-    static func start(_ database: TestDatabase? = nil, readerThreads: Int = 2, waitMilliseconds: Int = 30_000) throws -> TestCollector {
+    static func start(_ database: TestDatabase? = nil, readerThreads: Int = 2, waitMilliseconds: Int = 30_000,
+                      restMilliseconds: Int = 0) throws -> TestCollector {
         let configure: (inout CollectorConfiguration) -> Void = {
             $0.rateLimitPerSecond = 0
             $0.findingsMonitor = false
             $0.rollupFoldMilliseconds = 3_600_000
             $0.readerThreads = readerThreads
             $0.readFoldWaitMilliseconds = waitMilliseconds
+            $0.readFoldRestMilliseconds = restMilliseconds
         }
         let collector = try database.map { try TestCollector(database: $0, configure: configure) } ?? TestCollector.start(configure: configure)
         #expect(collector.firstFoldDone())
@@ -184,5 +187,18 @@ import TapwireTestSupport
         try lock.query("COMMIT")
         #expect(reports.wait() == [15])
         #expect(Self.waits(collector, "shared") == 0)
+    }
+
+    /// A fold a reader wakes starts no sooner than the rest after the previous fold's end: with
+    /// a rest of an hour the folder does not fold for the report, which waits its bound and folds
+    /// itself, counting every acknowledged batch all the same.
+    @Test func aReportWokenDuringTheRestWaitsForItsEndNotForAFoldAtOnce() throws {
+        let collector = try Self.start(waitMilliseconds: 300, restMilliseconds: 3_600_000)
+        defer { collector.stop() }
+        let app = try collector.database.createApp()
+        try Self.post(35, to: collector, key: app.writeKey.text)
+        #expect(try Self.delivered(collector, key: app.readKey.text) == 35)
+        #expect(Self.folds(collector) == 1, "the folder rests: only its fold at start")
+        #expect(Self.waits(collector, "timed_out") == 1 && Self.waits(collector, "shared") == 0)
     }
 }

@@ -1,9 +1,13 @@
 /// The folds a collector's exact readers wait for instead of folding themselves (docs/reports.md,
 /// "A report in the collector shares the fold"). A reader takes a ticket: the first fold that
 /// starts after it. Every batch acknowledged before the ticket is pending or folded when that fold
-/// starts, so once it has committed the reader counts it. The background fold, woken at once,
-/// serves every ticket waiting at that moment. Pure: the folder and the readers drive it under
-/// one lock (`SharedFolds` in TapwireStore), and the tests drive it step by step.
+/// starts, so once it has committed the reader counts it. The background fold, woken, serves every
+/// ticket waiting at that moment. A fold a reader wants starts no sooner than `restNanoseconds`
+/// after the previous fold finished (`wantedFoldStartsAt`), so readers back to back share one
+/// fold per rest instead of each adding a fold's fixed cost to ingestion's (docs/reports.md, "A
+/// report in the collector shares the fold"). Pure: the folder and the readers drive it under one
+/// lock (`SharedFolds` in TapwireStore), with the monotonic clock's nanoseconds, and the tests
+/// drive it step by step.
 public struct FoldRequests: Sendable, Equatable {
     /// The number of the first fold a reader waits for: one that starts after the ticket was taken.
     public struct Ticket: Sendable, Hashable {
@@ -42,8 +46,14 @@ public struct FoldRequests: Sendable, Equatable {
     /// interval. Set, it also means the folder needs no other wake-up.
     public private(set) var wanted = false
     public private(set) var stopped = false
+    /// The least time from a fold's end to the start of the next fold a reader wants.
+    public let restNanoseconds: UInt64
+    /// When the last fold finished (monotonic nanoseconds); nil before the first.
+    public private(set) var lastFinishedAt: UInt64?
 
-    public init() {}
+    public init(restNanoseconds: UInt64 = 0) {
+        self.restNanoseconds = restNanoseconds
+    }
 
     /// A reader's ticket, taken when its request arrives (before it queues for a connection).
     public func ticket() -> Ticket { Ticket(fold: started + 1) }
@@ -63,8 +73,17 @@ public struct FoldRequests: Sendable, Equatable {
         return .wait(wakeFolder: !running && !wasWanted)
     }
 
-    /// Whether the folder folds now rather than sleeping out its interval.
+    /// Whether a reader wants a fold that has not started (the folder needs no other wake-up).
     public var foldWanted: Bool { wanted && !stopped }
+
+    /// When the folder starts the fold a reader wants, rather than sleeping out its interval: the
+    /// previous fold's end plus the rest (at once before any fold finished). Nil: none is wanted,
+    /// or a fold runs (the folder looks again when it finishes).
+    public var wantedFoldStartsAt: UInt64? {
+        guard foldWanted, !running else { return nil }
+        guard let lastFinishedAt else { return 0 }
+        return lastFinishedAt &+ restNanoseconds
+    }
 
     /// The folder starts a fold; returns its number.
     @discardableResult
@@ -75,10 +94,11 @@ public struct FoldRequests: Sendable, Equatable {
         return started
     }
 
-    /// The running fold committed (or failed): every ticket it serves is answered.
-    public mutating func foldFinished(succeeded: Bool) {
+    /// The running fold committed (or failed) at `now`: every ticket it serves is answered.
+    public mutating func foldFinished(succeeded: Bool, at now: UInt64) {
         guard running else { return }
         running = false
+        lastFinishedAt = now
         if succeeded { lastSucceeded = started } else { lastFailed = started }
     }
 
