@@ -152,10 +152,14 @@ import TapwireTestSupport
         let database = try TestDatabase.create()
         let app = try database.createApp(Self.app)
         let key = app.writeKey.text
-        // The traffic first, through a collector that then stops: the others check at start.
+        // The traffic first, through a collector that then stops: the others check at start. The
+        // seed has no findings monitor: its check at start, once the manifests are in but before
+        // the traffic is folded, would store the hour's look from part of the traffic (or none),
+        // and the others would serve that look (docs/regressions.md, "Stored looks"); it failed
+        // so in CI, when the seed's first fold came a rest later (--read-fold-rest).
         let day: Int64 = 86_400_000_000
         let release = Timestamp(microseconds: RollupDeltas.floor(Timestamp.now.microseconds, day) - 3 * day)
-        let seed = try TapwireBinary.serve(databaseURL: database.url)
+        let seed = try TapwireBinary.serve(databaseURL: database.url, extraArguments: ["--findings-monitor", "off"])
         for version in ["1.0", "1.1"] {
             let manifest = ReleaseTraffic.manifest(version: version, categories: [(identifier: "invite", actions: ["accept", "decline"],
                                                                                   textInput: [], customDismiss: false)])
