@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // glibc's allocator settings (<malloc.h>): the collector's arenas, set once at start.
         .systemLibrary(name: "CMalloc"),
+        // The C library's standard output: a command line tool's buffering, set once at start.
+        .systemLibrary(name: "CStdio"),
 
         // Embeds SQL files into the binary, so it runs outside the checkout: sql/migrations, fresh and
         // queries into TapwireStore; sql/bench into tapwire-bench; sql/soak into tapwire-soak and the tests.
@@ -66,7 +68,7 @@ let package = Package(
         .executableTarget(name: "tapwire-soak", dependencies: ["TapwireSoakCore", "TapwireStore", "TapwireLoopbackClient", "TapwireRollupOracle"], path: "Sources/TapwireSoak",
                           swiftSettings: strict, plugins: ["EmbedSQL"]),
         // Argument reading, subcommand dispatch and the database location, for tapwire and tapwire-bench.
-        .target(name: "TapwireCommandLine", dependencies: ["TapwireCore", "TapwireStore"], swiftSettings: strict),
+        .target(name: "TapwireCommandLine", dependencies: ["TapwireCore", "TapwireStore", "CStdio"], swiftSettings: strict),
         // tapwire demo: simulated devices and their batches, reproducible from a seed (tooling, not the report).
         .target(name: "TapwireDemo", dependencies: ["TapwireCore", "TapwireStatistics"], swiftSettings: strict),
         .executableTarget(name: "tapwire",

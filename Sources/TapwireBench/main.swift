@@ -13,4 +13,6 @@ let commands: [CommandSpec] = [
                 RegressionBenchCommand.run),
 ]
 
-CommandLineTool(program: "tapwire-bench", title: "tapwire-bench: the benchmarks of `make bench`", commands: commands).main()
+// Line-buffered: a bench runs for minutes, and its output is usually redirected to a log.
+CommandLineTool(program: "tapwire-bench", title: "tapwire-bench: the benchmarks of `make bench`", commands: commands,
+                lineBufferedOutput: true).main()

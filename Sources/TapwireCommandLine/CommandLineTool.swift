@@ -1,3 +1,4 @@
+import CStdio
 import Foundation
 
 /// An executable made of subcommands (`tapwire`, `tapwire-bench`): help, dispatch, and errors
@@ -6,11 +7,15 @@ package struct CommandLineTool: Sendable {
     package var program: String
     package var title: String
     package var commands: [CommandSpec]
+    /// Whether standard output is flushed at every line even when it is a file or a pipe, so that a
+    /// long run (a benchmark of many minutes) shows its progress as it goes, not only when it ends.
+    package var lineBufferedOutput: Bool
 
-    package init(program: String, title: String, commands: [CommandSpec]) {
+    package init(program: String, title: String, commands: [CommandSpec], lineBufferedOutput: Bool = false) {
         self.program = program
         self.title = title
         self.commands = commands
+        self.lineBufferedOutput = lineBufferedOutput
     }
 
     package func printHelp() {
@@ -23,6 +28,7 @@ package struct CommandLineTool: Sendable {
     /// Runs the subcommand the arguments name and exits with its status.
     package func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
         signal(SIGPIPE, SIG_IGN)
+        if lineBufferedOutput { _ = tapwire_line_buffer_stdout() }
         var argv = arguments
         guard let name = argv.first, name != "--help", name != "-h", name != "help" else {
             printHelp()
