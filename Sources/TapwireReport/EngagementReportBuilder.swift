@@ -183,10 +183,11 @@ public struct EngagementReportBuilder: Sendable {
         func looks(_ category: String) -> [(day: String, sums: UpliftDay)] {
             (upliftByCategory[category] ?? []).map { (labels[$0.utcDay] ?? Self.label($0.utcDay), $0.sums) }
         }
-        // The versions newest first once, not once per category (a real app's 40 manifests).
-        let newestFirst = manifests.keys.sorted(by: >)
+        // Every category's title in one pass over the manifests, not a search of each version's
+        // categories per category (a real app's 40 manifests × 30 categories, squared).
+        let titles = Self.titles(manifests)
         var categories: [CategoryEngagement] = names.map { name in
-            engagement(category: name, title: title(of: name, manifests: manifests, newestFirst: newestFirst), totals: totalsByCategory[name] ?? [],
+            engagement(category: name, title: titles[name], totals: totalsByCategory[name] ?? [],
                        trend: trendByCategory[name] ?? [], actions: actionsByCategory[name] ?? [],
                        histograms: histogramsByCategory[name] ?? [], uplift: looks(name), days: days, rangeDays: rangeDays,
                        dismiss: dismissStats(category: name, rows: dismissByCategory[name] ?? [], manifests: manifests))
@@ -401,11 +402,16 @@ public struct EngagementReportBuilder: Sendable {
         return DismissStats(measurable: true, count: count, rate: ProportionStatistics.share(count, of: base), base: base)
     }
 
-    /// `newestFirst`: the manifests' versions, sorted from the last (as `String` orders them).
-    func title(of category: String, manifests: [String: Manifest], newestFirst: [String]) -> String? {
-        for version in newestFirst {
-            if let title = manifests[version]?.category(category)?.title { return title }
+    /// Each category's title: that of the newest version (the last as `String` orders them) whose
+    /// manifest gives the category one (`Manifest.category`, the first entry of its identifier).
+    static func titles(_ manifests: [String: Manifest]) -> [String: String] {
+        var titles: [String: String] = [:]
+        for version in manifests.keys.sorted(by: >) {
+            var seen: Set<String> = []
+            for category in manifests[version]!.categories where seen.insert(category.identifier).inserted {
+                if titles[category.identifier] == nil, let title = category.title { titles[category.identifier] = title }
+            }
         }
-        return nil
+        return titles
     }
 }

@@ -579,9 +579,9 @@ public struct PostgresReportReader: ReportReading {
     }
 
     /// One uplift row. The sums are exact decimals; each becomes the nearest double, so the same
-    /// sums always give the same figures.
+    /// sums always give the same figures (`ExactDecimal`: the double `Double(String)` gives).
     static func upliftRow(_ values: [String?], _ c: UpliftColumns) -> ReportUpliftDayRow {
-        func real(_ position: Int) -> Double { values[position].flatMap { Double($0) } ?? 0 }
+        func real(_ position: Int) -> Double { values[position].flatMap { ExactDecimal.double($0) } ?? 0 }
         func count(_ position: Int) -> Int { int(values[position]) }
         let sums = MantelHaenszelSums(weights: real(c.weights), numerator: real(c.numerator), p: real(c.p), q: real(c.q),
                                       nullSum: real(c.nullSum), deviation: real(c.deviation), strata: count(c.strata),
