@@ -41,7 +41,7 @@ enum ExactDecimal {
         text.utf8.withContiguousStorageIfAvailable { fast(bytes: $0) } ?? nil
     }
 
-    static func fast(bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    private static func fast(bytes: UnsafeBufferPointer<UInt8>) -> Double? {
         var index = 0
         let count = bytes.count
         var negative = false
