@@ -636,11 +636,18 @@ enum BenchCommand {
             let walNames = Set(all.flatMap { ($0.collectorStatementWAL ?? [:]).keys })
             if !walNames.isEmpty {
                 print("collector's WAL per statement, MB per 1M events (pg_stat_statements):")
-                let walOrder = walNames.sorted { a, b in
-                    all.map { $0.collectorStatementWAL?[a] ?? 0 }.reduce(0, +) > all.map { $0.collectorStatementWAL?[b] ?? 0 }.reduce(0, +)
+                func walTotal(_ name: String) -> Double {
+                    var total = 0.0
+                    for f in all { total += f.collectorStatementWAL?[name] ?? 0 }
+                    return total
                 }
+                let walOrder = walNames.sorted { walTotal($0) > walTotal($1) }
                 for name in walOrder.prefix(10) {
-                    row("  " + name, all.map { f in f.collectorStatementWAL?[name].map { String(format: "%.1f", $0 / 1e6) } ?? "-" })
+                    let cells: [String] = all.map { (f: Figures) -> String in
+                        guard let bytes = f.collectorStatementWAL?[name] else { return "-" }
+                        return String(format: "%.1f", bytes / 1e6)
+                    }
+                    row("  " + name, cells)
                 }
             }
         }
