@@ -15,7 +15,7 @@ import TapwireZlib
 /// collector is a separate `tapwire serve` process; this program is the load generator.
 enum BenchCommand {
     static let usage = """
-    tapwire-bench ingest --database-url URL [--shape benchmark|real|outcomes|holdouts|benchmark,real,…] [--seed 42]
+    tapwire-bench ingest --database-url URL [--shape benchmark|real|outcomes|holdouts|anonymous|benchmark,real,…] [--seed 42]
                          [--connections 16] [--batch-size 500] [--batches 400] [--rounds 3]
                          [--apps 1] [--half-peak-seconds 10] [--json FILE] [--tapwire PATH]
                          [--curve W:LINGER_MS:FILL,…] [--citus-workers URL,URL…] [--with-reports PAIRS]
@@ -35,8 +35,9 @@ enum BenchCommand {
       --shape    the workload (docs/benchmarks.md): benchmark (8 categories, 4 campaigns, 3
                  versions, 2 platforms; the default), real (30 categories, 80 campaigns a day,
                  40 versions, 5 platforms), outcomes (real with conversions), holdouts
-                 (outcomes with the sender's assignments, every campaign holding out 10 %), or
-                 several
+                 (outcomes with the sender's assignments, every campaign holding out 10 %),
+                 anonymous (real without install ids: an experiment that splits their cost
+                 from the cardinality's), or several
       --seed     the generator's seed (default 42): the same seed posts the same events
       --apps     spread the batches over this many apps, round robin, each with its own write
                  key (default 1)
@@ -94,6 +95,11 @@ enum BenchCommand {
         /// Database execution seconds per 1M events, by statement (nil without pg_stat_statements).
         var copyStatements: [(String, Double)]?
         var collectorStatements: [(String, Double)]?
+        /// WAL bytes per 1M events (the cluster's insert position, full-page images included).
+        var copyWAL: Double?
+        var collectorWAL: Double?
+        /// The collector's WAL bytes per 1M events, by statement (pg_stat_statements' wal_bytes).
+        var collectorStatementWAL: [String: Double]?
         var ratio: Double { copyRate > 0 ? peakRate / copyRate : 0 }
         var label: String { shape.rawValue + " " + kind.rawValue }
     }
@@ -336,6 +342,8 @@ enum BenchCommand {
         var copyCPUSeconds = rigs.map { _ in 0.0 }, collectorCPUSeconds = rigs.map { _ in 0.0 }
         var processCPUSeconds = rigs.map { _ in 0.0 }
         var copyTimes = rigs.map { _ in [String: Double]() }, collectorTimes = rigs.map { _ in [String: Double]() }
+        var copyWAL = rigs.map { _ in 0.0 }, collectorWAL = rigs.map { _ in 0.0 }
+        var collectorStatementWAL = rigs.map { _ in [String: Double]() }
         var settling = true
         for round in 0..<options.rounds {
             for (r, rig) in rigs.enumerated() {
@@ -345,13 +353,16 @@ enum BenchCommand {
                 settle(rig.setup, settling: &settling)
                 if probes.statements { try rig.setup.query(BenchSQL.statementsReset) }
                 var cpuBefore = probes.cpu?.seconds()
+                var walBefore = try walPosition(rig.setup)
                 copyRates[r].append(try copyBaseline(rounds[r][round].staged, options: options, on: rig.setup))
                 if let before = cpuBefore, let after = probes.cpu?.seconds() { copyCPUSeconds[r] += after - before }
+                copyWAL[r] += try walPosition(rig.setup) - walBefore
                 if probes.statements { add(try statementTimes(rig.setup), into: &copyTimes[r]); try rig.setup.query(BenchSQL.statementsReset) }
 
                 settle(rig.setup, settling: &settling)
                 if probes.statements { try rig.setup.query(BenchSQL.statementsReset) }
                 cpuBefore = probes.cpu?.seconds()
+                walBefore = try walPosition(rig.setup)
                 let processBefore = processCPU(collector.process.pid)
                 let postStart = monotonicNanoseconds()
                 let result = try post(rounds[r][round].bodies, port: collector.port, auths: auths[r], connections: options.connections, ratePerSecond: nil)
@@ -363,7 +374,11 @@ enum BenchCommand {
                 try RollupStore().fold(on: rig.setup)
                 if let before = cpuBefore, let after = probes.cpu?.seconds() { collectorCPUSeconds[r] += after - before }
                 if let before = processBefore, let after = processCPU(collector.process.pid) { processCPUSeconds[r] += after - before }
-                if probes.statements { add(try statementTimes(rig.setup), into: &collectorTimes[r]) }
+                collectorWAL[r] += try walPosition(rig.setup) - walBefore
+                if probes.statements {
+                    add(try statementTimes(rig.setup), into: &collectorTimes[r])
+                    add(try statementWAL(rig.setup), into: &collectorStatementWAL[r])
+                }
                 figures[r].peak.samples += result.latencies.samples
                 print(String(format: "%@ round %d: COPY %.0f rows/s, collector %.0f events/s (%.0f%%)", figures[r].label, round + 1,
                              copyRates[r][round], peakRates[r][round], peakRates[r][round] / copyRates[r][round] * 100))
@@ -379,6 +394,9 @@ enum BenchCommand {
                 figures[r].collectorCPU = collectorCPUSeconds[r] / millions
             }
             if processCPU(rigs[r].collector!.process.pid) != nil { figures[r].processCPU = processCPUSeconds[r] / millions }
+            figures[r].copyWAL = copyWAL[r] / millions
+            figures[r].collectorWAL = collectorWAL[r] / millions
+            if probes.statements { figures[r].collectorStatementWAL = collectorStatementWAL[r].mapValues { $0 / millions } }
             if probes.statements {
                 figures[r].copyStatements = copyTimes[r].map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
                 figures[r].collectorStatements = collectorTimes[r].map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
@@ -593,6 +611,10 @@ enum BenchCommand {
             return String(format: "%.1f / %.1f (%.2f×)", c, e, e / c)
         })
         row("collector process CPU s per 1M", all.map { f in f.processCPU.map { String(format: "%.1f", $0) } ?? "n/a" })
+        row("WAL MB per 1M: COPY / collector", all.map { f in
+            guard let c = f.copyWAL, let e = f.collectorWAL else { return "n/a" }
+            return String(format: "%.0f / %.0f (%.2f×)", c / 1e6, e / 1e6, c > 0 ? e / c : 0)
+        })
         let names = Set(all.flatMap { ($0.collectorStatements ?? []).map(\.0) + ($0.copyStatements ?? []).map(\.0) })
         if !names.isEmpty {
             print("database time per statement, s per 1M events:")
@@ -601,7 +623,7 @@ enum BenchCommand {
                 let tb = all.map { f in f.collectorStatements?.first { $0.0 == b }?.1 ?? f.copyStatements?.first { $0.0 == b }?.1 ?? 0 }.reduce(0, +)
                 return ta > tb
             }
-            for name in order.prefix(10) {
+            for name in order.prefix(16) {
                 row("  " + name, all.map { f in
                     let v = f.collectorStatements?.first { $0.0 == name }?.1 ?? f.copyStatements?.first { $0.0 == name }?.1
                     return v.map { String(format: "%.2f", $0) } ?? "-"
@@ -611,6 +633,23 @@ enum BenchCommand {
                 let c = (f.copyStatements ?? []).reduce(0) { $0 + $1.1 }, e = (f.collectorStatements ?? []).reduce(0) { $0 + $1.1 }
                 return String(format: "%.1f / %.1f (%.2f×)", c, e, c > 0 ? e / c : 0)
             })
+            let walNames = Set(all.flatMap { ($0.collectorStatementWAL ?? [:]).keys })
+            if !walNames.isEmpty {
+                print("collector's WAL per statement, MB per 1M events (pg_stat_statements):")
+                func walTotal(_ name: String) -> Double {
+                    var total = 0.0
+                    for f in all { total += f.collectorStatementWAL?[name] ?? 0 }
+                    return total
+                }
+                let walOrder = walNames.sorted { walTotal($0) > walTotal($1) }
+                for name in walOrder.prefix(10) {
+                    let cells: [String] = all.map { (f: Figures) -> String in
+                        guard let bytes = f.collectorStatementWAL?[name] else { return "-" }
+                        return String(format: "%.1f", bytes / 1e6)
+                    }
+                    row("  " + name, cells)
+                }
+            }
         }
         row("collector peak RSS, MiB (whole run)", all.map { String(format: "%.1f", Double($0.rss) / 1_048_576) })
     }
@@ -651,6 +690,42 @@ enum BenchCommand {
 
     /// `statementTimes` with each name's calls.
     static func statementWork(_ connection: PostgresConnection) throws -> [String: (calls: Int, seconds: Double)] {
+        let names = statementNames()
+        var work: [String: (calls: Int, seconds: Double)] = [:]
+        for row in try connection.query(BenchSQL.statementsTimes).rows {
+            guard let text = row[0], let ms = row[2].flatMap(Double.init), let name = statementName(text, names) else { continue }
+            let calls = row[1].flatMap { Int($0) } ?? 0
+            work[name] = ((work[name]?.calls ?? 0) + calls, (work[name]?.seconds ?? 0) + ms / 1000)
+        }
+        return work
+    }
+
+    /// WAL bytes per statement since the last reset, named as `statementWork` names them.
+    static func statementWAL(_ connection: PostgresConnection) throws -> [String: Double] {
+        let names = statementNames()
+        var wal: [String: Double] = [:]
+        for row in try connection.query(BenchSQL.statementsWal).rows {
+            guard let text = row[0], let bytes = row[1].flatMap(Double.init), let name = statementName(text, names) else { continue }
+            wal[name, default: 0] += bytes
+        }
+        return wal
+    }
+
+    /// The cluster's WAL insert position, bytes.
+    static func walPosition(_ connection: PostgresConnection) throws -> Double {
+        Double(try connection.query(BenchSQL.walPosition).scalar ?? "0") ?? 0
+    }
+
+    /// A statement's text in pg_stat_statements → the sql/ file it came from, "BEGIN" …, "other";
+    /// nil for the bench's own reads of the counters.
+    static func statementName(_ text: String, _ names: [String: String]) -> String? {
+        let key = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if key.hasPrefix("SELECT pg_stat_statements_reset") || key.hasPrefix("-- Execution time of every statement")
+            || key.hasPrefix("-- WAL bytes (full-page images included) of every statement") { return nil }
+        return names[key] ?? (["BEGIN", "COMMIT", "ROLLBACK"].contains(key) ? key : "other")
+    }
+
+    static func statementNames() -> [String: String] {
         let known: [SQL] = [EmbeddedSQL.copyEventIds, EmbeddedSQL.copyStagedIds, EmbeddedSQL.claimEventIds,
                             EmbeddedSQL.copyEvents, EmbeddedSQL.copyRollupDeltaBatch, EmbeddedSQL.takeRollupDeltaBatches, EmbeddedSQL.copyRollupDeltas,
                             EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.pendingDeltaApps, EmbeddedSQL.foldApps, EmbeddedSQL.ensurePartitions,
@@ -660,16 +735,7 @@ enum BenchCommand {
                             EmbeddedSQL.createStagedIds, BenchSQL.baselineCopy]
         var names: [String: String] = [:]
         for sql in known { names[sql.text.trimmingCharacters(in: .whitespacesAndNewlines)] = (sql.name as NSString).lastPathComponent }
-        var work: [String: (calls: Int, seconds: Double)] = [:]
-        for row in try connection.query(BenchSQL.statementsTimes).rows {
-            guard let text = row[0], let ms = row[2].flatMap(Double.init) else { continue }
-            let key = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if key.hasPrefix("SELECT pg_stat_statements_reset") || key.hasPrefix("-- Execution time of every statement") { continue }
-            let name = names[key] ?? (["BEGIN", "COMMIT", "ROLLBACK"].contains(key) ? key : "other")
-            let calls = row[1].flatMap { Int($0) } ?? 0
-            work[name] = ((work[name]?.calls ?? 0) + calls, (work[name]?.seconds ?? 0) + ms / 1000)
-        }
-        return work
+        return names
     }
 
     static func add(_ times: [String: Double], into total: inout [String: Double]) {

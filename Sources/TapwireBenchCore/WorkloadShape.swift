@@ -17,6 +17,10 @@ public struct WorkloadShape: Sendable {
         /// The real app with conversions whose every campaign has a randomised holdout: the
         /// sender's assignments mixed in (issue 36's cost figures).
         case holdouts
+        /// The real app whose devices post no install id: a bench-only experiment that splits the
+        /// real shape's cost of install ids (events_by_device, attribution's queue and fold) from
+        /// its cost of cardinality (docs/benchmarks.md, "The real shape's database cost").
+        case anonymous
 
         /// `benchmark,real` into names; nil (with the reason) for an unknown or repeated name.
         public static func list(_ text: String) -> Result<[Name], ShapeListError> {
@@ -37,7 +41,7 @@ public struct WorkloadShape: Sendable {
         public var description: String {
             switch self {
             case .unknown(let name):
-                return "unknown shape '\(name)': --shape takes benchmark, real, outcomes, holdouts, or several separated by commas"
+                return "unknown shape '\(name)': --shape takes benchmark, real, outcomes, holdouts, anonymous, or several separated by commas"
             case .repeated(let name): return "shape '\(name)' is named twice"
             }
         }
@@ -213,6 +217,7 @@ public struct WorkloadShape: Sendable {
         case .real: return .real
         case .outcomes: return .outcomes
         case .holdouts: return .holdouts
+        case .anonymous: return .anonymous
         }
     }
 
@@ -342,6 +347,15 @@ public struct WorkloadShape: Sendable {
             names: [.init(name: "purchase", weight: 0.35, valued: true), .init(name: "add_to_cart", weight: 0.4, valued: false),
                     .init(name: "signup", weight: 0.25, valued: false)],
             valueMedian: 25, valueSigma: 1.1, currency: "EUR")
+        return shape
+    }()
+
+    /// The real app without install ids: the same events, none with a device's id, so none is in
+    /// events_by_device or attribution's queue.
+    public static let anonymous: WorkloadShape = {
+        var shape = WorkloadShape.real
+        shape.name = .anonymous
+        shape.installIds = false
         return shape
     }()
 
