@@ -143,9 +143,9 @@ import TapwireTestSupport
                               horizon: Self.us("2026-12-04T00:00:00Z"), now: now)
         #expect(kept.conversionCutDays.isEmpty)
         // A past edge is decided as without now: the part is 3 h 10 min of a day wholly before now.
-        let past = ReportPlan(from: Self.us("2026-11-03T03:10:00Z"), to: now, localDays: [], coverage: nil,
-                              now: Self.us("2026-12-05T00:00:00Z"))
-        #expect(past.conversionRuns == noNow.conversionRuns)
+        let pastEdge = ReportPlan(from: Self.us("2026-11-03T03:10:00Z"), to: now, localDays: [], coverage: nil,
+                                  now: Self.us("2026-12-05T00:00:00Z"))
+        #expect(pastEdge.conversionRuns == noNow.conversionRuns)
     }
 
     /// Random ranges, zones' midnights and coverage: the pieces of the totals cover the range
