@@ -867,11 +867,18 @@ enum BenchCommand {
         return results.withLock { $0 }
     }
 
-    /// The wire JSON of `POST /v1/batch` for events (`WireBatch`, the SDK's own encoder).
+    /// The wire JSON of `POST /v1/batch` for events (`WireBatch`, the SDK's own encoder), sent at
+    /// `sentAt` or, when an event is dated later (a conversion up to ten minutes after its
+    /// notification, a notification moved to its campaign's start, a half-peak batch drawn after
+    /// the run's start), at its latest event: a device sends only events it has recorded, so none
+    /// is dated after its batch's sentAt, and the collector's correction (eventTime = receivedAt
+    /// - (sentAt - timestamp)) puts none of them ahead of the server's clock (docs/benchmarks.md,
+    /// "A report's effect on ingestion").
     static func wireJSON(_ events: [Event], context: DeviceContext, sentAt: Timestamp) -> [UInt8] {
         let wire = WireContext(appVersion: context.appVersion, build: context.build, platform: context.platform,
                                osVersion: context.osVersion, sdk: context.sdk, deviceId: context.deviceId)
-        return WireBatch.encode(sentAt: sentAt, context: wire, events: events.map { e in
+        let sent = events.reduce(sentAt) { max($0, $1.deviceTime) }
+        return WireBatch.encode(sentAt: sent, context: wire, events: events.map { e in
             WireEvent(eventId: e.eventId, type: WireEventType(rawValue: e.type.rawValue) ?? .sent, timestamp: e.deviceTime,
                       notificationId: e.notificationId, category: e.category, actionIdentifier: e.actionIdentifier,
                       userTextLength: e.userTextLength.map(Int64.init), hasMedia: e.hasMedia, mediaTypes: e.mediaTypes.nameList,

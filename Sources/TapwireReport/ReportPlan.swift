@@ -12,10 +12,12 @@ import TapwireStatistics
 /// - The adjusted difference adds each whole UTC day's sums; a cut day's part is one stratum per
 ///   category, counted from the same quarter hours and minutes as the totals.
 /// - Conversions read the whole UTC days from their daily rollups and each cut day's part from
-///   the rows of its credited notifications, whose times are exact: a part of at most half its
-///   day as it is, a longer one as its whole day from the daily rollups less the rest of the day
-///   from those rows (`conversionCutDays`, `conversionRuns`), so no cut day reads more than 12
-///   hours of rows (the counts and exact decimal sums are additive, so either way is exact).
+///   the rows of its credited notifications, whose times are exact: a part with no more time
+///   before now than its rest as it is, else as its whole day from the daily rollups less the
+///   rest of the day from those rows (`conversionCutDays`, `conversionRuns`; without now, a part
+///   of more than half its day), so no cut day reads more than 12 hours of rows before now, and
+///   today, in a report to now, reads only the conversions dated ahead of now (the counts and
+///   exact decimal sums are additive, so either way is exact).
 /// - The engagement line needs local days: each local day is a run of quarter hours of one or two
 ///   UTC days (every zone's midnight is a quarter hour), read from the days' quarter-hour arrays.
 ///
@@ -76,8 +78,9 @@ struct ReportPlan: Sendable, Equatable {
         var sign: Int
     }
 
-    /// The cut days whose part is more than half the day: conversions read them whole from their
-    /// daily rollups, as that day's part, and take the rest of the day away (`conversionRuns`).
+    /// The cut days whose rest has less time before now than their part (without now: whose part
+    /// is more than half the day): conversions read them whole from their daily rollups, as that
+    /// day's part, and take the rest of the day away (`conversionRuns`; `readsWholeDay`).
     var conversionCutDays: [Int64] = []
     /// What conversions read of the cut days from their per-notification rows (the quarter hours
     /// and the minutes alike; a conversion's rows keep exact times): a part of at most half its
@@ -102,7 +105,7 @@ struct ReportPlan: Sendable, Equatable {
             if a == d && b == d + Self.day {
                 wholeDays.append(d)
             } else {
-                if b - a > Self.day / 2, d >= horizon ?? .min {
+                if d >= horizon ?? .min, Self.readsWholeDay(part: Run(lo: a, hi: b), day: d, now: now) {
                     conversionCutDays.append(d)
                     for (lo, hi) in [(d, a), (b, d + Self.day)] where lo < hi {
                         conversionRuns.append(SignedRun(lo: lo, hi: hi, sign: -1))
@@ -178,6 +181,17 @@ struct ReportPlan: Sendable, Equatable {
     static func readsWhole(part: Run, rest: Run, now: Int64) -> Bool {
         func before(_ run: Run) -> Int64 { max(0, min(run.hi, now) - run.lo) }
         return before(rest) < before(part)
+    }
+
+    /// Whether conversions read a cut day whole from their daily rollups less the rest of the
+    /// day from rows: when the rest has less time before `now` than the part, as a cut quarter
+    /// is read (`readsWhole`), so a report to now reads today from the rollups at any hour (the
+    /// rest, after now, holds only conversions dated ahead); a tie reads the part. Without `now`,
+    /// when the part is more than half the day.
+    static func readsWholeDay(part: Run, day d: Int64, now: Int64?) -> Bool {
+        let rest = [Run(lo: d, hi: part.lo), Run(lo: part.hi, hi: d + day)]
+        func before(_ run: Run) -> Int64 { max(0, min(run.hi, now ?? run.hi) - run.lo) }
+        return rest.map(before).reduce(0, +) < before(part)
     }
 
     /// The fewest aligned blocks that cover `days` (midnights, in order, runs of consecutive

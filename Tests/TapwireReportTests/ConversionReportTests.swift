@@ -19,8 +19,11 @@ struct ConversionApp {
 
     let db: TestDatabase
     let app: CreatedApp
+    /// The first midnight of the fixture's five days (`start` unless given).
+    let origin: Timestamp
 
-    init(devices: Int = 240, seed: UInt64 = 35) throws {
+    init(devices: Int = 240, seed: UInt64 = 35, origin: Timestamp = ConversionApp.start) throws {
+        self.origin = origin
         db = try TestDatabase.create()
         let connection = try db.connect()
         defer { connection.close() }
@@ -38,7 +41,7 @@ struct ConversionApp {
                 // Rich mostly in the sale campaign, which converts least: pooling misleads.
                 let rich = random() < (campaign == "sale" ? 0.8 : 0.3)
                 let id: String? = random() < 0.8 ? "n-\(d)-\(k)" : nil
-                let delivered = Self.start.adding(microseconds: Int64(random() * 5 * Double(Self.day)))
+                let delivered = origin.adding(microseconds: Int64(random() * 5 * Double(Self.day)))
                 events.append(Event(eventId: .v7(at: delivered, using: &rng), type: .delivered, deviceTime: delivered, eventTime: delivered,
                                     notificationId: id, category: category, hasMedia: rich, campaign: campaign))
                 var touch = delivered
@@ -71,17 +74,17 @@ struct ConversionApp {
             events.shuffle(using: &rng)
             let half = events.count / 2
             for part in [Array(events[..<half]), Array(events[half...])] where !part.isEmpty {
-                batches.append(StagedBatch(appId: app.appId, receivedAt: Self.start, context: DeviceContext(appVersion: "1.0", platform: platform,
+                batches.append(StagedBatch(appId: app.appId, receivedAt: origin, context: DeviceContext(appVersion: "1.0", platform: platform,
                                                                                                          deviceId: device), events: part))
             }
         }
         // Conversions on no device: unattributed.
         let loose = (0..<30).map { i -> Event in
-            let at = Self.start.adding(microseconds: Int64(i) * 4 * 3_600_000_000 + 1_000_000)
+            let at = origin.adding(microseconds: Int64(i) * 4 * 3_600_000_000 + 1_000_000)
             return Event(eventId: .v7(at: at, using: &rng), type: .conversion, deviceTime: at, eventTime: at, category: "",
                          conversion: Event.Conversion(name: "purchase", value: 9.99, currency: "EUR"))
         }
-        batches.append(StagedBatch(appId: app.appId, receivedAt: Self.start, context: DeviceContext(appVersion: "1.0", platform: "iOS"),
+        batches.append(StagedBatch(appId: app.appId, receivedAt: origin, context: DeviceContext(appVersion: "1.0", platform: "iOS"),
                                    events: loose))
         batches.shuffle(using: &rng)
         let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
@@ -101,7 +104,7 @@ struct ConversionApp {
         defer { connection.close() }
         let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
         defer { writer.connection.close() }
-        _ = try writer.commit([StagedBatch(appId: app.appId, receivedAt: Self.start,
+        _ = try writer.commit([StagedBatch(appId: app.appId, receivedAt: origin,
                                            context: DeviceContext(appVersion: "1.0", platform: "iOS", deviceId: device), events: events)])
         try RollupStore().fold(on: connection)
     }
@@ -377,6 +380,33 @@ struct ConversionReportTests {
             #expect(a.categories.map(\.directConversionsByAction) == b.categories.map(\.directConversionsByAction))
             #expect(a.conversions == b.conversions)
         }
+    }
+
+    /// A report to now: today, cut by now, is read from its daily rollups less the conversions
+    /// dated after now (`ReportPlan.readsWholeDay`: the rest has no time before now), at any hour
+    /// of the day, where a part of at most half the day was read from its rows. The fixture's five
+    /// days run from three days ago to two days ahead, so the rest taken away holds conversions.
+    @Test func aReportToNowReadsTodayFromTheRollupsLessTheRest() throws {
+        let now = Timestamp.now
+        let midnight = Timestamp(microseconds: now.microseconds / ConversionApp.day * ConversionApp.day)
+        let from = midnight.adding(microseconds: -3 * ConversionApp.day)
+        let app = try ConversionApp(devices: 160, seed: 31, origin: from)
+        // To the minute, as a request names it: at most a minute before now.
+        let to = Timestamp(microseconds: now.microseconds / 60_000_000 * 60_000_000)
+        if to.microseconds > midnight.microseconds {
+            let plan = ReportPlan(from: from.microseconds, to: to.microseconds, localDays: [], coverage: nil, now: Timestamp.now.microseconds)
+            #expect(plan.conversionCutDays == [midnight.microseconds])
+        }
+        let request = ReportRequest(from: from.iso8601(fractionDigits: 0), to: to.iso8601(fractionDigits: 0), timeZone: "UTC")
+        let a = try app.report(request)
+        try Self.check(a, app, from: from, to: to)
+        var raw = request
+        raw.source = .rawEvents
+        let b = try app.report(raw)
+        #expect(a.categories.map(\.conversions) == b.categories.map(\.conversions))
+        #expect(a.categories.map(\.directConversionsByAction) == b.categories.map(\.directConversionsByAction))
+        #expect(a.conversions == b.conversions)
+        #expect(a.conversions.contains { $0.conversions > 0 })
     }
 
     /// Taps stored after a report move conversions' credits across the edge of a day a Kolkata

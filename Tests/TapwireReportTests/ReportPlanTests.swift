@@ -126,6 +126,26 @@ import TapwireTestSupport
         // Exactly half a day is read as it is.
         let half = ReportPlan(from: Self.us("2026-12-01T12:00:00Z"), to: Self.us("2026-12-02T00:00:00Z"), localDays: [], coverage: nil)
         #expect(half.conversionCutDays.isEmpty && half.conversionRuns == [run("2026-12-01T12:00:00Z", "2026-12-02T00:00:00Z", 1)])
+        // A report to now at 03:10: today's rest lies after now (only conversions dated ahead),
+        // so today is read whole less it, not as 3 h 10 min of rows; the first day, cut at 03:10
+        // a month ago, has all of its rest before now and is read as it is (20 h 50 min).
+        let now = Self.us("2026-12-03T03:10:00Z")
+        let toNow = ReportPlan(from: Self.us("2026-11-03T03:10:00Z"), to: now, localDays: [], coverage: nil, now: now)
+        #expect(toNow.conversionCutDays == [Self.us("2026-11-03T00:00:00Z"), Self.us("2026-12-03T00:00:00Z")])
+        #expect(toNow.conversionRuns == [run("2026-11-03T00:00:00Z", "2026-11-03T03:10:00Z", -1),
+                                         run("2026-12-03T03:10:00Z", "2026-12-04T00:00:00Z", -1)])
+        let noNow = ReportPlan(from: Self.us("2026-11-03T03:10:00Z"), to: now, localDays: [], coverage: nil)
+        #expect(noNow.conversionCutDays == [Self.us("2026-11-03T00:00:00Z")])
+        #expect(noNow.conversionRuns == [run("2026-11-03T00:00:00Z", "2026-11-03T03:10:00Z", -1),
+                                         run("2026-12-03T00:00:00Z", "2026-12-03T03:10:00Z", 1)])
+        // Before the retention horizon, rows only, whatever now.
+        let kept = ReportPlan(from: Self.us("2026-11-03T03:10:00Z"), to: now, localDays: [], coverage: nil,
+                              horizon: Self.us("2026-12-04T00:00:00Z"), now: now)
+        #expect(kept.conversionCutDays.isEmpty)
+        // A past edge is decided as without now: the part is 3 h 10 min of a day wholly before now.
+        let pastEdge = ReportPlan(from: Self.us("2026-11-03T03:10:00Z"), to: now, localDays: [], coverage: nil,
+                                  now: Self.us("2026-12-05T00:00:00Z"))
+        #expect(pastEdge.conversionRuns == noNow.conversionRuns)
     }
 
     /// Random ranges, zones' midnights and coverage: the pieces of the totals cover the range
@@ -184,8 +204,9 @@ import TapwireTestSupport
                 let count = covered.reduce(0) { $1.0 <= t && t < $1.1 ? $0 + $1.2 : $0 }
                 #expect(count == (from <= t && t < to ? 1 : 0), "conversions at \(t) of [\(from), \(to))")
             }
+            // Rows are counted up to now: after it lie only conversions dated ahead.
             var rows: [Int64: Int64] = [:]
-            for r in plan.conversionRuns { rows[RollupDeltas.floor(r.lo, day), default: 0] += r.hi - r.lo }
+            for r in plan.conversionRuns { rows[RollupDeltas.floor(r.lo, day), default: 0] += max(0, min(r.hi, now ?? r.hi) - r.lo) }
             #expect(rows.allSatisfy { $0.key < horizon ?? .min || $0.value <= day / 2 })
             #expect(plan.conversionCutDays.allSatisfy { $0 >= horizon ?? .min })
             for (i, local) in localDays.enumerated() {
