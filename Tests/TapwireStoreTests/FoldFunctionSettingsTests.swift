@@ -1,0 +1,20 @@
+import Testing
+import TapwireTestSupport
+
+/// The fold's functions carry planner settings that their statements' plans rely on (0190's jit,
+/// 0233's seqscan, 0250's work_mem, 0271's bitmap scans). `CREATE OR REPLACE FUNCTION` drops every
+/// setting its text does not restate, so a later migration that replaces a function without them
+/// would silently bring back the plans they ruled out (docs/outcomes.md, "What a fold costs").
+@Suite struct FoldFunctionSettingsTests {
+    @Test func theFoldFunctionsKeepTheirPlannerSettingsAfterEveryMigration() throws {
+        let db = try TestDatabase.create()
+        func settings(_ function: String) throws -> Set<String> {
+            let value = try db.query("SELECT array_to_string(proconfig, ',') FROM pg_proc WHERE proname = $1", [function]).rows.first?.first ?? nil
+            return Set((value ?? "").split(separator: ",").map(String.init))
+        }
+        let attribution = try settings("tapwire_attribute_pending")
+        #expect(attribution.isSuperset(of: ["enable_seqscan=off", "jit=off", "work_mem=32MB", "enable_bitmapscan=off"]), "\(attribution)")
+        let holdouts = try settings("tapwire_holdouts_pending")
+        #expect(holdouts.contains("enable_bitmapscan=off"), "\(holdouts)")
+    }
+}
