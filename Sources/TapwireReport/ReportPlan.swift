@@ -179,8 +179,14 @@ struct ReportPlan: Sendable, Equatable {
     /// `now` than the part (what lies after `now` holds only events dated ahead). A tie reads
     /// the part.
     static func readsWhole(part: Run, rest: Run, now: Int64) -> Bool {
-        func before(_ run: Run) -> Int64 { max(0, min(run.hi, now) - run.lo) }
-        return before(rest) < before(part)
+        readsWhole(part: part, rest: [rest], now: now)
+    }
+
+    /// The rule of both: the rest's runs have less time before `now` (all of it without `now`)
+    /// than the part.
+    private static func readsWhole(part: Run, rest: [Run], now: Int64?) -> Bool {
+        func before(_ run: Run) -> Int64 { max(0, min(run.hi, now ?? run.hi) - run.lo) }
+        return rest.map(before).reduce(0, +) < before(part)
     }
 
     /// Whether conversions read a cut day whole from their daily rollups less the rest of the
@@ -189,9 +195,7 @@ struct ReportPlan: Sendable, Equatable {
     /// rest, after now, holds only conversions dated ahead); a tie reads the part. Without `now`,
     /// when the part is more than half the day.
     static func readsWholeDay(part: Run, day d: Int64, now: Int64?) -> Bool {
-        let rest = [Run(lo: d, hi: part.lo), Run(lo: part.hi, hi: d + day)]
-        func before(_ run: Run) -> Int64 { max(0, min(run.hi, now ?? run.hi) - run.lo) }
-        return rest.map(before).reduce(0, +) < before(part)
+        readsWhole(part: part, rest: [Run(lo: d, hi: part.lo), Run(lo: part.hi, hi: d + day)], now: now)
     }
 
     /// The fewest aligned blocks that cover `days` (midnights, in order, runs of consecutive
