@@ -153,7 +153,9 @@ import TapwireRollupOracle
     @Test func theFirstAssignmentIsKept() throws {
         let db = try TestDatabase.create()
         let app = try Self.prepare(db)
-        let t = Timestamp.now.adding(microseconds: -2 * Self.day)
+        // One UTC day holds all three events, whatever the hour the test runs at: the daily
+        // rollup is checked as one row.
+        let t = Timestamp.startOfUTCDay(Timestamp.now.utcDay - 2).adding(microseconds: 3_600_000_000)
         var rng = SeededGenerator(seed: 9)
         func assignment(_ arm: HoldoutArm, _ time: Timestamp) -> Event {
             Event(eventId: .v7(at: time, using: &rng), type: .assignment, deviceTime: time, category: "", campaign: "spring",
