@@ -17,7 +17,8 @@ import TapwireTestSupport
         defer { connection.close() }
         var rng = SeededGenerator(seed: 300)
         var pairs: [(String?, String?)] = [(nil, "{1}"), ("{1}", nil), (nil, nil), ("{}", "{}"), ("{}", "{1}"), ("{1,2}", "{5}"),
-                                           ("{5}", "{1,2}"), ("{1,NULL,3}", "{1,2,NULL}"), ("{-4,9223372036854775000}", "{4,7}")]
+                                           ("{5}", "{1,2}"), ("{1,NULL,3}", "{1,2,NULL}"), ("{-4,9223372036854775000}", "{4,7}"),
+                                           ("[0:2]={1,2,3}", "{10,20,30}"), ("{1,2,3}", "[-3:-2]={10,20}"), ("[5:6]={1,2}", "[2:4]={3,4,5}")]
         for _ in 0..<300 {
             let count = [24, 97, 1, 5].randomElement(using: &rng)!
             let a = (0..<count).map { _ in Int64.random(in: -1_000...1_000_000, using: &rng) }
