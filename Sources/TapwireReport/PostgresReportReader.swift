@@ -126,8 +126,7 @@ public struct PostgresReportReader: ReportReading {
                                                grains: grains, blockStarts: blockStarts)
             } else {
                 data.dismiss = try connection.query(EmbeddedSQL.reportDismiss, [
-                    app, PostgresValue.textArray(pairs.categories), PostgresValue.textArray(pairs.versions), PostgresValue.textArray(pairs.keys),
-                    grains, blockStarts, PostgresValue.timestampArray(plan.quarterRuns.map(\.lo)),
+                    app, PostgresValue.textArray(pairs.keys), grains, blockStarts, PostgresValue.timestampArray(plan.quarterRuns.map(\.lo)),
                     PostgresValue.timestampArray(plan.quarterRuns.map(\.hi)),
                 ]).namedRows.map { row in
                     ReportDismissRow(category: row["category"] ?? "", appVersion: row["app_version"] ?? "",
@@ -261,9 +260,10 @@ public struct PostgresReportReader: ReportReading {
         }
     }
 
-    /// The measurable (category, app version) pairs as report_dismiss.sql takes them: every
-    /// category with every version (`keys` empty) when they are all the pairs of those, as when
-    /// every manifest registers the same categories; else each pair spelled once as its key.
+    /// The measurable (category, app version) pairs as the dismiss statements take them: every
+    /// category with every version (`keys` empty; report_dismiss_grid_*.sql) when they are all the
+    /// pairs of those, as when every manifest registers the same categories; else each pair
+    /// spelled once as its key (report_dismiss.sql).
     static func dismissPairs(_ pairs: [(category: String, appVersion: String)]) -> (categories: [String], versions: [String], keys: [String]) {
         var categories: [String] = [], versions: [String] = []
         var categoryAt: [String: Int] = [:], versionAt: [String: Int] = [:], seen: Set<Int> = []
