@@ -121,13 +121,17 @@ public struct PostgresReportReader: ReportReading {
                                         runs: plan.trendRuns)
         if !dismissMeasurable.isEmpty {
             let pairs = Self.dismissPairs(dismissMeasurable)
-            data.dismiss = try connection.query(EmbeddedSQL.reportDismiss, [
-                app, PostgresValue.textArray(pairs.categories), PostgresValue.textArray(pairs.versions), PostgresValue.textArray(pairs.keys),
-                grains, blockStarts, PostgresValue.timestampArray(plan.quarterRuns.map(\.lo)),
-                PostgresValue.timestampArray(plan.quarterRuns.map(\.hi)),
-            ]).namedRows.map { row in
-                ReportDismissRow(category: row["category"] ?? "", appVersion: row["app_version"] ?? "",
-                                 delivered: Self.int(row["delivered"]), dismissals: Self.int(row["dismissals"]))
+            if pairs.keys.isEmpty {
+                data.dismiss = try dismissGrid(app: app, categories: pairs.categories, versions: pairs.versions, plan: plan,
+                                               grains: grains, blockStarts: blockStarts)
+            } else {
+                data.dismiss = try connection.query(EmbeddedSQL.reportDismiss, [
+                    app, PostgresValue.textArray(pairs.keys), grains, blockStarts, PostgresValue.timestampArray(plan.quarterRuns.map(\.lo)),
+                    PostgresValue.timestampArray(plan.quarterRuns.map(\.hi)),
+                ]).namedRows.map { row in
+                    ReportDismissRow(category: row["category"] ?? "", appVersion: row["app_version"] ?? "",
+                                     delivered: Self.int(row["delivered"]), dismissals: Self.int(row["dismissals"]))
+                }
             }
         }
         data.uplift = Self.upliftRows(try connection.query(EmbeddedSQL.reportUpliftDays, [app, wholeDays]))
@@ -183,6 +187,42 @@ public struct PostgresReportReader: ReportReading {
         return data
     }
 
+    /// The dismiss base when every category of `categories` is measurable in every version of
+    /// `versions` (`dismissPairs` with no keys): the whole days' blocks
+    /// (report_dismiss_grid_days.sql) and, only when the range cuts days, their quarter hours
+    /// (report_dismiss_grid_quarters.sql), added up per category. The statements test only the
+    /// version; a category outside `categories` is dropped here. Each row names the first version,
+    /// measurable for every category of the list, as report_dismiss.sql's row names one of its
+    /// measurable versions: the same rows as that statement's, in the order of the categories.
+    private func dismissGrid(app: String, categories: [String], versions: [String], plan: ReportPlan, grains: String,
+                             blockStarts: String) throws(DatabaseError) -> [ReportDismissRow] {
+        guard let version = versions.first else { return [] }
+        let versionsArray = PostgresValue.textArray(versions)
+        var sums: [String: (delivered: Int, dismissals: Int)] = [:]
+        func add(_ result: QueryResult) throws(DatabaseError) {
+            guard let category = result.column("category"), let delivered = result.column("delivered"),
+                  let dismissals = result.column("dismissals") else {
+                throw DatabaseError(.unexpectedResult, "the dismiss base's rows lack a column", query: result.statement)
+            }
+            for values in result.rows {
+                let sum = sums[values[category] ?? ""] ?? (0, 0)
+                sums[values[category] ?? ""] = (sum.delivered + Self.int(values[delivered]), sum.dismissals + Self.int(values[dismissals]))
+            }
+        }
+        if !plan.blocks.isEmpty {
+            try add(connection.query(EmbeddedSQL.reportDismissGridDays, [app, versionsArray, grains, blockStarts]))
+        }
+        if !plan.quarterRuns.isEmpty {
+            try add(connection.query(EmbeddedSQL.reportDismissGridQuarters, [
+                app, versionsArray, PostgresValue.timestampArray(plan.quarterRuns.map(\.lo)),
+                PostgresValue.timestampArray(plan.quarterRuns.map(\.hi)),
+            ]))
+        }
+        return categories.compactMap { category in
+            sums[category].map { ReportDismissRow(category: category, appVersion: version, delivered: $0.delivered, dismissals: $0.dismissals) }
+        }
+    }
+
     /// The rows of report_trend.sql (a row per run of `runs`, 1-based, and category) added up per
     /// category and local day: a row per category and day, as report_raw_trend.sql gives them.
     static func trendRows(_ result: QueryResult, runs: [ReportPlan.LabeledRun]) throws(DatabaseError) -> [ReportTrendRow] {
@@ -220,9 +260,10 @@ public struct PostgresReportReader: ReportReading {
         }
     }
 
-    /// The measurable (category, app version) pairs as report_dismiss.sql takes them: every
-    /// category with every version (`keys` empty) when they are all the pairs of those, as when
-    /// every manifest registers the same categories; else each pair spelled once as its key.
+    /// The measurable (category, app version) pairs as the dismiss statements take them: every
+    /// category with every version (`keys` empty; report_dismiss_grid_*.sql) when they are all the
+    /// pairs of those, as when every manifest registers the same categories; else each pair
+    /// spelled once as its key (report_dismiss.sql).
     static func dismissPairs(_ pairs: [(category: String, appVersion: String)]) -> (categories: [String], versions: [String], keys: [String]) {
         var categories: [String] = [], versions: [String] = []
         var categoryAt: [String: Int] = [:], versionAt: [String: Int] = [:], seen: Set<Int> = []

@@ -186,6 +186,51 @@ struct DismissTests {
         #expect(try dismiss([(category: "message1", appVersion: ".0"), (category: "social_post", appVersion: "1.0")]) == ["social_post": [200, 0]])
         #expect(try dismiss([(category: "message", appVersion: "2.0")]) == [:])
     }
+
+    /// Every category with every version is read by report_dismiss_grid_days.sql and, for the
+    /// days a range cuts, report_dismiss_grid_quarters.sql; the same pairs and one more of a
+    /// version without events go through report_dismiss.sql's keys. Both give the same rows over
+    /// whole days, cut days, and both; and the report equals the raw-events one over each range.
+    @Test func theGridAndTheKeysReadTheSameBaseOverWholeAndCutDays() throws {
+        let sample = try SampleApp(dismissOption: true)
+        defer { sample.collector.stop() }
+        let connection = try sample.collector.database.connect()
+        defer { connection.close() }
+        let reader = PostgresReportReader(connection: connection)
+        let hour = ReportFixtures.hour, quarter = hour / 4
+        let grid = [(category: "message", appVersion: "1.0"), (category: "social_post", appVersion: "1.0")]
+        let keyed = grid + [(category: "social_post", appVersion: "9.9")]
+        #expect(PostgresReportReader.dismissPairs(grid).keys.isEmpty)
+        #expect(PostgresReportReader.dismissPairs(keyed).keys.count == 3)
+        // (from, to, zone): whole UTC days; one day cut at both edges; a cut day and a whole day;
+        // Kolkata's midnights, which cut both UTC days.
+        let ranges: [(Timestamp, Timestamp, String)] = [
+            (sample.from, sample.to, "UTC"),
+            (sample.from.adding(microseconds: 5 * hour + 3 * quarter), sample.from.adding(microseconds: 20 * hour + quarter), "UTC"),
+            (sample.from.adding(microseconds: 5 * hour + 3 * quarter), sample.to, "UTC"),
+            (sample.from.adding(microseconds: -(5 * hour + 2 * quarter)), sample.to.adding(microseconds: -(5 * hour + 2 * quarter)), "Asia/Kolkata"),
+        ]
+        for (from, to, zone) in ranges {
+            let scope = ReportScope(appId: sample.app.appId, from: from, to: to, timeZone: zone)
+            func rows(_ pairs: [(category: String, appVersion: String)]) throws -> [String: [Int]] {
+                var out: [String: [Int]] = [:]
+                for row in try reader.read(scope, dismissMeasurable: pairs).dismiss {
+                    #expect(out[row.category] == nil, "one row per category")
+                    #expect(grid.contains { $0.category == row.category && $0.appVersion == row.appVersion })
+                    out[row.category] = [row.delivered, row.dismissals]
+                }
+                return out
+            }
+            let viaGrid = try rows(grid)
+            #expect((viaGrid["message"]?[0] ?? 0) > 0, "\(from) to \(to): the range holds message's deliveries")
+            #expect(viaGrid == (try rows(keyed)), "\(from) to \(to) in \(zone)")
+            var fast = try ReportFixtures.report(sample.collector.database, app: sample.app, from: from, to: to, timeZone: zone)
+            let slow = try ReportFixtures.report(sample.collector.database, app: sample.app, from: from, to: to, timeZone: zone, source: .rawEvents)
+            #expect(try ReportFixtures.category(fast, "message").dismiss.measurable)
+            fast.source = .rawEvents
+            #expect(fast == slow, "\(from) to \(to) in \(zone): rollup and raw reports differ")
+        }
+    }
 }
 
 @Suite("Mismatch section of the report")
