@@ -214,19 +214,22 @@ import TapwireZlib
     @Test func theFoldLoopSummarisesTheRangesCommitsFill() throws {
         let server = try TestCollector.start()
         let app = try server.database.createApp()
-        // Autovacuum would summarise the ranges too (a VACUUM does): off for today's partition,
+        // The events are dated in one UTC day, yesterday at noon, whenever the test runs: dated
+        // now, a run across midnight put them in two partitions (neither of 64 pages) or in one
+        // other than the partition measured, whose autovacuum was left on.
+        let day = Timestamp.now.utcDay - 1
+        let noon = Timestamp.startOfUTCDay(day).adding(seconds: 12 * 3600)
+        let partition = "events_" + CivilCalendar.isoDate(day).replacingOccurrences(of: "-", with: "")
+        // Autovacuum would summarise the ranges too (a VACUUM does): off for that day's partition,
         // so only the fold loop can make this pass.
-        try server.database.query("""
-            DO $$ BEGIN
-                PERFORM tapwire_ensure_event_partitions((now() AT TIME ZONE 'UTC')::date, (now() AT TIME ZONE 'UTC')::date);
-                EXECUTE format('ALTER TABLE %I SET (autovacuum_enabled = off)', 'events_' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD')); END $$
-            """)
+        try server.database.query("SELECT tapwire_ensure_event_partitions($1::date, $1::date)", [CivilCalendar.isoDate(day)])
+        try server.database.query("ALTER TABLE \(partition) SET (autovacuum_enabled = off)")
         for _ in 0..<10 {
             let response = try server.client().post("/v1/batch", key: app.writeKey.text,
-                                                    json: TestBatch.body((0..<500).map { _ in TestBatch.event() }))
+                                                    json: TestBatch.body((0..<500).map { i in TestBatch.event(at: noon.adding(seconds: Double(i))) }))
             #expect(response.status == 200)
         }
-        let pages = Int(try server.database.query("SELECT pg_relation_size(to_regclass('events_' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD'))) / 8192").scalar ?? "") ?? 0
+        let pages = Int(try server.database.query("SELECT pg_relation_size(to_regclass($1)) / 8192", [partition]).scalar ?? "") ?? 0
         #expect(pages >= 64, "enough rows for two whole ranges of 32 pages")
         let reader = try server.database.connect()
         defer { reader.close() }
@@ -238,8 +241,8 @@ import TapwireZlib
             Thread.sleep(forTimeInterval: 0.2)
             plan = try reader.query("""
                 EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT count(*) FROM events
-                WHERE app_id = -1 AND event_time >= now() - interval '1 hour'
-                """).rows.compactMap { $0[0] }
+                WHERE app_id = -1 AND event_time >= $1::timestamptz
+                """, [noon.adding(seconds: -3600).description]).rows.compactMap { $0[0] }
             #expect(plan.contains { $0.contains("Bitmap Index Scan") }, "\(plan)")
             scanned = plan.compactMap { line -> Int? in
                 guard let range = line.range(of: "lossy=") else { return nil }
