@@ -21,7 +21,9 @@ public enum TapwireBinary {
         let log = NSTemporaryDirectory() + "tapwire-run-\(UInt32.random(in: 0...UInt32.max)).log"
         defer { try? FileManager.default.removeItem(atPath: log) }
         let child = try Subprocess.spawn(try binary ?? path(), arguments, logPath: log, environment: environment)
-        let status = child.wait(timeout: 120) ?? -1
+        // A guard against a hung command, not a speed check: `tapwire demo` took over 120 s of a
+        // debug build at a load average of 15, so the bound is generous.
+        let status = child.wait(timeout: 600) ?? -1
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         return Subprocess.Result(status: status, output: output)
     }
