@@ -31,6 +31,7 @@ typedef void *(*tapwire_mhd_uri_callback)(void *cls, const char *uri, struct MHD
 
 static inline struct MHD_Daemon *
 tapwire_mhd_start(const struct tapwire_mhd_options *o,
+                  MHD_AcceptPolicyCallback accept_policy, void *accept_policy_cls,
                   MHD_AccessHandlerCallback handler, void *handler_cls,
                   MHD_RequestCompletedCallback completed, void *completed_cls,
                   MHD_NotifyConnectionCallback notify, void *notify_cls,
@@ -42,7 +43,7 @@ tapwire_mhd_start(const struct tapwire_mhd_options *o,
         port = ntohs(((const struct sockaddr_in6 *)o->address)->sin6_port);
     }
     /* The logger goes first: options before it would log to standard error. */
-    return MHD_start_daemon(o->flags, port, NULL, NULL, handler, handler_cls,
+    return MHD_start_daemon(o->flags, port, accept_policy, accept_policy_cls, handler, handler_cls,
                             MHD_OPTION_EXTERNAL_LOGGER, o->logger, o->logger_cls,
                             MHD_OPTION_SOCK_ADDR, o->address,
                             MHD_OPTION_THREAD_POOL_SIZE, o->thread_pool_size,

@@ -69,6 +69,76 @@ import TapwireTestSupport
         #expect(throws: HTTPClientError.self, "the port is closed") { try TestConnection(port: server.port, timeout: 2) }
     }
 
+    /// Stopping while clients keep connecting never aborts the process. Debian's libmicrohttpd
+    /// 0.9.75 panics when `MHD_quiesce_daemon` and an epoll worker both remove the listening
+    /// socket from the worker's epoll set (docs/reliability.md, "Stopping without quiescing"); the
+    /// server no longer quiesces. Each round stops a server of four workers under churn.
+    @Test func stoppingWhileClientsConnectNeverAborts() throws {
+        for _ in 0..<Self.churnRounds {
+            let handler = GatedHandler()
+            var options = HTTPServerOptions()
+            options.port = 0
+            options.threads = 4
+            let server = try RunningServer(HTTPServer(handler: handler, options: options))
+            let answered = Atomic<Int>(0)
+            let done = Atomic<Bool>(false)
+            let finished = DispatchSemaphore(value: 0)
+            let clients = 3
+            for _ in 0..<clients {
+                Thread {
+                    while !done.load(ordering: .acquiring) {
+                        guard let connection = try? TestConnection(port: server.port, timeout: 5) else { continue }
+                        if (try? connection.request("GET", "/fast"))?.status == 200 { answered.add(1, ordering: .relaxed) }
+                        connection.close()
+                    }
+                    finished.signal()
+                }.start()
+            }
+            #expect(eventually(timeout: 30) { answered.load(ordering: .relaxed) >= 10 })
+            server.stop()
+            done.store(true, ordering: .releasing)
+            for _ in 0..<clients { #expect(finished.wait(timeout: .now() + 30) == .success) }
+            #expect(throws: HTTPClientError.self, "the port is closed") { try TestConnection(port: server.port, timeout: 2) }
+        }
+    }
+
+    static let churnRounds = 50
+
+    /// While it drains, a new connection is closed before any request is read: nothing is admitted.
+    @Test func aConnectionOpenedWhileItDrainsIsClosedUnanswered() throws {
+        let handler = GatedHandler()
+        let server = try Self.server(handler, drainSeconds: 60)
+        let slow = try TestConnection(port: server.port, timeout: 30)
+        defer { slow.close() }
+        let keptAlive = try TestConnection(port: server.port, timeout: 30)
+        defer { keptAlive.close() }
+        #expect(try keptAlive.request("GET", "/fast").status == 200)
+        try slow.send(httpRequestHead("GET", "/slow", headers: [:], contentLength: nil))
+        handler.arrived.wait()
+        let stopped = DispatchSemaphore(value: 0)
+        Thread {
+            server.stop()
+            stopped.signal()
+        }.start()
+        // Draining once the kept-alive connection is refused.
+        #expect(eventually(timeout: 20) { (try? keptAlive.request("GET", "/fast"))?.status == 503 })
+        for _ in 0..<3 {
+            // The kernel may complete the handshake; the server then closes it unread.
+            guard let late = try? TestConnection(port: server.port, timeout: 10) else { continue }
+            defer { late.close() }
+            do {
+                let response = try late.request("GET", "/fast")
+                Issue.record("a connection opened while draining was answered \(response.status)")
+            } catch {
+                // Closed at once, not left waiting in the listen queue until the stop.
+                #expect(error.code == .closed || error.code == .sendFailed, "\(error.code)")
+            }
+        }
+        handler.release.signal()
+        #expect(try slow.readResponse().status == 200)
+        #expect(stopped.wait(timeout: .now() + 20) == .success)
+    }
+
     @Test func aRequestStillUnansweredAtTheDeadlineGets503() throws {
         let handler = GatedHandler()
         let server = try Self.server(handler, drainSeconds: 0.5)

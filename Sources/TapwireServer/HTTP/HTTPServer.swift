@@ -47,8 +47,8 @@ public final class HTTPServer: Service {
     /// The port actually bound (useful when options.port is 0).
     public var port: Int { boundPort.load(ordering: .acquiring) }
 
-    /// Listens until shut down, then drains: no new connection is accepted and no new request
-    /// admitted (503, Retry-After, the connection closed), every request already admitted is
+    /// Listens until shut down, then drains: a new connection is closed unread and no new
+    /// request admitted (503, Retry-After, the connection closed), every request already admitted is
     /// answered (by the services that start before this one and stop after it) within
     /// `drainSeconds`, those still waiting then get 503, and the sockets close.
     public func run(ready: @escaping @Sendable () -> Void) throws {
@@ -74,7 +74,7 @@ public final class HTTPServer: Service {
                 connection_limit: UInt32(options.connectionLimit), per_ip_connection_limit: UInt32(options.perIPConnectionLimit),
                 connection_timeout_seconds: UInt32(options.idleTimeoutSeconds), connection_memory_limit: options.connectionMemoryLimit,
                 listen_backlog: 511, logger: tapwireLibraryMessage, logger_cls: cls)
-            return tapwire_mhd_start(&settings, tapwireAccessHandler, cls, tapwireRequestCompleted, cls,
+            return tapwire_mhd_start(&settings, tapwireAcceptPolicy, cls, tapwireAccessHandler, cls, tapwireRequestCompleted, cls,
                                      tapwireConnectionNotice, cls, tapwireRequestLine, cls)
         }
         guard let started else {
@@ -92,10 +92,10 @@ public final class HTTPServer: Service {
     private func drain() {
         let raw = daemon.withLock { $0 }
         guard raw != 0, let pointer = OpaquePointer(bitPattern: raw) else { return }
-        // The listening socket is ours once quiesced: MHD_stop_daemon no longer closes it, and
-        // left open it kept the port bound, the kernel completing connections nobody would accept.
-        // Closed only after the stop, when no MHD thread can still be polling it.
-        let listener = MHD_quiesce_daemon(pointer)
+        // Not MHD_quiesce_daemon: with epoll workers, libmicrohttpd 0.9.75 aborts the process when
+        // a worker removes the listening socket from its epoll set at the same moment
+        // (docs/reliability.md, "Stopping without quiescing"). Draining instead makes the accept
+        // policy close each new connection at once, and MHD_stop_daemon closes the listening socket.
         draining.store(true, ordering: .releasing)
         if !requests.withLock({ $0.isEmpty }), drained.wait(timeout: .now() + options.drainSeconds) == .timedOut {
             // Answered now; a suspended connection resumes at once (MHD forbids stopping with one
@@ -106,8 +106,10 @@ public final class HTTPServer: Service {
         daemon.withLock { $0 = 0 }
         watchdog.stop()
         MHD_stop_daemon(pointer)
-        if listener >= 0 { close(listener) }
     }
+
+    /// False once draining: a connection accepted then is closed before anything is read.
+    fileprivate var acceptsConnections: Bool { !draining.load(ordering: .acquiring) }
 
     /// A request's head arrived; true when the server is draining (it is then refused).
     fileprivate func opened(_ context: RequestContext) -> Bool {
@@ -145,6 +147,11 @@ private struct ConnectionRef: @unchecked Sendable {
 }
 
 // MARK: - MHD callbacks (plain functions: they run on MHD's threads)
+
+private func tapwireAcceptPolicy(cls: UnsafeMutableRawPointer?, address: UnsafePointer<sockaddr>?, length: socklen_t) -> MHD_Result {
+    guard let cls else { return .YES }
+    return Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().acceptsConnections ? .YES : .NO
+}
 
 private func openConnection(_ connection: OpaquePointer) -> OpenConnection? {
     tapwire_mhd_socket_context(connection).map { Unmanaged<OpenConnection>.fromOpaque($0).takeUnretainedValue() }
