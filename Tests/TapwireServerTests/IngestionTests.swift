@@ -219,11 +219,9 @@ import TapwireZlib
         // other than the partition measured, whose autovacuum was left on.
         let day = Timestamp.now.utcDay - 1
         let noon = Timestamp.startOfUTCDay(day).adding(seconds: 12 * 3600)
-        let partition = "events_" + CivilCalendar.isoDate(day).replacingOccurrences(of: "-", with: "")
         // Autovacuum would summarise the ranges too (a VACUUM does): off for that day's partition,
         // so only the fold loop can make this pass.
-        try server.database.query("SELECT tapwire_ensure_event_partitions($1::date, $1::date)", [CivilCalendar.isoDate(day)])
-        try server.database.query("ALTER TABLE \(partition) SET (autovacuum_enabled = off)")
+        let partition = try EventsPartition.withoutAutovacuum(server.database, day: day)
         for _ in 0..<10 {
             let response = try server.client().post("/v1/batch", key: app.writeKey.text,
                                                     json: TestBatch.body((0..<500).map { i in TestBatch.event(at: noon.adding(seconds: Double(i))) }))

@@ -8,17 +8,6 @@ import TapwireTestSupport
 /// Migration 0070: `events` is found by time through a BRIN index only, and group commits write
 /// each app's rows together, which is what lets that index skip other apps' pages.
 @Suite struct EventsTimeIndexTests {
-    /// The partition of `day`, made now, that autovacuum leaves alone: a VACUUM summarises every
-    /// whole range of a BRIN index, so an autovacuum run between a test's inserts and its call of
-    /// tapwire_summarize_recent_event_ranges() would leave the call fewer ranges than it counts.
-    static func partitionWithoutAutovacuum(_ db: TestDatabase, day: Int64) throws -> String {
-        let date = CivilCalendar.isoDate(day)
-        try db.query("SELECT tapwire_ensure_event_partitions($1::date, $1::date)", [date])
-        let partition = "events_" + date.replacingOccurrences(of: "-", with: "")
-        try db.query("ALTER TABLE \(partition) SET (autovacuum_enabled = off)")
-        return partition
-    }
-
     /// Time is found through the BRIN index only; the one btree is 0161's, over a device's
     /// events (attribution and `devices forget`), partial to the events that carry an install id.
     @Test func everyPartitionHasTheBrinIndexAndTheDeviceIndexOnly() throws {
@@ -55,7 +44,7 @@ import TapwireTestSupport
         let app = try db.createApp()
         // Within today's partition (one hour after midnight), whenever the test runs.
         let today = Timestamp.now.utcDay
-        let partition = try Self.partitionWithoutAutovacuum(db, day: today)
+        let partition = try EventsPartition.withoutAutovacuum(db, day: today)
         try db.query("""
             INSERT INTO events (app_id, event_time, event_id, type, device_time, received_at, category, app_version, platform)
             SELECT $1::bigint, $2::timestamptz - g * interval '1 ms', gen_random_uuid(), 'delivered', now(), now(), 'message', '1.0', 'iOS'
@@ -82,7 +71,7 @@ import TapwireTestSupport
         let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
         defer { writer.connection.close() }
         let hourStart = Timestamp.startOfUTCDay(Timestamp.now.utcDay - 1).adding(seconds: 10 * 3600)
-        let partition = try Self.partitionWithoutAutovacuum(db, day: hourStart.utcDay)
+        let partition = try EventsPartition.withoutAutovacuum(db, day: hourStart.utcDay)
         var random = SeededGenerator(seed: 7)
         let context = DeviceContext(appVersion: "1.0", platform: "iOS")
         for _ in 0..<5 {

@@ -302,7 +302,7 @@ final class Tally: Sendable {
         let old = Timestamp.now.adding(seconds: -45 * 86_400)
         let event = Event(eventId: .v7(at: old), type: .delivered, deviceTime: old, category: "c")
         #expect(try writer.commit([batch(appId: app.appId, events: [event])]).first?.stored == 1)
-        let partition = "events_" + CivilCalendar.isoDate(old.utcDay).replacingOccurrences(of: "-", with: "")
+        let partition = EventsPartition.name(day: old.utcDay)
         #expect(try db.query("SELECT to_regclass($1) IS NOT NULL", [partition]).scalar == "t")
         #expect(try db.query("SELECT tableoid::regclass::text FROM events").scalar == partition)
     }
