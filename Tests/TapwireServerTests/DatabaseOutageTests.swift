@@ -52,15 +52,17 @@ import TapwireTestSupport
                 }
             }.start()
         }
-        Thread.sleep(forTimeInterval: 1)
+        // Waits for what each phase must show, not for a stretch of time: a loaded machine posts
+        // fewer batches a second (docs/testing.md). 120 s are hang guards.
+        #expect(eventually(timeout: 120) { statuses.withLock { $0[200] ?? 0 } > 0 }, "batches stored before the outage")
         try cluster.stop()
-        Thread.sleep(forTimeInterval: 2)
+        #expect(eventually(timeout: 120) { statuses.withLock { $0[503] ?? 0 } > 0 && retryAfterSeen.load(ordering: .relaxed) })
         let duringOutage = statuses.withLock { $0[503] ?? 0 }
         #expect(try client.get("/healthz").status == 200)
         #expect(try client.get("/readyz").status == 503)
         try cluster.start()
         // Recovery without restarting the collector.
-        let recovered = try eventually(timeout: 20) {
+        let recovered = try eventually(timeout: 120) {
             let response = try client.post("/v1/batch", key: app.writeKey.text, json: TestBatch.body([TestBatch.event()]))
             return response.status == 200
         }
