@@ -64,28 +64,54 @@ import Glibc
         #expect(unanswered.isEmpty, "\(unanswered.prefix(3))")
     }
 
-    static func server(logs: LogSink, configure: (inout HTTPServerOptions) -> Void = { _ in }) throws -> RunningServer {
+    /// `/slow` says when it holds the request and answers only once the test releases it, so
+    /// what the client does in between happens before the answer whatever the machine's load;
+    /// anything else is `BusyHandler`'s.
+    final class HeldAnswerHandler: HTTPHandler {
+        let arrived = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let busy = UploadWatchdogHTTPTests.BusyHandler(blockSeconds: 0.5)
+
+        func admit(_ head: RequestHead) -> Admission {
+            guard head.path == "/slow" else { return busy.admit(head) }
+            return .accept(BodyPolicy(maxWireBytes: 8 << 20, maxDecodedBytes: 8 << 20), Responder(label: head.path) { [self] request, respond in
+                arrived.signal()
+                DispatchQueue.global().async { [self] in
+                    release.wait()
+                    respond(.json(200, ["bytes": .int(request.body.count)]))
+                }
+            })
+        }
+
+        func completed(_ head: RequestHead, label: String?, status: Int, annotations: [String: Int], nanoseconds: UInt64) {}
+    }
+
+    static func server(logs: LogSink, handler: any HTTPHandler = HeldAnswerHandler(),
+                       configure: (inout HTTPServerOptions) -> Void = { _ in }) throws -> RunningServer {
         var options = HTTPServerOptions()
         options.port = 0
         options.threads = 2
         configure(&options)
-        return try RunningServer(HTTPServer(handler: UploadWatchdogHTTPTests.BusyHandler(blockSeconds: 0.5), options: options,
+        return try RunningServer(HTTPServer(handler: handler, options: options,
                                             logger: Logger(label: "http", minimumLevel: .debug, sink: logs)))
     }
 
     static func fields(_ line: String) -> JSONValue? { try? JSONParser().parse(Array(line.utf8)) }
 
-    /// A client that resets its connection while its answer is being prepared (here, 0.5 s): the
-    /// answer cannot be sent, and the collector says so, with the route, the status it had, where
-    /// the request was and why, as a warning.
+    /// A client that resets its connection while its answer is being prepared: the answer cannot
+    /// be sent, and the collector says so, with the route, the status it had, where the request
+    /// was and why, as a warning. The handler holds its answer until the reset is done (a sleep
+    /// of 0.1 s against an answer 0.5 s later raced a loaded machine either way).
     @Test func anAnswerThatCannotBeSentIsLoggedWithWhy() throws {
         let logs = LogSink.memory()
-        let server = try Self.server(logs: logs)
+        let handler = HeldAnswerHandler()
+        let server = try Self.server(logs: logs, handler: handler)
         defer { server.stop() }
         let socket = try ResettingSocket(port: server.port)
         socket.send(httpRequestHead("POST", "/slow", headers: [:], contentLength: 3) + Array("abc".utf8))
-        Thread.sleep(forTimeInterval: 0.1) // the request is in; its answer comes 0.5 s after it
+        #expect(handler.arrived.wait(timeout: .now() + 120) == .success, "the handler holds the request")
         socket.reset()
+        handler.release.signal()
         #expect(eventually(timeout: 10) { logs.capturedLines.contains { $0.contains("request ended without a response") } })
         let line = logs.capturedLines.filter { $0.contains("request ended without a response") }.compactMap(Self.fields).first
         #expect(line?["level"]?.stringValue == "warning")
