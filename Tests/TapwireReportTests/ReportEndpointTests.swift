@@ -233,14 +233,15 @@ struct DismissTests {
         }
     }
 
-    /// The whole days' base is each block's sum over every version (rollup_dismiss_blocks) less
-    /// the rows of the app's versions outside the measurable ones (rollup_dismiss_versions,
-    /// migration 0301). With events of a version without a manifest (`0.9`), the grid of `1.0`
-    /// subtracts them, the grid of both versions does not, and each equals the keyed read of the
-    /// same pairs; so again after `rollups rebuild`, and after late events (of both versions) into
-    /// days whose blocks the rebuild made, folded on top of them. The tables equal the SQL
-    /// oracle's recomputation and the reports the raw-events ones throughout.
-    @Test func theBlocksLessTheVersionsThatDoNotCountStayExactThroughARebuildAndLateEvents() throws {
+    /// The whole days' base is each block's sum over every version (rollup_dismiss_blocks,
+    /// migration 0301) when every version the app has sent is measurable, else the rows of the
+    /// measurable versions (rollup_dismiss_base). With events of a version without a manifest
+    /// (`0.9`), the grid of both versions reads the blocks, the grid of `1.0` the versions' rows,
+    /// and each equals the keyed read of the same pairs; so again after `rollups rebuild` (which
+    /// also repairs a block's sum), and after late events (of both versions) into days whose
+    /// blocks the rebuild made, folded on top of them. The tables equal the SQL oracle's
+    /// recomputation and the reports the raw-events ones throughout.
+    @Test func theBlocksAndTheVersionsRowsStayExactThroughARebuildAndLateEvents() throws {
         let sample = try SampleApp(dismissOption: true)
         defer { sample.collector.stop() }
         let client = sample.collector.client()

@@ -2,21 +2,21 @@
 -- "Issue 33's ratio: the dismiss base").
 --
 -- A report whose measurable pairs are every category of a list with every version of another (a
--- real app's manifests: report_dismiss_blocks.sql) read rollup_dismiss_base's rows of each block,
--- one per category and version (about 1,000 a block at 40 versions), tested each row's version and
--- summed them per category: about 4 ms of database CPU per report, most of it per-row work. Now:
+-- real app's manifests: report_dismiss_grid_days.sql) read rollup_dismiss_base's rows of each
+-- block, one per category and version (about 1,000 a block at 40 versions), tested each row's
+-- version and summed them per category: most of its 3-4 ms of database CPU per report was that
+-- per-row work. Now:
 --   rollup_dismiss_blocks    per block of days (grains 2 to 6) and category, delivered and
---                            dismissals summed over every version: the sum of rollup_dismiss_base's
---                            rows of the key, always (the fold, the rebuild, sql/fresh and this
---                            migration write both alike);
+--                            dismissals summed over every version: always the sum of
+--                            rollup_dismiss_base's rows of the key, and present exactly when it
+--                            has one (the fold, the rebuild, sql/fresh and this migration write
+--                            both alike);
 --   rollup_dismiss_versions  per app, every version that has a row in rollup_dismiss_base (or had:
---                            a rebuild does not remove one, so it may name more, never fewer);
---   rollup_dismiss_base_by_version  rollup_dismiss_base's rows of one version, block by block.
--- The report reads a block's sum per category and subtracts the rows of the versions of
--- rollup_dismiss_versions that are not measurable (none when every version the app has sent is):
--- exact, whatever the versions, with no per-version work when every version counts.
--- rollup_dismiss_base stays: keyed pairs (report_dismiss.sql), the rebuild and the versions'
--- subtraction read it.
+--                            a rebuild removes none, so it may name more, never fewer).
+-- When no version of rollup_dismiss_versions is outside the report's measurable versions, every
+-- row of rollup_dismiss_base counts, and the report reads the blocks' sums: a row per block and
+-- category. Otherwise it reads rollup_dismiss_base's rows of the measurable versions, as before.
+-- rollup_dismiss_base stays for that, for keyed pairs (report_dismiss.sql) and for the rebuild.
 
 -- Folds and rebuilds wait until this migration commits: no row of the dismiss base changes
 -- between the sums made here and the functions that keep them.
@@ -37,8 +37,6 @@ CREATE TABLE rollup_dismiss_versions (
     app_version text   NOT NULL,
     PRIMARY KEY (app_id, app_version)
 );
-
-CREATE INDEX rollup_dismiss_base_by_version ON rollup_dismiss_base (app_id, app_version, grain, bucket);
 
 INSERT INTO tapwire_table_layout (table_name, layout, reason) VALUES
     ('rollup_dismiss_blocks', 'distributed', 'report rollup, co-located with events'),
