@@ -3,6 +3,7 @@ import TapwireStatistics
 import Testing
 import TapwireCore
 @testable import TapwireReport
+import TapwireRollupOracle
 import TapwireStore
 import TapwireTestSupport
 
@@ -230,6 +231,83 @@ struct DismissTests {
             fast.source = .rawEvents
             #expect(fast == slow, "\(from) to \(to) in \(zone): rollup and raw reports differ")
         }
+    }
+
+    /// The whole days' base is each block's sum over every version (rollup_dismiss_blocks,
+    /// migration 0301) when every version the app has sent is measurable, else the rows of the
+    /// measurable versions (rollup_dismiss_base). With events of a version without a manifest
+    /// (`0.9`), the grid of both versions reads the blocks, the grid of `1.0` the versions' rows,
+    /// and each equals the keyed read of the same pairs; so again after `rollups rebuild` (which
+    /// also repairs a block's sum), and after late events (of both versions) into days whose
+    /// blocks the rebuild made, folded on top of them. The tables equal the SQL oracle's
+    /// recomputation and the reports the raw-events ones throughout.
+    @Test func theBlocksAndTheVersionsRowsStayExactThroughARebuildAndLateEvents() throws {
+        let sample = try SampleApp(dismissOption: true)
+        defer { sample.collector.stop() }
+        let client = sample.collector.client()
+        let connection = try sample.collector.database.connect()
+        defer { connection.close() }
+        let reader = PostgresReportReader(connection: connection)
+        let hour = ReportFixtures.hour
+        var rng = SeededGenerator(seed: 33)
+        /// `n` message deliveries of `version` from `at` on, every other one dismissed.
+        func post(version: String, n: Int, at: Timestamp) throws {
+            var events: [JSONValue] = []
+            for i in 0..<n {
+                let time = at.adding(microseconds: Int64(i) * 60_000_000)
+                events.append(TestBatch.event("delivered", id: .v7(at: time, using: &rng), at: time, category: "message"))
+                if i % 2 == 0 {
+                    let responded = time.adding(seconds: 5)
+                    events.append(TestBatch.event("response", id: .v7(at: responded, using: &rng), at: responded, category: "message",
+                                                  [("deliveredAt", .string(time.description)),
+                                                   ("actionIdentifier", .string(SystemAction.dismiss))]))
+                }
+            }
+            _ = try ReportFixtures.post(client, key: sample.app.writeKey.text,
+                                        TestBatch.body(events, context: [("appVersion", .string(version)), ("platform", "iOS")]))
+        }
+        let one = [(category: "message", appVersion: "1.0"), (category: "social_post", appVersion: "1.0")]
+        let both = one + [(category: "message", appVersion: "0.9"), (category: "social_post", appVersion: "0.9")]
+        #expect(PostgresReportReader.dismissPairs(one).keys.isEmpty && PostgresReportReader.dismissPairs(both).keys.isEmpty)
+        func check(_ stage: String, message1: [Int], message09: [Int]) throws {
+            // The report folds first: every acknowledged event is in the rollups from here on.
+            for zone in ["UTC", "Asia/Kolkata"] {
+                var fast = try ReportFixtures.report(sample.collector.database, app: sample.app, from: sample.from, to: sample.to, timeZone: zone)
+                let slow = try ReportFixtures.report(sample.collector.database, app: sample.app, from: sample.from, to: sample.to,
+                                                     timeZone: zone, source: .rawEvents)
+                fast.source = .rawEvents
+                #expect(fast == slow, "\(stage), \(zone): rollup and raw reports differ")
+            }
+            let scope = ReportScope(appId: sample.app.appId, from: sample.from, to: sample.to)
+            func rows(_ pairs: [(category: String, appVersion: String)]) throws -> [String: [Int]] {
+                var out: [String: [Int]] = [:]
+                for row in try reader.read(scope, dismissMeasurable: pairs).dismiss {
+                    out[row.category] = [(out[row.category]?[0] ?? 0) + row.delivered, (out[row.category]?[1] ?? 0) + row.dismissals]
+                }
+                return out
+            }
+            let keyedOne = one + [(category: "social_post", appVersion: "9.9")]
+            let keyedBoth = both + [(category: "social_post", appVersion: "9.9")]
+            #expect(try rows(one) == ["message": message1, "social_post": [200, 0]], "\(stage)")
+            #expect(try rows(one) == (try rows(keyedOne)), "\(stage)")
+            let sum = [message1[0] + message09[0], message1[1] + message09[1]]
+            #expect(try rows(both) == ["message": sum, "social_post": [200, 0]], "\(stage)")
+            #expect(try rows(both) == (try rows(keyedBoth)), "\(stage)")
+            let stored = try RollupSnapshot.rows(appId: sample.app.appId, on: connection)
+            #expect(stored.contains { $0.first == "z" } && stored.contains { $0 == ["v", "", "", "", "0.9", "", "", ""] }, "\(stage)")
+            let range = try #require(try RollupStore().eventHours(appId: sample.app.appId, on: connection))
+            try RollupOracle.recompute(appId: sample.app.appId, from: range.from, to: range.to, on: connection)
+            #expect(try RollupSnapshot.rows(appId: sample.app.appId, on: connection) == stored, "\(stage): the rollups differ from the oracle")
+        }
+        try post(version: "0.9", n: 20, at: sample.from.adding(microseconds: 2 * hour))
+        try check("folded", message1: [200, 40], message09: [20, 10])
+        let range = try #require(try RollupStore().eventHours(appId: sample.app.appId, on: connection))
+        try connection.query("UPDATE rollup_dismiss_blocks SET delivered = delivered + 7 WHERE app_id = $1::bigint", [String(sample.app.appId)])
+        try RollupStore().rebuild(appId: sample.app.appId, from: range.from, to: range.to, on: connection)
+        try check("rebuilt", message1: [200, 40], message09: [20, 10])
+        try post(version: "0.9", n: 6, at: sample.from.adding(microseconds: 30 * hour))
+        try post(version: "1.0", n: 4, at: sample.from.adding(microseconds: 3 * hour))
+        try check("late events after the rebuild", message1: [204, 42], message09: [26, 13])
     }
 }
 

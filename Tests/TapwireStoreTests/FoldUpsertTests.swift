@@ -34,7 +34,7 @@ import TapwireTestSupport
 
     @Test func theRollupsTheFoldUpdatesLeaveRoomOnTheirPages() throws {
         let db = try TestDatabase.create()
-        let tables = ["rollup_totals", "rollup_total_actions", "rollup_total_histograms", "rollup_trend", "rollup_dismiss_base",
+        let tables = ["rollup_totals", "rollup_total_actions", "rollup_total_histograms", "rollup_trend", "rollup_dismiss_base", "rollup_dismiss_blocks",
                       "rollup_dismiss_quarters", "rollup_strata", "rollup_uplift_days", "rollup_marginals", "rollup_release_counts",
                       "rollup_release_actions", "mismatch_usage_hourly", "mismatch_usage_daily"]
         for table in tables {

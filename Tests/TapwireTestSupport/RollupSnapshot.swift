@@ -15,6 +15,9 @@ public enum RollupSnapshot {
     UNION ALL SELECT 'n', '', day::text, category, '', '', delivered_running::text, engaged_running::text FROM rollup_trend WHERE app_id = $1::bigint
     UNION ALL SELECT 'x', grain::text, bucket::text, category, app_version, '', delivered::text, dismissals::text
            FROM rollup_dismiss_base WHERE app_id = $1::bigint
+    UNION ALL SELECT 'z', grain::text, bucket::text, category, '', '', delivered::text, dismissals::text
+           FROM rollup_dismiss_blocks WHERE app_id = $1::bigint
+    UNION ALL SELECT 'v', '', '', '', app_version, '', '', '' FROM rollup_dismiss_versions WHERE app_id = $1::bigint
     UNION ALL SELECT 'y', '', day::text, category, app_version, '', delivered_running::text, dismissals_running::text
            FROM rollup_dismiss_quarters WHERE app_id = $1::bigint
     UNION ALL SELECT 's', '', day::text, category, campaign, platform, '',

@@ -4,7 +4,8 @@
 -- release-regression looks taken before (migration 0115). A day's strata go with their sums:
 -- the fold adds each stratum's terms back from zero. For conversion (migration 0180) the base of
 -- the day goes too, and each stratum's fall to zero is queued for the names converted in it, as
--- the recompute queues its rise back. The blocks of days that hold the day (grains
+-- the recompute queues its rise back. rollup_dismiss_versions keeps its versions (it may name more
+-- than the rows do, never fewer: migration 0301). The blocks of days that hold the day (grains
 -- 3 to 6, migration 0150) are made again from their days' rows once the day is recomputed
 -- (rollups_rebuild_blocks.sql).
 WITH rebuilt AS (
@@ -21,6 +22,9 @@ WITH rebuilt AS (
     WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND grain IN (0, 2) AND bucket >= $2::timestamptz AND bucket < $3::timestamptz
 ), dismiss_days AS (
     DELETE FROM rollup_dismiss_base
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND grain = 2 AND bucket >= $2::timestamptz AND bucket < $3::timestamptz
+), dismiss_block_days AS (
+    DELETE FROM rollup_dismiss_blocks
     WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND grain = 2 AND bucket >= $2::timestamptz AND bucket < $3::timestamptz
 ), dismiss_quarters AS (
     DELETE FROM rollup_dismiss_quarters

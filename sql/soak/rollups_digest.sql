@@ -5,6 +5,8 @@ SELECT (SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, E'\n' ORDER B
        (SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, E'\n' ORDER BY t::text)), '') FROM rollup_total_histograms t WHERE app_id = $1::bigint),
        (SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, E'\n' ORDER BY t::text)), '') FROM rollup_trend t WHERE app_id = $1::bigint),
        (SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, E'\n' ORDER BY t::text)), '') FROM rollup_dismiss_base t WHERE app_id = $1::bigint),
+       (SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, E'\n' ORDER BY t::text)), '') FROM rollup_dismiss_blocks t WHERE app_id = $1::bigint),
+       (SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, E'\n' ORDER BY t::text)), '') FROM rollup_dismiss_versions t WHERE app_id = $1::bigint),
        (SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, E'\n' ORDER BY t::text)), '') FROM rollup_dismiss_quarters t WHERE app_id = $1::bigint),
        (SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, E'\n' ORDER BY t::text)), '') FROM rollup_strata t WHERE app_id = $1::bigint),
        (SELECT count(*) || ':' || coalesce(md5(string_agg(concat_ws(' ', day, category, strata, excluded_delivered, trim_scale(weights),
