@@ -191,8 +191,9 @@ public struct PostgresReportReader: ReportReading {
     /// `versions` (`dismissPairs` with no keys): the whole days' blocks
     /// (report_dismiss_grid_days.sql) and, only when the range cuts days, their quarter hours
     /// (report_dismiss_grid_quarters.sql), added up per category. The whole days' statement reads
-    /// each block's sum over every version (rollup_dismiss_blocks, migration 0301) less the rows of
-    /// the app's versions outside `versions`; the quarters' tests each row's version. A category
+    /// each block's sum over every version (rollup_dismiss_blocks, migration 0301) when every
+    /// version the app has sent is in `versions`, else the rows of `versions`; the quarters' tests
+    /// each row's version. A category
     /// outside `categories` is dropped here. Each row names the first version,
     /// measurable for every category of the list, as report_dismiss.sql's row names one of its
     /// measurable versions: the same rows as that statement's, in the order of the categories.
