@@ -36,22 +36,40 @@ import TapwireTestSupport
         return try RunningServer(HTTPServer(handler: handler, options: options))
     }
 
-    @Test func admittedRequestsAreAnsweredAndNewOnesRefusedWhileItDrains() throws {
+    /// A server stopping while one admitted request (`/slow`) is unanswered, with a kept-alive
+    /// connection that has been answered once: what each drain test starts from.
+    struct Draining {
         let handler = GatedHandler()
-        let server = try Self.server(handler, drainSeconds: 60)
-        let slow = try TestConnection(port: server.port, timeout: 30)
-        defer { slow.close() }
-        let keptAlive = try TestConnection(port: server.port, timeout: 30)
-        defer { keptAlive.close() }
-        #expect(try keptAlive.request("GET", "/fast").status == 200)
-        try slow.send(httpRequestHead("GET", "/slow", headers: [:], contentLength: nil))
-        handler.arrived.wait()
-
+        let server: RunningServer
+        let slow: TestConnection
+        let keptAlive: TestConnection
+        /// Signalled when `server.stop()` returns, on the thread that called it.
         let stopped = DispatchSemaphore(value: 0)
-        Thread {
-            server.stop()
-            stopped.signal()
-        }.start()
+
+        init() throws {
+            server = try HTTPDrainTests.server(handler, drainSeconds: 60)
+            slow = try TestConnection(port: server.port, timeout: 30)
+            keptAlive = try TestConnection(port: server.port, timeout: 30)
+            #expect(try keptAlive.request("GET", "/fast").status == 200)
+            try slow.send(httpRequestHead("GET", "/slow", headers: [:], contentLength: nil))
+            handler.arrived.wait()
+            let (server, stopped) = (server, stopped)
+            Thread {
+                server.stop()
+                stopped.signal()
+            }.start()
+        }
+
+        func close() {
+            slow.close()
+            keptAlive.close()
+        }
+    }
+
+    @Test func admittedRequestsAreAnsweredAndNewOnesRefusedWhileItDrains() throws {
+        let draining = try Draining()
+        defer { draining.close() }
+        let (handler, server, slow, keptAlive, stopped) = (draining.handler, draining.server, draining.slow, draining.keptAlive, draining.stopped)
         // While the slow request is unanswered the server drains: a new request on a kept-alive
         // connection is refused with 503, and the server does not stop.
         var refused: HTTPClientResponse?
@@ -106,20 +124,9 @@ import TapwireTestSupport
 
     /// While it drains, a new connection is closed before any request is read: nothing is admitted.
     @Test func aConnectionOpenedWhileItDrainsIsClosedUnanswered() throws {
-        let handler = GatedHandler()
-        let server = try Self.server(handler, drainSeconds: 60)
-        let slow = try TestConnection(port: server.port, timeout: 30)
-        defer { slow.close() }
-        let keptAlive = try TestConnection(port: server.port, timeout: 30)
-        defer { keptAlive.close() }
-        #expect(try keptAlive.request("GET", "/fast").status == 200)
-        try slow.send(httpRequestHead("GET", "/slow", headers: [:], contentLength: nil))
-        handler.arrived.wait()
-        let stopped = DispatchSemaphore(value: 0)
-        Thread {
-            server.stop()
-            stopped.signal()
-        }.start()
+        let draining = try Draining()
+        defer { draining.close() }
+        let (handler, server, slow, keptAlive, stopped) = (draining.handler, draining.server, draining.slow, draining.keptAlive, draining.stopped)
         // Draining once the kept-alive connection is refused.
         #expect(eventually(timeout: 20) { (try? keptAlive.request("GET", "/fast"))?.status == 503 })
         for _ in 0..<3 {
