@@ -29,7 +29,7 @@ struct AttributionRulePlanTests {
         let unbound = statement.matches(of: #/\b[pv]_[a-z_]+\b/#).map { String($0.output) }
         try #require(unbound.isEmpty, "variables left in the statement: \(unbound)")
         // The settings the function sets for this statement alone, on the lines right before it.
-        let before = source[..<starts[0].lowerBound].split(separator: "\n").suffix(2)
+        let before = source[..<starts[0].lowerBound].split(separator: "\n").filter { !$0.allSatisfy(\.isWhitespace) }.suffix(2)
         let settings = try before.map { line -> (String, String) in
             let match = try #require(line.firstMatch(of: #/^\s*SET LOCAL (\w+) = (\w+);$/#), "not a SET LOCAL: \(line)")
             return (String(match.output.1), String(match.output.2))
