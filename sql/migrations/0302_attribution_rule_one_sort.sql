@@ -4,9 +4,9 @@
 -- with first_value over two more windows, (device, taps so far) and (device, deliveries so far):
 -- two more sorts of every row the fold read (about 49,000 of 180 bytes for 100 devices of the
 -- benchmark's outcomes shape) and thirteen window functions over each, for the few rows that are
--- conversions. It was the largest statement of the fold (docs/outcomes.md, "What a fold costs":
--- 7.2 of 16.0 s inside tapwire_attribute_pending in one round of `tapwire-bench ingest --shape
--- outcomes`). The counts name the same rows as before: a tap's count is its own ordinal in the
+-- conversions. It was the largest statement of the fold (docs/outcomes.md, "The rule in one
+-- sort": 19.6 of 45.8 s inside tapwire_attribute_pending in one run of `tapwire-bench ingest
+-- --shape real,outcomes --rounds 1`). The counts name the same rows as before: a tap's count is its own ordinal in the
 -- device (counted up to and including it), and the rows up to the next tap share it, so the tap
 -- a conversion's count names is the one whose ordinal it is, found by a hash join on (device,
 -- count) of the counted rows with themselves; no tap before (count 0) joins none, as the CASE
