@@ -2,7 +2,8 @@ import Testing
 import TapwireTestSupport
 
 /// The fold's functions carry planner settings that their statements' plans rely on (0190's jit,
-/// 0233's seqscan, 0250's work_mem, 0271's bitmap scans). `CREATE OR REPLACE FUNCTION` drops every
+/// 0233's seqscan, 0250's work_mem, 0271's bitmap scans, 0302's joins: its rule turns nested loops
+/// and merge joins off with SET LOCAL, which the function's own SET of both keeps to the function). `CREATE OR REPLACE FUNCTION` drops every
 /// setting its text does not restate, so a later migration that replaces a function without them
 /// would silently bring back the plans they ruled out (docs/outcomes.md, "What a fold costs").
 @Suite struct FoldFunctionSettingsTests {
@@ -13,7 +14,8 @@ import TapwireTestSupport
             return Set((value ?? "").split(separator: ",").map(String.init))
         }
         let attribution = try settings("tapwire_attribute_pending")
-        #expect(attribution.isSuperset(of: ["enable_seqscan=off", "jit=off", "work_mem=32MB", "enable_bitmapscan=off"]), "\(attribution)")
+        #expect(attribution.isSuperset(of: ["enable_seqscan=off", "jit=off", "work_mem=32MB", "enable_bitmapscan=off",
+                                                 "enable_nestloop=on", "enable_mergejoin=on"]), "\(attribution)")
         let holdouts = try settings("tapwire_holdouts_pending")
         #expect(holdouts.contains("enable_bitmapscan=off"), "\(holdouts)")
     }

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import TapwireCore
+import TapwireStore
+import TapwireTestSupport
+
+/// Issue 35: attribution's rule (tapwire_attribute_pending, migration 0302) sorts a fold's rows
+/// once, and finds each conversion's latest tap and delivery by a hash join on the running
+/// counts, whatever the statistics of its scratch tables say. 0190's rule sorted every row three
+/// times (first_value over two more windows); without its SET LOCALs the planner merged the
+/// deliveries on the device alone and filtered on the counts (1.2 million rows for 4,000
+/// conversions). This test plans the statement as the database holds it, on dense devices, with
+/// and without ANALYZE of the scratch tables, and fails on a second window or a join that is not
+/// a hash join.
+@Suite("Attribution's rule plan")
+struct AttributionRulePlanTests {
+    /// The rule as installed, its PL/pgSQL variables made parameters (`v_direct` $1,
+    /// `v_influence` $2), and the SET LOCALs the function runs right before it.
+    static func rule(_ db: TestDatabase) throws -> (statement: String, settings: [(String, String)]) {
+        let source = try #require(try db.query("SELECT prosrc FROM pg_proc WHERE oid = 'tapwire_attribute_pending(bigint)'::regprocedure").rows.first?[0])
+        let marker = "INSERT INTO tapwire_credit_change\n    WITH "
+        let starts = source.ranges(of: marker)
+        try #require(starts.count == 1, "one rule in tapwire_attribute_pending, found \(starts.count)")
+        let tail = source[starts[0].lowerBound...]
+        let end = try #require(tail.firstIndex(of: ";"))
+        var statement = String(tail[..<end])
+        #expect(statement.hasSuffix("FROM credited"), "the rule ends with its credits:\n\(statement)")
+        statement = statement.replacing(#/\bv_direct\b/#, with: "$1").replacing(#/\bv_influence\b/#, with: "$2")
+        let unbound = statement.matches(of: #/\b[pv]_[a-z_]+\b/#).map { String($0.output) }
+        try #require(unbound.isEmpty, "variables left in the statement: \(unbound)")
+        // The settings the function sets for this statement alone, on the lines right before it.
+        let before = source[..<starts[0].lowerBound].split(separator: "\n").filter { !$0.allSatisfy(\.isWhitespace) }.suffix(2)
+        let settings = try before.map { line -> (String, String) in
+            let match = try #require(line.firstMatch(of: #/^\s*SET LOCAL (\w+) = (\w+);$/#), "not a SET LOCAL: \(line)")
+            return (String(match.output.1), String(match.output.2))
+        }
+        return (statement, settings)
+    }
+
+    /// Every node of a plan, depth first (the CTEs' plans are among its children).
+    static func nodes(_ plan: [String: Any]) -> [[String: Any]] {
+        [plan] + ((plan["Plans"] as? [[String: Any]]) ?? []).flatMap(nodes)
+    }
+
+    @Test func theRuleSortsTheFoldsRowsOnceAndJoinsTheirCountsByHash() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp()
+        let (statement, local) = try Self.rule(db)
+        #expect(Set(local.map(\.0)) == ["enable_nestloop", "enable_mergejoin"] && local.allSatisfy { $0.1 == "off" }, "\(local)")
+        let (_, functionSettings) = try AttributionDeviceReadTests.touchRead(db)
+
+        let connection = try db.connect()
+        defer { connection.close() }
+        // The function makes its scratch tables on its first call in a session (nothing queued).
+        #expect(try connection.query("SELECT tapwire_attribute_pending($1::bigint)", [String(app.appId)]).scalar == "0")
+        for analyzed in [true, false] {
+            defer { _ = try? connection.query("DEALLOCATE rule") } // after the ROLLBACK
+            try connection.query("BEGIN")
+            defer { _ = try? connection.query("ROLLBACK") }
+            // 40 dense devices: whole-minute times over two days (ties), taps, dismissals and
+            // deliveries, 4,000 conversions, some naming a notification.
+            try connection.query("""
+                INSERT INTO tapwire_attribution_touch
+                SELECT 'd' || (g % 40), gen_random_uuid(), timestamptz '2026-12-01' + ((g * 7919) % 2880) * interval '1 minute', k,
+                       k = 'response' AND a <> 'com.apple.UNNotificationDismissActionIdentifier', 'n' || (g % 300), 'n' || (g % 300),
+                       'cat' || (g % 5), g % 3 = 0, 'camp' || (g % 4), 'iOS', CASE WHEN k = 'response' THEN a END, NULL, NULL, false
+                FROM generate_series(1, 20000) g,
+                     LATERAL (SELECT (ARRAY['delivered', 'response', 'delivered'])[1 + g % 3]::event_type AS k,
+                                     (ARRAY['open', 'buy', 'com.apple.UNNotificationDismissActionIdentifier'])[1 + (g / 3) % 3] AS a) x
+                """)
+            try connection.query("""
+                INSERT INTO tapwire_attribution_conversion
+                SELECT gen_random_uuid(), timestamptz '2026-12-01' + ((g * 104729) % 2880) * interval '1 minute', 'd' || (g % 40),
+                       CASE WHEN g % 3 = 0 THEN 'n' || (g % 300) END, 'purchase', 'EUR', g
+                FROM generate_series(1, 4000) g
+                """)
+            if analyzed { try connection.query("ANALYZE tapwire_attribution_touch, tapwire_attribution_conversion") }
+            for (name, value) in functionSettings + local {
+                try connection.query("SELECT set_config($1, $2, true)", [name, value])
+            }
+            try connection.query(SQL("PREPARE rule(interval, interval) AS \(statement)", name: "tapwire_attribute_pending's rule"))
+            let json = try #require(try connection.query("EXPLAIN (FORMAT JSON) EXECUTE rule(interval '30 minutes', interval '24 hours')").scalar)
+            let top = try #require(try JSONSerialization.jsonObject(with: json.data(using: .utf8)!) as? [[String: Any]])
+            let plan = try #require(top.first?["Plan"] as? [String: Any])
+            let types = Self.nodes(plan).compactMap { $0["Node Type"] as? String }
+            let label = analyzed ? "after ANALYZE" : "without statistics"
+            #expect(types.filter { $0 == "WindowAgg" }.count == 1, "\(label): one pass over the rows in time order\n\(json)")
+            #expect(!types.contains("Merge Join") && !types.contains("Nested Loop"), "\(label): \(types)\n\(json)")
+            #expect(types.contains("Hash Join"), "\(label): \(types)")
+        }
+    }
+}
