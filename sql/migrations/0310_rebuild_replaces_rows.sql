@@ -19,17 +19,17 @@
 -- (the delete queued the fall to zero and the fold the rise back: the same change in two
 -- steps). The rebuild's lock (rollups_rebuild_lock.sql) keeps every fold out meanwhile; the
 -- caller folded what was pending first, so rollup_deltas holds the day's rows only.
-CREATE FUNCTION tapwire_replace_rollups(app bigint, day_from timestamptz, day_to timestamptz) RETURNS bigint
+--
+-- It replaces one app's rows per statement (tapwire_replace_app_rollups): each statement names
+-- the app in every table it reads, so Citus routes it to the app's shards (a rebuild of every
+-- app goes app by app: Citus plans no correlated subquery over all shards).
+CREATE FUNCTION tapwire_replace_app_rollups(app bigint, day_from timestamptz, day_to timestamptz) RETURNS bigint
 LANGUAGE plpgsql SET enable_nestloop = off SET jit = off AS $fn$
 DECLARE
     moved bigint;
 BEGIN
-    -- The rebuild generation (migration 0115), as rollups_rebuild_delete.sql bumps it.
-    INSERT INTO rebuild_generations (app_id, generation) VALUES (coalesce(app, 0), 1)
-    ON CONFLICT (app_id) DO UPDATE SET generation = rebuild_generations.generation + 1;
-
     WITH pending AS (
-        DELETE FROM rollup_deltas WHERE kind IN (4, 5) OR kind >= 11 RETURNING *
+        DELETE FROM rollup_deltas WHERE app_id = app AND (kind IN (4, 5) OR kind >= 11) RETURNING *
     ),
     -- rollup_totals
     totals_new AS (
@@ -456,11 +456,28 @@ BEGIN
 END
 $fn$;
 
+CREATE FUNCTION tapwire_replace_rollups(app bigint, day_from timestamptz, day_to timestamptz) RETURNS bigint
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    moved bigint := 0;
+    one bigint;
+BEGIN
+    -- The rebuild generation (migration 0115), as rollups_rebuild_delete.sql bumps it.
+    INSERT INTO rebuild_generations (app_id, generation) VALUES (coalesce(app, 0), 1)
+    ON CONFLICT (app_id) DO UPDATE SET generation = rebuild_generations.generation + 1;
+    FOR one IN SELECT a.app_id FROM apps a WHERE app IS NULL OR a.app_id = app ORDER BY 1 LOOP
+        moved := moved + tapwire_replace_app_rollups(one, day_from, day_to);
+    END LOOP;
+    RETURN moved;
+END
+$fn$;
+
 -- The blocks of days of a rebuilt day (tapwire_rebuild_blocks of 0150 and 0301), made again from
 -- their days' rows the same way: unchanged rows are left as they are, changed ones updated, new
 -- ones inserted, rows the days no longer have deleted. The block rows are what 0301's function
 -- inserted, key for key and value for value.
-CREATE OR REPLACE FUNCTION tapwire_rebuild_blocks(app bigint, grains smallint[], starts timestamptz[], stops timestamptz[]) RETURNS void
+-- One app per call (tapwire_rebuild_app_blocks), as tapwire_replace_rollups goes.
+CREATE FUNCTION tapwire_rebuild_app_blocks(app bigint, grains smallint[], starts timestamptz[], stops timestamptz[]) RETURNS void
 LANGUAGE plpgsql SET enable_nestloop = off SET jit = off AS $fn$
 BEGIN
     WITH b AS (
@@ -618,5 +635,16 @@ BEGIN
     WHERE (app IS NULL OR t.app_id = app) AND t.grain = b.grain AND t.bucket = b.start AND t.grain = ANY (grains) AND t.bucket = ANY (starts)
       AND NOT EXISTS (SELECT 1 FROM blocks_new d WHERE t.app_id = d.app_id AND t.grain = d.grain AND t.bucket = d.bucket
                       AND t.category = d.category);
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION tapwire_rebuild_blocks(app bigint, grains smallint[], starts timestamptz[], stops timestamptz[]) RETURNS void
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    one bigint;
+BEGIN
+    FOR one IN SELECT a.app_id FROM apps a WHERE app IS NULL OR a.app_id = app ORDER BY 1 LOOP
+        PERFORM tapwire_rebuild_app_blocks(one, grains, starts, stops);
+    END LOOP;
 END
 $fn$;
