@@ -9,8 +9,9 @@ import TapwireCore
 /// transaction, with the same code: it streams the day's events back (binary `COPY … TO STDOUT`)
 /// through `RollupDeltas`, so one definition of every aggregate serves the commits and the
 /// rebuild. Each transaction locks the rollup tables and the pending deltas against group
-/// commits (not against reports) and folds first, so no commit can fall between delete and
-/// recompute. The SQL recomputation of sql/fresh/ is kept apart, as the tests' and the soak's
+/// commits (not against reports) and folds first, so no commit can fall between the read of the
+/// day's events and the replacement of its rows (`tapwire_replace_rollups`, migration 0310, which
+/// writes only the rows that differ). The SQL recomputation of sql/fresh/ is kept apart, as the tests' and the soak's
 /// independent oracle (Sources/TapwireRollupOracle).
 public struct RollupStore: Sendable {
     public struct Progress: Sendable, Equatable {
@@ -124,12 +125,19 @@ public struct RollupStore: Sendable {
     @discardableResult
     public func rebuild(appId: Int64?, from: Timestamp, to: Timestamp, on connection: PostgresConnection,
                         progress: (Progress) -> Void = { _ in }) throws(DatabaseError) -> [Progress] {
-        let days = try forEachDay(appId: appId, from: from, to: to, on: connection, progress: progress) { (parameters) throws(DatabaseError) -> Int in
+        let days = try forEachDay(appId: appId, from: from, to: to, on: connection, deletingFirst: false,
+                                  progress: progress) { (parameters) throws(DatabaseError) -> Int in
             var reader = EventRowReader()
             try connection.copyOut(built: EmbeddedSQL.rollupsRebuildEvents, parameters) { (piece) throws(DatabaseError) in try reader.consume(piece) }
             // The day's quarter hours and its day rows only: its blocks of days are made once,
-            // from their days, by forEachDay.
-            _ = try upsert(try reader.finish(blocksOfDays: false), on: connection)
+            // from their days, by forEachDay. They replace the day's stored rows, writing only
+            // what changed (tapwire_replace_rollups, migration 0310), also when the day has no
+            // events left (then its stored rows are deleted).
+            let rows = try reader.finish(blocksOfDays: false)
+            if rows.rowCount > 0 {
+                try connection.copyIn(EmbeddedSQL.copyRollupDeltas, data: RollupDeltaRows.encodeRows(rows).data)
+            }
+            try connection.query(EmbeddedSQL.rollupsRebuildReplace, parameters)
             return reader.eventsRead
         }
         // The conversions the days queued are attributed by a last fold.
@@ -142,7 +150,9 @@ public struct RollupStore: Sendable {
 
     /// Runs `recompute` for each UTC day of [from, to) (widened to whole days), each in its own
     /// transaction that first locks the rollups and the pending deltas against group commits,
-    /// folds, and deletes the day's rollups (of the app, or of every app). `recompute` gets the
+    /// folds, and (`deletingFirst`) deletes the day's rollups (of the app, or of every app);
+    /// without it `recompute` must replace the day's rows itself and bump the rebuild generation,
+    /// as `rebuild` does through tapwire_replace_rollups (migration 0310). `recompute` gets the
     /// parameters (app or NULL, day start, day end) and returns how many events it read. A
     /// transaction that loses a lock race is retried. Days go from the last to the first, so
     /// each moves back where the quarter-hour grain is complete (rollups_quarter_coverage.sql)
@@ -151,7 +161,7 @@ public struct RollupStore: Sendable {
     /// first day, or the range's), not in every day's: `recompute` leaves the blocks alone, so
     /// until then they hold what they held before the rebuild (docs/reports.md, "Rebuilding").
     package func forEachDay(appId: Int64?, from: Timestamp, to: Timestamp, on connection: PostgresConnection,
-                            progress: (Progress) -> Void,
+                            deletingFirst: Bool = true, progress: (Progress) -> Void,
                             recompute: ([String?]) throws(DatabaseError) -> Int) throws(DatabaseError) -> [Progress] {
         let hour: Int64 = 3_600_000_000
         let day: Int64 = 24 * hour
@@ -183,7 +193,7 @@ public struct RollupStore: Sendable {
                     let events = try connection.transaction { () throws(DatabaseError) -> Int in
                         try connection.query(EmbeddedSQL.rollupsRebuildLock)
                         _ = try foldPending(on: connection)
-                        try connection.query(EmbeddedSQL.rollupsRebuildDelete, parameters)
+                        if deletingFirst { try connection.query(EmbeddedSQL.rollupsRebuildDelete, parameters) }
                         let events = try recompute(parameters)
                         // The blocks of days that end here (going back), made again from their days.
                         if !grains.isEmpty { try connection.query(EmbeddedSQL.rollupsRebuildBlocks, blocks) }

@@ -153,6 +153,90 @@ import TapwireRollupOracle
                 "the blocks a rebuild of days 7 to 29 touches differ from the fold's, or it touched one outside")
     }
 
+    /// A rebuild replaces a day's rows in place (migration 0310): over rollups that already equal
+    /// the events it writes no row (every row keeps its version: the same ctid, the same xmin),
+    /// and over wrong ones it repairs only what is wrong: a changed value, a key the events do not
+    /// have (deleted, in a day and in a block), a key they have that is missing (inserted).
+    @Test func aRebuildWritesOnlyTheRowsThatDiffer() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp()
+        var rng = SeededGenerator(seed: 310)
+        let day: Int64 = 86_400_000_000
+        let first = RollupDeltas.floor(Timestamp.now.microseconds, day) - 12 * day
+        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
+        defer { writer.connection.close() }
+        for g in 0..<8 {
+            let events = (0..<80).map { _ in
+                Self.randomEvent(&rng, around: Timestamp(microseconds: first + Int64(g) * day + 50 * 3_600_000_000
+                                                        + Int64.random(in: 0..<day, using: &rng)))
+            }
+            try writer.commit([StagedBatch(appId: app.appId, receivedAt: .now,
+                                           context: DeviceContext(appVersion: ["1.0", "1.1"][g % 2], platform: ["iOS", "macOS"][g % 2]),
+                                           events: events)])
+        }
+        let connection = try db.connect()
+        defer { connection.close() }
+        try RollupStore().fold(on: connection)
+        let folded = try RollupSnapshot.rows(appId: app.appId, on: connection)
+        let app1 = [String(app.appId)]
+        let tables = try connection.query("""
+            SELECT c.relname FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'app_id'
+            WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace
+              AND (c.relname LIKE 'rollup\\_%' OR c.relname LIKE 'mismatch\\_usage\\_%')
+              AND c.relname NOT IN ('rollup_deltas', 'rollup_delta_batches')
+            ORDER BY 1
+            """).rows.compactMap { $0[0] }
+        #expect(tables.contains("rollup_strata") && tables.contains("rollup_dismiss_blocks") && tables.count > 15)
+        /// Every row version of the app's rollups, table by table: where it is and who wrote it.
+        func versions() throws -> [String: String] {
+            var result: [String: String] = [:]
+            for table in tables {
+                result[table] = try connection.query(
+                    "SELECT count(*) || ' ' || coalesce(string_agg(ctid::text || xmin::text, ',' ORDER BY ctid), '') FROM \(table) WHERE app_id = $1::bigint",
+                    app1).scalar
+            }
+            return result
+        }
+        let before = try versions()
+        #expect(Int(before["rollup_totals"]?.split(separator: " ").first ?? "") ?? 0 > 100)
+        let range = try #require(try RollupStore().eventHours(appId: app.appId, on: connection))
+        let days = try RollupStore().rebuild(appId: app.appId, from: range.from, to: range.to, on: connection)
+        #expect(days.count >= 8)
+        #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == folded)
+        let after = try versions()
+        for table in tables {
+            #expect(after[table] == before[table], "a rebuild of right rollups wrote rows of \(table)")
+        }
+        // Wrong rollups: a day's value changed, keys the events do not have (a day's, a block's,
+        // a stratum's), a day's row and a stratum missing.
+        try connection.query("UPDATE rollup_totals SET delivered = delivered + 3 WHERE app_id = $1::bigint AND grain = 2", app1)
+        try connection.query("""
+            INSERT INTO rollup_totals (app_id, grain, bucket, category, has_media, delivered, sent, media_requested, opens, dismissals, actions, replies)
+            SELECT app_id, grain, bucket, 'no such category', has_media, 1, 1, 1, 1, 1, 1, 1 FROM rollup_totals
+            WHERE app_id = $1::bigint AND grain IN (2, 4) AND category = 'chat'
+            """, app1)
+        try connection.query("""
+            INSERT INTO rollup_strata (app_id, day, category, campaign, platform, rich_delivered, rich_engaged, text_delivered, text_engaged)
+            SELECT app_id, day, category, 'no such campaign', platform, 5, 1, 5, 2 FROM rollup_strata WHERE app_id = $1::bigint
+            ON CONFLICT DO NOTHING
+            """, app1)
+        try connection.query("""
+            DELETE FROM rollup_strata WHERE app_id = $1::bigint AND (day, category, campaign, platform) IN
+                (SELECT day, category, campaign, platform FROM rollup_strata WHERE app_id = $1::bigint AND campaign <> 'no such campaign' LIMIT 3)
+            """, app1)
+        try connection.query("DELETE FROM rollup_release_counts WHERE app_id = $1::bigint AND category = 'promo'", app1)
+        try connection.query("UPDATE rollup_uplift_days SET p = p + 1 WHERE app_id = $1::bigint", app1)
+        #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) != folded)
+        try RollupStore().rebuild(appId: app.appId, from: range.from, to: range.to, on: connection)
+        #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == folded, "a rebuild did not repair the rollups")
+        let repaired = try versions()
+        // What was right before the damage keeps its version.
+        for table in ["rollup_total_actions", "rollup_total_histograms", "rollup_trend", "rollup_dismiss_quarters", "rollup_marginals",
+                      "mismatch_usage_hourly", "mismatch_usage_daily", "rollup_release_actions"] {
+            #expect(repaired[table] == before[table], "a rebuild rewrote rows of \(table) that were right")
+        }
+    }
+
     /// Pending batches of more apps than a fold takes at once: one fold takes every app's, a few
     /// apps at a time, and each app's rollups equal the SQL oracle.
     @Test func aFoldTakesManyAppsAFewAtATime() throws {

@@ -1,4 +1,4 @@
--- Step 2 of rebuilding one day (after rollups_rebuild_delete.sql): builds the COPY that streams
+-- Step 2 of rebuilding one day (after the lock and the fold of what was pending): builds the COPY that streams
 -- back the raw events of app $1 (every app when NULL) in [$2, $3), with the columns
 -- TapwireCore.RollupDeltas reads, to `tapwire rollups rebuild`, which recomputes the rollups with
 -- the code the group commits use (TapwireStore/RollupStore.swift). COPY takes no bind
