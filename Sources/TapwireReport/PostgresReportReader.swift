@@ -191,9 +191,9 @@ public struct PostgresReportReader: ReportReading {
     /// `versions` (`dismissPairs` with no keys): the whole days' blocks
     /// (report_dismiss_grid_days.sql) and, only when the range cuts days, their quarter hours
     /// (report_dismiss_grid_quarters.sql), added up per category. The whole days' statement reads
-    /// each block's sum over every version (rollup_dismiss_blocks, migration 0301) when every
-    /// version the app has sent is in `versions`, else the rows of `versions`; the quarters' tests
-    /// each row's version. A category
+    /// each block's sum over every version (rollup_dismiss_blocks, migration 0301) and whether the
+    /// app has sent a version outside `versions`; only if it has are the rows of `versions` read
+    /// instead (report_dismiss_grid_versions.sql); the quarters' tests each row's version. A category
     /// outside `categories` is dropped here. Each row names the first version,
     /// measurable for every category of the list, as report_dismiss.sql's row names one of its
     /// measurable versions: the same rows as that statement's, in the order of the categories.
@@ -213,7 +213,17 @@ public struct PostgresReportReader: ReportReading {
             }
         }
         if !plan.blocks.isEmpty {
-            try add(connection.query(EmbeddedSQL.reportDismissGridDays, [app, versionsArray, grains, blockStarts]))
+            let blocks = try connection.query(EmbeddedSQL.reportDismissGridDays, [app, versionsArray, grains, blockStarts])
+            guard let outside = blocks.column("outside") else {
+                throw DatabaseError(.unexpectedResult, "the dismiss base's rows lack a column", query: blocks.statement)
+            }
+            // The blocks' sums are over every version: the grid's only when the app has no rows of a
+            // version outside it (every row says the same). No row: no version has one either.
+            if blocks.rows.contains(where: { $0[outside] != "f" }) {
+                try add(connection.query(EmbeddedSQL.reportDismissGridVersions, [app, versionsArray, grains, blockStarts]))
+            } else {
+                try add(blocks)
+            }
         }
         if !plan.quarterRuns.isEmpty {
             try add(connection.query(EmbeddedSQL.reportDismissGridQuarters, [
@@ -268,6 +278,12 @@ public struct PostgresReportReader: ReportReading {
     /// pairs of those, as when every manifest registers the same categories; else each pair
     /// spelled once as its key (report_dismiss.sql).
     static func dismissPairs(_ pairs: [(category: String, appVersion: String)]) -> (categories: [String], versions: [String], keys: [String]) {
+        if let grid = versionByVersionGrid(pairs) { return (grid.categories, grid.versions, []) }
+        return hashedDismissPairs(pairs)
+    }
+
+    /// `dismissPairs` by hashing every pair: finds the grid in any order, or spells the keys.
+    static func hashedDismissPairs(_ pairs: [(category: String, appVersion: String)]) -> (categories: [String], versions: [String], keys: [String]) {
         var categories: [String] = [], versions: [String] = []
         var categoryAt: [String: Int] = [:], versionAt: [String: Int] = [:], seen: Set<Int> = []
         func position(of name: String, in names: inout [String], _ positions: inout [String: Int]) -> Int {
@@ -283,6 +299,32 @@ public struct PostgresReportReader: ReportReading {
         if seen.count == categories.count * versions.count { return (categories, versions, []) }
         let keys = Set(pairs.map { dismissKey(category: $0.category, appVersion: $0.appVersion) }).sorted()
         return ([], [], keys)
+    }
+
+    /// The grid `dismissPairs` finds, found without hashing each pair: when the pairs come version
+    /// by version (as the report lists them, a manifest at a time), each version's categories the
+    /// same list in the same order, no category twice in it and no version twice, they are every
+    /// category of that list with every version, in the order `dismissPairs` gives them. Nil
+    /// otherwise (then `dismissPairs` hashes the pairs, which finds the grid in any order). A real
+    /// app's 1,160 pairs cost two hashed strings each on every report (docs/reports.md, "Issue 33's
+    /// ratio: the manifests' derived facts"); here, string comparisons and 70 hashes.
+    static func versionByVersionGrid(_ pairs: [(category: String, appVersion: String)]) -> (categories: [String], versions: [String])? {
+        guard let first = pairs.first else { return nil }
+        var width = 0
+        while width < pairs.count, pairs[width].appVersion == first.appVersion { width += 1 }
+        guard pairs.count % width == 0 else { return nil }
+        let categories = pairs[0..<width].map(\.category)
+        var versions: [String] = []
+        versions.reserveCapacity(pairs.count / width)
+        for start in stride(from: 0, to: pairs.count, by: width) {
+            let version = pairs[start].appVersion
+            for i in 0..<width {
+                guard pairs[start + i].appVersion == version, pairs[start + i].category == categories[i] else { return nil }
+            }
+            versions.append(version)
+        }
+        guard Set(categories).count == categories.count, Set(versions).count == versions.count else { return nil }
+        return (categories, versions)
     }
 
     /// A pair's key in report_dismiss.sql: the category's length in bytes, ':', the category and
