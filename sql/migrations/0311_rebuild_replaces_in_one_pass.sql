@@ -9,11 +9,14 @@
 -- the row's key).
 --
 -- Now one FULL JOIN per table of the day's new rows with its stored rows (each stored row read
--- once, with its ctid) keeps only the keys that differ: a key on both sides whose values are the
--- same is dropped there; the others are materialised once and feed three writes by ctid
--- (UPDATE of a changed row, DELETE of a row the day no longer has) or by key (INSERT of a new
--- one). A day whose rows all equal the stored ones reads every table's rows of the day once and
--- writes nothing. What is written is what 0310 wrote, row for row.
+-- once) keeps only the keys that differ: a key on both sides whose values are the same is
+-- dropped there; the others are materialised once and feed three writes by key (UPDATE of a
+-- changed row, DELETE of a row the day no longer has, INSERT of a new one): a nested loop of the
+-- few differing keys over the primary key. Not by ctid: Citus refuses a modification whose
+-- WHERE names ctid once it plans the statement's CTEs on their own ("Recursively planned
+-- distributed modifications with ctid on where clause are not supported", CitusCommandTests). A
+-- day whose rows all equal the stored ones reads every table's rows of the day once and writes
+-- nothing. What is written is what 0310 wrote, row for row.
 --
 -- The fifteen copies are one generic text (tapwire_replace_part: the table, its key and value
 -- columns as identifiers, %I), joined into one statement run with EXECUTE … USING (the app and
@@ -24,9 +27,9 @@
 -- One app per statement, each stored row read naming the app, as 0310 does (Citus routes it).
 
 -- The part of the statement that replaces one table's rows: CTEs named PART_new (NEW_ROWS, its
--- columns named as the table's KEYS and VALS), PART_diff (the keys that differ: the stored row's
--- ctid or NULL for a new key, tapwire_present NULL for a key the day no longer has, the keys, the
--- new values and the stored ones as old_VAL), PART_set, PART_add and PART_gone. SCOPE selects
+-- columns named as the table's KEYS and VALS), PART_diff (the keys that differ: tapwire_stored
+-- NULL for a new key, tapwire_present NULL for a key the day no longer has, the keys, the new
+-- values and the stored ones as old_VAL), PART_set, PART_add and PART_gone. SCOPE selects
 -- the stored rows the day replaces, the table aliased t, with $1 the app, $2 and $3 the day.
 -- Values named in AS_TEXT are compared by their text (numeric sums, whose scale is stored).
 CREATE FUNCTION tapwire_replace_part(part text, tbl text, keys text[], vals text[], new_rows text, scope text,
@@ -43,29 +46,30 @@ DECLARE
     new_vals text := (SELECT string_agg(CASE WHEN v = ANY (as_text) THEN format('n.%I::text', v) ELSE format('n.%I', v) END, ', ' ORDER BY i)
                       FROM unnest(vals) WITH ORDINALITY AS u(v, i));
     set_list text := (SELECT string_agg(format('%1$I = d.%1$I', v), ', ' ORDER BY i) FROM unnest(vals) WITH ORDINALITY AS u(v, i));
+    by_key text := (SELECT string_agg(format('t.%1$I = d.%1$I', k), ' AND ' ORDER BY i) FROM unnest(keys) WITH ORDINALITY AS u(k, i));
 BEGIN
     RETURN format($part$
     %1$s_new AS (
         %3$s
     ), %1$s_diff AS MATERIALIZED (
-        SELECT o.tapwire_tid, n.tapwire_present, %4$s
+        SELECT o.tapwire_stored, n.tapwire_present, %4$s
         FROM (SELECT true AS tapwire_present, * FROM %1$s_new) n
-        FULL JOIN (SELECT t.ctid AS tapwire_tid, %5$s, %6$s FROM %2$I t WHERE %7$s) o ON %8$s
-        WHERE o.tapwire_tid IS NULL OR n.tapwire_present IS NULL OR ROW(%9$s) IS DISTINCT FROM ROW(%10$s)
+        FULL JOIN (SELECT true AS tapwire_stored, %5$s, %6$s FROM %2$I t WHERE %7$s) o ON %8$s
+        WHERE o.tapwire_stored IS NULL OR n.tapwire_present IS NULL OR ROW(%9$s) IS DISTINCT FROM ROW(%10$s)
     ), %1$s_set AS (
         UPDATE %2$I t SET %11$s
         FROM %1$s_diff d
-        WHERE t.ctid = d.tapwire_tid AND d.tapwire_present AND %7$s
+        WHERE %12$s AND d.tapwire_stored AND d.tapwire_present AND %7$s
     ), %1$s_add AS (
         INSERT INTO %2$I (%5$s, %6$s)
-        SELECT %5$s, %6$s FROM %1$s_diff WHERE tapwire_tid IS NULL
+        SELECT %5$s, %6$s FROM %1$s_diff WHERE tapwire_stored IS NULL
         ORDER BY %5$s
     ), %1$s_gone AS (
         DELETE FROM %2$I t
         USING %1$s_diff d
-        WHERE t.ctid = d.tapwire_tid AND d.tapwire_present IS NULL AND %7$s
+        WHERE %12$s AND d.tapwire_present IS NULL AND %7$s
     )$part$,
-        part, tbl, new_rows, diff_cols, key_list, val_list, scope, joined, old_vals, new_vals, set_list);
+        part, tbl, new_rows, diff_cols, key_list, val_list, scope, joined, old_vals, new_vals, set_list, by_key);
 END
 $fn$;
 
@@ -177,9 +181,9 @@ BEGIN
 END
 $fn$;
 
--- The diff's writes go by ctid: a nested loop of the few differing rows over a TID scan (0310's
--- enable_nestloop = off was for its anti joins, which are gone; a FULL JOIN is never a nested
--- loop).
+-- The diff's writes go by key: a nested loop of the few differing rows over the primary key
+-- (0310's enable_nestloop = off was for its anti joins, which are gone; a FULL JOIN is never a
+-- nested loop).
 CREATE OR REPLACE FUNCTION tapwire_replace_app_rollups(app bigint, day_from timestamptz, day_to timestamptz) RETURNS bigint
 LANGUAGE plpgsql SET enable_nestloop = on SET jit = off AS $fn$
 DECLARE
