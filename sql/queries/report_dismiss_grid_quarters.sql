@@ -4,7 +4,7 @@
 -- of its rows of those versions, as report_dismiss_grid_days.sql gives the whole days'. Each run's
 -- day and quarters are computed once per run: `OFFSET 0` keeps the subquery from being pulled up
 -- into the join, which otherwise computed them again for every row it returned (as
--- report_trend.sql did; docs/reports.md, "Issue 33's ratio at 2M events: the uplift rows").
+-- report_trend.sql did; docs/reports.md, "Issue 33's ratio at 2M events").
 SELECT q.category, sum(q.delivered_running[r.hi_q + 1] - q.delivered_running[r.lo_q + 1])::bigint AS delivered,
        sum(q.dismissals_running[r.hi_q + 1] - q.dismissals_running[r.lo_q + 1])::bigint AS dismissals
 FROM (SELECT tapwire_utc_day(lo) AS utc_day, tapwire_quarter_of_day(lo) AS lo_q,
