@@ -84,6 +84,17 @@ public struct EngagementReportBuilder: Sendable {
         }
     }
 
+    /// A local day's delivered and engaged on the daily line, added row by row.
+    struct DaySum {
+        var delivered = 0
+        var engaged = 0
+
+        mutating func add(delivered: Int, engaged: Int) {
+            self.delivered += delivered
+            self.engaged += engaged
+        }
+    }
+
     /// One side of one category's part of a day the range cuts: its delivered and its successes
     /// (engaged, or converted notifications). Several may share a key: they are added.
     struct CutCell {
@@ -144,12 +155,9 @@ public struct EngagementReportBuilder: Sendable {
     /// The members' daily line as one row per day (the overall reads only each day's sums): the
     /// same integers `engagement` would add, without copying a real app's 900 rows first.
     static func overallTrend(_ members: Set<String>, _ byCategory: [String: [ReportTrendRow]]) -> [ReportTrendRow] {
-        var daily: [String: (delivered: Int, engaged: Int)] = [:]
+        var daily: [String: DaySum] = [:]
         for name in members {
-            for row in byCategory[name] ?? [] {
-                let sum = daily[row.day] ?? (0, 0)
-                daily[row.day] = (sum.delivered + row.delivered, sum.engaged + row.engaged)
-            }
+            for row in byCategory[name] ?? [] { daily[row.day, default: DaySum()].add(delivered: row.delivered, engaged: row.engaged) }
         }
         return daily.map { ReportTrendRow(category: "", day: $0.key, delivered: $0.value.delivered, engaged: $0.value.engaged) }
     }
@@ -349,11 +357,12 @@ public struct EngagementReportBuilder: Sendable {
             c.add(row.counts)
             if !row.hasMedia { notShown += row.counts.mediaRequested }
         }
-        var daily: [String: (delivered: Int, engaged: Int)] = [:]
-        for row in trend {
-            daily[row.day, default: (0, 0)].delivered += row.delivered
-            daily[row.day, default: (0, 0)].engaged += row.engaged
-        }
+        // One lookup per row, the table sized for the report's days: a real app's 30 categories
+        // × 30 days looked each day up twice and grew each table as it went (docs/reports.md,
+        // "Issue 33's ratio at 2M events").
+        var daily: [String: DaySum] = [:]
+        daily.reserveCapacity(days.count)
+        for row in trend { daily[row.day, default: DaySum()].add(delivered: row.delivered, engaged: row.engaged) }
         let delivered = Int(c.delivered), sent = Int(c.sent), opens = Int(c.opens)
         let engaged = Int(RollupDeltas.engaged(opens: c.opens, actions: c.actions))
         let base: EngagementBase = delivered == 0 && sent > 0 ? .sent : .delivered
@@ -386,7 +395,10 @@ public struct EngagementReportBuilder: Sendable {
             timeToResponse: TimeToResponse(samples: latencies.total,
                                            p50Seconds: latencies.percentileBin(0.5).map(LatencyBins.value(ofBin:)),
                                            p90Seconds: latencies.percentileBin(0.9).map(LatencyBins.value(ofBin:))),
-            daily: days.map { DailyPoint(date: $0, delivered: daily[$0]?.delivered ?? 0, engaged: daily[$0]?.engaged ?? 0) })
+            daily: days.map { day in
+                let sum = daily[day] ?? DaySum()
+                return DailyPoint(date: day, delivered: sum.delivered, engaged: sum.engaged)
+            })
     }
 
     /// Measurable for the app versions in scope whose manifest registers the category with

@@ -5,23 +5,31 @@ package enum PostgresValue {
     /// A text[] literal: every element double-quoted, with `"` and `\` escaped.
     package static func textArray(_ values: [String]) -> String { textArray(values.map { Optional($0) }) }
 
-    /// A text[] literal whose nil elements are SQL NULLs.
+    /// A text[] literal whose nil elements are SQL NULLs: each element quoted, its `"` and `\`
+    /// escaped with a `\`. Written byte by byte into one buffer (both are ASCII, and no byte of a
+    /// multi-byte UTF-8 character is ASCII, so escaping bytes escapes the same characters): a
+    /// report writes a few arrays of days and, for a real app, of 40 versions, and appending each
+    /// Unicode scalar to a `String` was about 5 % of a report's instructions (docs/reports.md,
+    /// "Issue 33's ratio at 2M events").
     package static func textArray(_ values: [String?]) -> String {
-        var out = "{"
+        var out: [UInt8] = []
+        out.reserveCapacity(values.reduce(2) { $0 + ($1?.utf8.count ?? 4) + 3 })
+        out.append(UInt8(ascii: "{"))
         for (i, element) in values.enumerated() {
-            if i > 0 { out += "," }
+            if i > 0 { out.append(UInt8(ascii: ",")) }
             guard let value = element else {
-                out += "NULL"
+                out.append(contentsOf: "NULL".utf8)
                 continue
             }
-            out += "\""
-            for c in value.unicodeScalars {
-                if c == "\"" || c == "\\" { out += "\\" }
-                out.unicodeScalars.append(c)
+            out.append(UInt8(ascii: "\""))
+            for byte in value.utf8 {
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { out.append(UInt8(ascii: "\\")) }
+                out.append(byte)
             }
-            out += "\""
+            out.append(UInt8(ascii: "\""))
         }
-        return out + "}"
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// An int[] or bigint[] literal ({1,2,3}): integers need no quoting.

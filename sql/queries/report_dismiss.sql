@@ -11,6 +11,7 @@
 -- version. `app_version` is the first of the versions summed: every one of them is measurable,
 -- which is all the report asks of a row's version. A row per category, not per pair: at a real
 -- app's 40 versions that was most of this statement's time and of the rows the report decoded.
+-- Each run's day and quarters are computed once per run (`OFFSET 0`, as in report_trend.sql).
 SELECT category, min(app_version) AS app_version, sum(delivered)::bigint AS delivered, sum(dismissals)::bigint AS dismissals
 FROM (SELECT d.category, d.app_version, d.delivered, d.dismissals
       FROM unnest($3::smallint[], $4::timestamptz[]) AS b(grain, bucket)
@@ -21,7 +22,7 @@ FROM (SELECT d.category, d.app_version, d.delivered, d.dismissals
              q.dismissals_running[r.hi_q + 1] - q.dismissals_running[r.lo_q + 1]
       FROM (SELECT tapwire_utc_day(lo) AS utc_day, tapwire_quarter_of_day(lo) AS lo_q,
                    tapwire_quarter_of_day(hi - interval '1 microsecond') + 1 AS hi_q
-            FROM unnest($5::timestamptz[], $6::timestamptz[]) AS u(lo, hi)) r
+            FROM unnest($5::timestamptz[], $6::timestamptz[]) AS u(lo, hi) OFFSET 0) r
       JOIN rollup_dismiss_quarters q ON q.app_id = $1::bigint AND q.day = r.utc_day) d
 WHERE octet_length(category) || ':' || category || app_version = ANY ($2::text[])
 GROUP BY 1
