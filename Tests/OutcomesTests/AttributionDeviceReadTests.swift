@@ -6,8 +6,8 @@ import TapwireTestSupport
 
 /// Issue 35: attribution reads a queued device's events through `events_by_device` (migration
 /// 0270's index on (app_id, device_id)), never by scanning the app's history. The read is the
-/// statement of tapwire_attribute_pending (migration 0303) that fills tapwire_attribution_touches
-/// and tapwire_attribution_conversion, one lateral read of events per queued device; this test plans that statement, as the database
+/// statement of tapwire_attribute_pending (migration 0280) that fills tapwire_attribution_touch,
+/// one lateral read of events per queued device; this test plans that statement, as the database
 /// holds it, against an app's day of events and fails if any events partition is read otherwise.
 @Suite("Attribution's per-device read")
 struct AttributionDeviceReadTests {
@@ -18,7 +18,7 @@ struct AttributionDeviceReadTests {
     static func touchRead(_ db: TestDatabase) throws -> (statement: String, settings: [(String, String)]) {
         let row = try db.query("SELECT prosrc, array_to_json(proconfig) FROM pg_proc WHERE oid = 'tapwire_attribute_pending(bigint)'::regprocedure").rows
         let source = try #require(row.first?[0])
-        let marker = "WITH device_events AS MATERIALIZED ("
+        let marker = "INSERT INTO tapwire_attribution_touch"
         let starts = source.ranges(of: marker)
         try #require(starts.count == 1, "one per-device read in tapwire_attribute_pending, found \(starts.count)")
         let tail = source[starts[0].lowerBound...]

@@ -60,10 +60,10 @@ struct AttributionRulePlanTests {
             // 40 dense devices: whole-minute times over two days (ties), taps, dismissals and
             // deliveries, 4,000 conversions, some naming a notification.
             try connection.query("""
-                INSERT INTO tapwire_attribution_touches
+                INSERT INTO tapwire_attribution_touch
                 SELECT 'd' || (g % 40), gen_random_uuid(), timestamptz '2026-12-01' + ((g * 7919) % 2880) * interval '1 minute', k,
-                       k = 'response' AND a <> 'com.apple.UNNotificationDismissActionIdentifier', 'n' || (g % 300), true,
-                       'cat' || (g % 5), g % 3 = 0, 'camp' || (g % 4), 'iOS', CASE WHEN k = 'response' THEN a END
+                       k = 'response' AND a <> 'com.apple.UNNotificationDismissActionIdentifier', 'n' || (g % 300), 'n' || (g % 300),
+                       'cat' || (g % 5), g % 3 = 0, 'camp' || (g % 4), 'iOS', CASE WHEN k = 'response' THEN a END, NULL, NULL, false
                 FROM generate_series(1, 20000) g,
                      LATERAL (SELECT (ARRAY['delivered', 'response', 'delivered'])[1 + g % 3]::event_type AS k,
                                      (ARRAY['open', 'buy', 'com.apple.UNNotificationDismissActionIdentifier'])[1 + (g / 3) % 3] AS a) x
@@ -74,7 +74,7 @@ struct AttributionRulePlanTests {
                        CASE WHEN g % 3 = 0 THEN 'n' || (g % 300) END, 'purchase', 'EUR', g
                 FROM generate_series(1, 4000) g
                 """)
-            if analyzed { try connection.query("ANALYZE tapwire_attribution_touches, tapwire_attribution_conversion") }
+            if analyzed { try connection.query("ANALYZE tapwire_attribution_touch, tapwire_attribution_conversion") }
             for (name, value) in functionSettings + local {
                 try connection.query("SELECT set_config($1, $2, true)", [name, value])
             }

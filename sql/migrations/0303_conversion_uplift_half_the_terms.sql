@@ -1,4 +1,4 @@
--- 0304: the change of a name's conversion terms, computed with half the terms when the
+-- 0303: the change of a name's conversion terms, computed with half the terms when the
 -- delivered counts did not change. tapwire_conversion_uplift_add (0180) adds, per change of a
 -- stratum's counts of one name, tapwire_conversion_terms(after) - tapwire_conversion_terms(before),
 -- and each of those is tapwire_uplift_terms(delivered, converted) - tapwire_uplift_terms(delivered, 0):
