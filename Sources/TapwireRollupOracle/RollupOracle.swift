@@ -13,6 +13,9 @@ public enum RollupOracle {
     public static func recompute(appId: Int64?, from: Timestamp, to: Timestamp,
                                  on connection: PostgresConnection) throws(DatabaseError) -> [RollupStore.Progress] {
         try RollupStore().forEachDay(appId: appId, from: from, to: to, on: connection, progress: { _ in }) { (parameters) throws(DatabaseError) -> Int in
+            // The day's rollups go first (and the rebuild generation is bumped); sql/fresh/
+            // then inserts the recomputation into empty keys.
+            try connection.query(OracleSQL.deleteDays, parameters)
             try connection.query(OracleSQL.createStaging)
             let staged = try connection.query(OracleSQL.stageEvents, parameters).affectedRows
             if staged > 0 {

@@ -125,8 +125,7 @@ public struct RollupStore: Sendable {
     @discardableResult
     public func rebuild(appId: Int64?, from: Timestamp, to: Timestamp, on connection: PostgresConnection,
                         progress: (Progress) -> Void = { _ in }) throws(DatabaseError) -> [Progress] {
-        let days = try forEachDay(appId: appId, from: from, to: to, on: connection, deletingFirst: false,
-                                  progress: progress) { (parameters) throws(DatabaseError) -> Int in
+        let days = try forEachDay(appId: appId, from: from, to: to, on: connection, progress: progress) { (parameters) throws(DatabaseError) -> Int in
             var reader = EventRowReader()
             try connection.copyOut(built: EmbeddedSQL.rollupsRebuildEvents, parameters) { (piece) throws(DatabaseError) in try reader.consume(piece) }
             // The day's quarter hours and its day rows only: its blocks of days are made once,
@@ -150,9 +149,9 @@ public struct RollupStore: Sendable {
 
     /// Runs `recompute` for each UTC day of [from, to) (widened to whole days), each in its own
     /// transaction that first locks the rollups and the pending deltas against group commits,
-    /// folds, and (`deletingFirst`) deletes the day's rollups (of the app, or of every app);
-    /// without it `recompute` must replace the day's rows itself and bump the rebuild generation,
-    /// as `rebuild` does through tapwire_replace_rollups (migration 0310). `recompute` gets the
+    /// and folds; `recompute` then replaces the day's rows and bumps the rebuild generation
+    /// (`rebuild` through tapwire_replace_rollups, migration 0310; the tests' SQL oracle by
+    /// deleting the day's rows and inserting its own recomputation). `recompute` gets the
     /// parameters (app or NULL, day start, day end) and returns how many events it read. A
     /// transaction that loses a lock race is retried. Days go from the last to the first, so
     /// each moves back where the quarter-hour grain is complete (rollups_quarter_coverage.sql)
@@ -161,7 +160,7 @@ public struct RollupStore: Sendable {
     /// first day, or the range's), not in every day's: `recompute` leaves the blocks alone, so
     /// until then they hold what they held before the rebuild (docs/reports.md, "Rebuilding").
     package func forEachDay(appId: Int64?, from: Timestamp, to: Timestamp, on connection: PostgresConnection,
-                            deletingFirst: Bool = true, progress: (Progress) -> Void,
+                            progress: (Progress) -> Void,
                             recompute: ([String?]) throws(DatabaseError) -> Int) throws(DatabaseError) -> [Progress] {
         let hour: Int64 = 3_600_000_000
         let day: Int64 = 24 * hour
@@ -193,7 +192,6 @@ public struct RollupStore: Sendable {
                     let events = try connection.transaction { () throws(DatabaseError) -> Int in
                         try connection.query(EmbeddedSQL.rollupsRebuildLock)
                         _ = try foldPending(on: connection)
-                        if deletingFirst { try connection.query(EmbeddedSQL.rollupsRebuildDelete, parameters) }
                         let events = try recompute(parameters)
                         // The blocks of days that end here (going back), made again from their days.
                         if !grains.isEmpty { try connection.query(EmbeddedSQL.rollupsRebuildBlocks, blocks) }

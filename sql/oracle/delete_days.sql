@@ -1,6 +1,7 @@
 -- Removes every rollup of [$2, $3) (whole UTC days) for app $1, or every app when $1 is NULL,
 -- before the tests' oracle recomputes them from the day's events with sql/fresh/ (RollupOracle;
--- `tapwire rollups rebuild` replaces the day's rows in place instead: rollups_rebuild_replace.sql),
+-- `tapwire rollups rebuild` replaces the day's rows in place instead, sql/queries/
+-- rollups_rebuild_replace.sql, so this is the oracle's alone and not in the `tapwire` binary),
 -- and bumps the rebuild generation of the app (0: every app), so readers stop serving the stored
 -- release-regression looks taken before (migration 0115). A day's strata go with their sums:
 -- the fold adds each stratum's terms back from zero. For conversion (migration 0180) the base of
