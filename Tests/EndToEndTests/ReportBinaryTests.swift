@@ -14,10 +14,16 @@ import TapwireTestSupport
         let url = try TestPostgres.url(database: name)
         #expect(try TapwireBinary.run(["migrate", "--database-url", url]).status == 0)
 
+        // Two weeks that end at a UTC midnight ten days ago: the demo's events stay inside the
+        // collector's 400-day window whenever the test runs.
+        let day: Int64 = 86_400_000_000
+        let end = Timestamp(microseconds: (Timestamp.now.microseconds / day - 10) * day)
+        let first = end.adding(microseconds: -14 * day), last = end.adding(microseconds: -day)
+
         let html = FileManager.default.temporaryDirectory.appendingPathComponent("\(name).html").path
         defer { try? FileManager.default.removeItem(atPath: html) }
         let demo = try TapwireBinary.run(["demo", "--database-url", url, "--app", "shop", "--seed", "5", "--devices", "100",
-                                          "--notifications", "3000", "--end", "2026-11-16T00:00:00Z", "--format", "table", "--html", html])
+                                          "--notifications", "3000", "--end", end.iso8601(fractionDigits: 0), "--format", "table", "--html", html])
         #expect(demo.status == 0, "\(demo.output.suffix(2000))")
         #expect(demo.output.contains("accepted") && demo.output.contains("Rich vs text-only"))
         // The demo's holdout campaign, with its intervals and split check.
@@ -25,12 +31,12 @@ import TapwireTestSupport
         #expect(demo.output.contains("demo: posted"), "plain progress lines when not on a terminal")
         #expect(try String(contentsOfFile: html, encoding: .utf8).contains("chart-uplift"))
 
-        let range = ["--from", "2026-11-02", "--to", "2026-11-15"]
+        let range = ["--from", String(first.iso8601(fractionDigits: 0).prefix(10)), "--to", String(last.iso8601(fractionDigits: 0).prefix(10))]
         let json = try TapwireBinary.run(["report", "--app", "shop", "--format", "json", "--database-url", url] + range)
         #expect(json.status == 0)
         let document = try #require(try? JSONParser().parse(json.output))
         #expect(document["schemaVersion"]?.numberValue?.integer == 3)
-        #expect(document["from"]?.stringValue == "2026-11-02T00:00:00.000Z" && document["to"]?.stringValue == "2026-11-16T00:00:00.000Z")
+        #expect(document["from"]?.stringValue == first.iso8601(fractionDigits: 3) && document["to"]?.stringValue == end.iso8601(fractionDigits: 3))
         let delivered = try #require(document["overall"]?["delivered"]?.numberValue?.integer)
         #expect(delivered > 2000)
 

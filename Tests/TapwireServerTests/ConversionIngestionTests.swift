@@ -100,7 +100,8 @@ import TapwireTestSupport
     }
 
     @Test func conversionsOlderThan400DaysAreRejectedAndYoungerOnesStored() throws {
-        let server = try TestCollector.start()
+        // The product's own limit, not the test collectors' (FixtureDates).
+        let server = try TestCollector.start { $0.limits.maxEventAgeMicroseconds = IngestLimits().maxEventAgeMicroseconds }
         let app = try server.database.createApp()
         let now = Timestamp.now
         let old = Self.conversion([("name", "purchase")], at: now.adding(seconds: -401 * 86_400))

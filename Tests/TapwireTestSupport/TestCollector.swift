@@ -14,6 +14,7 @@ public final class TestCollector: Sendable {
         configuration.http.port = 0
         configuration.http.host = "127.0.0.1"
         configuration.readerThreads = 2
+        configuration.limits.maxEventAgeMicroseconds = FixtureDates.ageLimit(now: .now)
         configure(&configuration)
         let logs = LogSink.memory()
         collector = Collector(configuration: configuration, logger: Logger(label: "test", minimumLevel: .debug, sink: logs))
