@@ -125,10 +125,12 @@ public struct RollupStore: Sendable {
     @discardableResult
     public func rebuild(appId: Int64?, from: Timestamp, to: Timestamp, on connection: PostgresConnection,
                         progress: (Progress) -> Void = { _ in }) throws(DatabaseError) -> [Progress] {
-        // The session's table that stages each day's rows, never logged and emptied at every
-        // commit (migration 0313): rollup_deltas, logged, wrote them to WAL twice.
-        try connection.query(EmbeddedSQL.rollupsRebuildStage)
         let days = try forEachDay(appId: appId, from: from, to: to, on: connection, progress: progress) { (parameters) throws(DatabaseError) -> Int in
+            // The session's table that stages the day's rows, never logged and emptied at every
+            // commit (migration 0313): rollup_deltas, logged, wrote them to WAL twice. Made in
+            // the day's transaction if the session has none: behind PgBouncer's transaction
+            // pooling, each transaction may run in another server session.
+            try connection.query(EmbeddedSQL.rollupsRebuildStage)
             var reader = EventRowReader()
             try connection.copyOut(built: EmbeddedSQL.rollupsRebuildEvents, parameters) { (piece) throws(DatabaseError) in try reader.consume(piece) }
             // The day's quarter hours and its day rows only: its blocks of days are made once,
