@@ -297,7 +297,7 @@ import TapwireRollupOracle
         }
         // The staging table is this session's, temporary, and empty between days.
         #expect(try connection.query("""
-            SELECT c.relpersistence || ' ' || (SELECT count(*) FROM tapwire_rebuild_rows)
+            SELECT c.relpersistence::text || ' ' || (SELECT count(*) FROM tapwire_rebuild_rows)
             FROM pg_class c WHERE c.oid = 'tapwire_rebuild_rows'::regclass
             """).scalar == "t 0")
         let other = try db.connect()
