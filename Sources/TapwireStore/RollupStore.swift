@@ -126,15 +126,20 @@ public struct RollupStore: Sendable {
     public func rebuild(appId: Int64?, from: Timestamp, to: Timestamp, on connection: PostgresConnection,
                         progress: (Progress) -> Void = { _ in }) throws(DatabaseError) -> [Progress] {
         let days = try forEachDay(appId: appId, from: from, to: to, on: connection, progress: progress) { (parameters) throws(DatabaseError) -> Int in
+            // The session's table that stages the day's rows, never logged and emptied at every
+            // commit (migration 0313): rollup_deltas, logged, wrote them to WAL twice. Made in
+            // the day's transaction if the session has none: behind PgBouncer's transaction
+            // pooling, each transaction may run in another server session.
+            try connection.query(EmbeddedSQL.rollupsRebuildStage)
             var reader = EventRowReader()
             try connection.copyOut(built: EmbeddedSQL.rollupsRebuildEvents, parameters) { (piece) throws(DatabaseError) in try reader.consume(piece) }
             // The day's quarter hours and its day rows only: its blocks of days are made once,
             // from their days, by forEachDay. They replace the day's stored rows, writing only
-            // what changed (tapwire_replace_rollups, migration 0310), also when the day has no
-            // events left (then its stored rows are deleted).
+            // what changed (tapwire_replace_rollups, migrations 0310 and 0313), also when the day
+            // has no events left (then its stored rows are deleted).
             let rows = try reader.finish(blocksOfDays: false)
             if rows.rowCount > 0 {
-                try connection.copyIn(EmbeddedSQL.copyRollupDeltas, data: RollupDeltaRows.encodeRows(rows).data)
+                try connection.copyIn(EmbeddedSQL.copyRollupRebuildRows, data: RollupDeltaRows.encodeRows(rows).data)
             }
             try connection.query(EmbeddedSQL.rollupsRebuildReplace, parameters)
             return reader.eventsRead
@@ -142,7 +147,7 @@ public struct RollupStore: Sendable {
         // The conversions the days queued are attributed by a last fold.
         try fold(on: connection)
         // Reports fold first, and a fold scans rollup_deltas: leave it small, not full of the
-        // rebuild's dead rows until autovacuum comes by.
+        // dead rows of the folds above (each day's, and the last) until autovacuum comes by.
         try connection.query(EmbeddedSQL.rollupsVacuumDeltas)
         return days
     }

@@ -256,6 +256,56 @@ import TapwireRollupOracle
 
     /// Pending batches of more apps than a fold takes at once: one fold takes every app's, a few
     /// apps at a time, and each app's rollups equal the SQL oracle.
+    /// A rebuild stages each day's rows in its session's temporary table (migration 0313), not
+    /// in rollup_deltas, which is logged: over rollups that equal the events, no row goes into
+    /// rollup_deltas, and the rollups are the fold's. Two rebuilds in one session (the table and
+    /// the prepared statement kept from the first), and one in another session, agree.
+    @Test func aRebuildStagesItsRowsOutsideRollupDeltas() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp()
+        var rng = SeededGenerator(seed: 313)
+        let day: Int64 = 86_400_000_000
+        let first = RollupDeltas.floor(Timestamp.now.microseconds, day) - 6 * day
+        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
+        defer { writer.connection.close() }
+        for g in 0..<4 {
+            let events = (0..<60).map { _ in
+                Self.randomEvent(&rng, around: Timestamp(microseconds: first + Int64(g) * day + 50 * 3_600_000_000
+                                                        + Int64.random(in: 0..<day, using: &rng)))
+            }
+            try writer.commit([StagedBatch(appId: app.appId, receivedAt: .now,
+                                           context: DeviceContext(appVersion: ["1.0", "1.1"][g % 2], platform: ["iOS", "macOS"][g % 2]),
+                                           events: events)])
+        }
+        let connection = try db.connect()
+        defer { connection.close() }
+        try RollupStore().fold(on: connection)
+        let folded = try RollupSnapshot.rows(appId: app.appId, on: connection)
+        let range = try #require(try RollupStore().eventHours(appId: app.appId, on: connection))
+        /// The rows this session has inserted into rollup_deltas (its statistics, flushed now).
+        func deltasInserted() throws -> Int {
+            try connection.query("SELECT pg_stat_force_next_flush()")
+            return Int(try connection.query("SELECT n_tup_ins FROM pg_stat_user_tables WHERE relname = 'rollup_deltas'").scalar ?? "") ?? -1
+        }
+        let inserted = try deltasInserted()
+        #expect(inserted >= 0)
+        for _ in 0..<2 {
+            let days = try RollupStore().rebuild(appId: app.appId, from: range.from, to: range.to, on: connection)
+            #expect(days.count >= 4 && days.reduce(0) { $0 + $1.eventsRecomputed } == 240)
+            #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == folded)
+            #expect(try deltasInserted() == inserted)
+        }
+        // The staging table is this session's, temporary, and empty between days.
+        #expect(try connection.query("""
+            SELECT c.relpersistence::text || ' ' || (SELECT count(*) FROM tapwire_rebuild_rows)
+            FROM pg_class c WHERE c.oid = 'tapwire_rebuild_rows'::regclass
+            """).scalar == "t 0")
+        let other = try db.connect()
+        defer { other.close() }
+        _ = try RollupStore().rebuild(appId: app.appId, from: range.from, to: range.to, on: other)
+        #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == folded)
+    }
+
     @Test func aFoldTakesManyAppsAFewAtATime() throws {
         let db = try TestDatabase.create()
         let apps = try (0..<(2 * RollupStore.foldAppsAtOnce + 3)).map { _ in try db.createApp() }
