@@ -79,7 +79,7 @@ import TapwireTestSupport
         let result = try connection.queryBinary("SELECT 'NaN'::numeric AS a, 'Infinity'::numeric AS b, '-Infinity'::numeric AS c, 1.5::numeric AS d")
         for column in 0..<3 {
             #expect(throws: DatabaseError.self) { _ = try result.numeric(0, column) }
-            do {
+            do throws(DatabaseError) {
                 _ = try result.numeric(0, column)
             } catch {
                 #expect(error.code == .unexpectedResult)
@@ -124,8 +124,9 @@ import TapwireTestSupport
         #expect(try result.integer(0, at("total")) == nil)
         #expect(try result.integer(0, at("places")) == nil)
         // Another type than the read names is an error naming the column and the statement.
-        do {
-            _ = try result.bool(0, at("i8"))
+        let i8 = try at("i8")
+        do throws(DatabaseError) {
+            _ = try result.bool(0, i8)
             Issue.record("a bigint read as a boolean")
         } catch {
             #expect(error.code == .unexpectedResult)
