@@ -1,3 +1,5 @@
+import TapwireStore
+
 /// The nearest double to a plain decimal as PostgreSQL prints a `numeric` (`-123.45678901234567890123`),
 /// the same double `Double(String)` gives, without `strtod`'s multi-precision path.
 ///
@@ -11,6 +13,9 @@
 /// its lower bits and the division's remainder as the round and sticky bits. That is the correctly
 /// rounded double, which is what `strtod` gives (IEEE 754 round to nearest). The power of two is
 /// then exact: the results stay far from the subnormals and from overflow (2^-300 … 2^300).
+///
+/// A `numeric` read in binary (`PostgresNumeric`) takes the same path from its digits, with no
+/// text in between (`double(_: PostgresNumeric)`).
 ///
 /// Anything else (an exponent, `NaN`, more than 38 significant digits or 27 places, a bare `.`) goes
 /// to `Double(String)` unchanged. `ExactDecimalTests` holds it to `Double(String)` bit for bit over
@@ -81,6 +86,22 @@ enum ExactDecimal {
         if chunkDigits > 0 { append() }
         let places = integerDigits < 0 ? 0 : digits - integerDigits
         if digits == 0 || digits > 38 || integerDigits == digits || places > 27 { return nil }
+        return nearest(negative: negative, high: high, low: low, places: places)
+    }
+
+    /// The nearest double to a `numeric` read in binary: the same double `double(numeric.text)`
+    /// gives, from its digits as an integer (`PostgresNumeric.scaledInteger`) where that is below
+    /// 10^38 and it has at most 27 places, else through its text.
+    static func double(_ numeric: PostgresNumeric) -> Double {
+        if numeric.scale <= 27, let (high, low) = numeric.scaledInteger {
+            return nearest(negative: numeric.negative, high: high, low: low, places: numeric.scale)
+        }
+        return Double(numeric.text) ?? .nan
+    }
+
+    /// The nearest double to `±(high, low) / 10^places`, (high, low) below 10^38, places at most 27.
+    private static func nearest(negative: Bool, high: UInt64, low: UInt64, places: Int) -> Double {
+        var (high, low) = (high, low)
         if high == 0 && low == 0 { return negative ? -0.0 : 0.0 }
 
         let divisor = powersOfFive[places]

@@ -134,7 +134,7 @@ public struct PostgresReportReader: ReportReading {
                 }
             }
         }
-        data.uplift = Self.upliftRows(try connection.query(EmbeddedSQL.reportUpliftDays, [app, wholeDays]))
+        data.uplift = try Self.upliftRows(try connection.queryBinary(EmbeddedSQL.reportUpliftDays, [app, wholeDays]))
         try readConversions(scope, plan: plan, into: &data)
 
         // The minutes no rollup answers, from events through RollupDeltas.
@@ -437,7 +437,7 @@ public struct PostgresReportReader: ReportReading {
         data.conversionTotals = try connection.query(EmbeddedSQL.reportConversionTotals, parameters).namedRows.compactMap(Self.conversionTotalRow)
         let outcomes = Set(data.conversions.map { [$0.name, $0.currency] }).sorted { $0.lexicographicallyPrecedes($1) }
         guard !outcomes.isEmpty, !plan.wholeDays.isEmpty else { return }
-        data.conversionUplift = Self.conversionUpliftRows(try connection.query(EmbeddedSQL.reportConversionUplift, [
+        data.conversionUplift = try Self.conversionUpliftRows(try connection.queryBinary(EmbeddedSQL.reportConversionUplift, [
             app, PostgresValue.timestampArray(plan.wholeDays), PostgresValue.textArray(outcomes.map { $0[0] }),
             PostgresValue.textArray(outcomes.map { $0[1] }),
         ]))
@@ -473,7 +473,7 @@ public struct PostgresReportReader: ReportReading {
             .compactMap(Self.conversionTotalRow)
         guard !data.conversions.isEmpty else { return }
         // parameters: app, from, to, filters, group.
-        data.conversionUplift = Self.conversionUpliftRows(try connection.query(EmbeddedSQL.reportRawConversionUplift, parameters))
+        data.conversionUplift = try Self.conversionUpliftRows(try connection.queryBinary(EmbeddedSQL.reportRawConversionUplift, parameters))
     }
 
     static func real(_ text: String?) -> Double { text.flatMap { Double($0) } ?? 0 }
@@ -520,7 +520,7 @@ public struct PostgresReportReader: ReportReading {
                             count: Self.int(row["count"]))
         }
         data.histograms = try connection.query(EmbeddedSQL.reportRawHistograms, parameters).namedRows.compactMap(Self.histogramRow)
-        data.uplift = Self.upliftRows(try connection.query(EmbeddedSQL.reportRawUplift, parameters))
+        data.uplift = try Self.upliftRows(try connection.queryBinary(EmbeddedSQL.reportRawUplift, parameters))
         try readRawConversions(scope, parameters: parameters, into: &data)
         return data
     }
@@ -630,58 +630,71 @@ public struct PostgresReportReader: ReportReading {
         /// Only in some of the queries.
         let wholeReport, group, name, currency: Int?
 
-        init(_ result: QueryResult) {
-            func at(_ name: String) -> Int {
-                guard let position = result.column(name) else { preconditionFailure("the result has no column \(name)") }
-                return position
-            }
-            (weights, numerator, p, q) = (at("weights"), at("numerator"), at("p"), at("q"))
-            (nullSum, deviation, strata, excludedDelivered) = (at("null_sum"), at("deviation"), at("strata"), at("excluded_delivered"))
-            (usedRichDelivered, usedRichEngaged) = (at("used_rich_delivered"), at("used_rich_engaged"))
-            (usedTextDelivered, usedTextEngaged) = (at("used_text_delivered"), at("used_text_engaged"))
-            (bothRichDelivered, bothRichEngaged) = (at("both_rich_delivered"), at("both_rich_engaged"))
-            (bothTextDelivered, bothTextEngaged) = (at("both_text_delivered"), at("both_text_engaged"))
-            (notMeaningfulDelivered, engagedWithoutDeliveries) = (at("not_meaningful_delivered"), at("engaged_without_deliveries"))
-            (category, utcDay) = (at("category"), at("utc_day"))
+        init(_ result: BinaryQueryResult) throws(DatabaseError) {
+            func at(_ name: String) throws(DatabaseError) -> Int { try result.position(name) }
+            (weights, numerator, p, q) = (try at("weights"), try at("numerator"), try at("p"), try at("q"))
+            (nullSum, deviation) = (try at("null_sum"), try at("deviation"))
+            (strata, excludedDelivered) = (try at("strata"), try at("excluded_delivered"))
+            (usedRichDelivered, usedRichEngaged) = (try at("used_rich_delivered"), try at("used_rich_engaged"))
+            (usedTextDelivered, usedTextEngaged) = (try at("used_text_delivered"), try at("used_text_engaged"))
+            (bothRichDelivered, bothRichEngaged) = (try at("both_rich_delivered"), try at("both_rich_engaged"))
+            (bothTextDelivered, bothTextEngaged) = (try at("both_text_delivered"), try at("both_text_engaged"))
+            (notMeaningfulDelivered, engagedWithoutDeliveries) = (try at("not_meaningful_delivered"), try at("engaged_without_deliveries"))
+            (category, utcDay) = (try at("category"), try at("utc_day"))
             (wholeReport, group) = (result.column("whole_report"), result.column("group_value"))
             (name, currency) = (result.column("name"), result.column("currency"))
         }
     }
 
-    /// The rows of report_uplift_days.sql or report_raw_uplift.sql.
-    static func upliftRows(_ result: QueryResult) -> [ReportUpliftDayRow] {
-        let columns = UpliftColumns(result)
-        return result.rows.map { upliftRow($0, columns) }
+    /// The rows of report_uplift_days.sql or report_raw_uplift.sql, read in binary.
+    static func upliftRows(_ result: BinaryQueryResult) throws(DatabaseError) -> [ReportUpliftDayRow] {
+        let columns = try UpliftColumns(result)
+        var rows: [ReportUpliftDayRow] = []
+        rows.reserveCapacity(result.rowCount)
+        for row in 0..<result.rowCount { rows.append(try upliftRow(result, row, columns)) }
+        return rows
     }
 
-    /// The rows of report_conversion_uplift.sql or report_raw_conversion_uplift.sql: an uplift row per
-    /// conversion name and currency.
-    static func conversionUpliftRows(_ result: QueryResult) -> [ReportConversionUpliftDayRow] {
-        let columns = UpliftColumns(result)
-        return result.rows.map { values in
-            ReportConversionUpliftDayRow(name: columns.name.flatMap { values[$0] } ?? "", currency: columns.currency.flatMap { values[$0] } ?? "",
-                                         row: upliftRow(values, columns))
+    /// The rows of report_conversion_uplift.sql or report_raw_conversion_uplift.sql, read in
+    /// binary: an uplift row per conversion name and currency.
+    static func conversionUpliftRows(_ result: BinaryQueryResult) throws(DatabaseError) -> [ReportConversionUpliftDayRow] {
+        let columns = try UpliftColumns(result)
+        var rows: [ReportConversionUpliftDayRow] = []
+        rows.reserveCapacity(result.rowCount)
+        for row in 0..<result.rowCount {
+            func text(_ position: Int?) throws(DatabaseError) -> String {
+                guard let position else { return "" }
+                return try result.text(row, position) ?? ""
+            }
+            rows.append(ReportConversionUpliftDayRow(name: try text(columns.name), currency: try text(columns.currency),
+                                                     row: try upliftRow(result, row, columns)))
         }
+        return rows
     }
 
-    /// One uplift row. The sums are exact decimals; each becomes the nearest double, so the same
-    /// sums always give the same figures (`ExactDecimal`: the double `Double(String)` gives).
-    static func upliftRow(_ values: [String?], _ c: UpliftColumns) -> ReportUpliftDayRow {
-        func real(_ position: Int) -> Double { values[position].flatMap { ExactDecimal.double($0) } ?? 0 }
-        func count(_ position: Int) -> Int { int(values[position]) }
-        let sums = MantelHaenszelSums(weights: real(c.weights), numerator: real(c.numerator), p: real(c.p), q: real(c.q),
-                                      nullSum: real(c.nullSum), deviation: real(c.deviation), strata: count(c.strata),
-                                      excludedTrials: count(c.excludedDelivered))
+    /// One uplift row, from its fields in binary. The sums are exact decimals (`numeric`); each
+    /// becomes the nearest double, so the same sums always give the same figures
+    /// (`ExactDecimal.double`: the double `Double(String)` gives for PostgreSQL's text of it).
+    /// NULL is 0 (an empty string for text), as it was when these rows were read as text.
+    static func upliftRow(_ result: BinaryQueryResult, _ row: Int, _ c: UpliftColumns) throws(DatabaseError) -> ReportUpliftDayRow {
+        func real(_ position: Int) throws(DatabaseError) -> Double {
+            try result.numeric(row, position).map { ExactDecimal.double($0) } ?? 0
+        }
+        func count(_ position: Int) throws(DatabaseError) -> Int { Int(try result.integer(row, position) ?? 0) }
+        let sums = MantelHaenszelSums(weights: try real(c.weights), numerator: try real(c.numerator), p: try real(c.p), q: try real(c.q),
+                                      nullSum: try real(c.nullSum), deviation: try real(c.deviation), strata: try count(c.strata),
+                                      excludedTrials: try count(c.excludedDelivered))
         let day = UpliftDay(sums: sums,
-                            rich: UpliftDay.Side(delivered: count(c.usedRichDelivered), engaged: count(c.usedRichEngaged)),
-                            textOnly: UpliftDay.Side(delivered: count(c.usedTextDelivered), engaged: count(c.usedTextEngaged)),
-                            bothSides: StratumCounts(x1: count(c.bothRichEngaged), n1: count(c.bothRichDelivered),
-                                                     x2: count(c.bothTextEngaged), n2: count(c.bothTextDelivered)),
-                            notMeaningfulDelivered: count(c.notMeaningfulDelivered),
-                            engagedWithoutDeliveries: count(c.engagedWithoutDeliveries))
+                            rich: UpliftDay.Side(delivered: try count(c.usedRichDelivered), engaged: try count(c.usedRichEngaged)),
+                            textOnly: UpliftDay.Side(delivered: try count(c.usedTextDelivered), engaged: try count(c.usedTextEngaged)),
+                            bothSides: StratumCounts(x1: try count(c.bothRichEngaged), n1: try count(c.bothRichDelivered),
+                                                     x2: try count(c.bothTextEngaged), n2: try count(c.bothTextDelivered)),
+                            notMeaningfulDelivered: try count(c.notMeaningfulDelivered),
+                            engagedWithoutDeliveries: try count(c.engagedWithoutDeliveries))
         // The rollups' rows are the report as a whole; the raw query says which of its rows are.
-        return ReportUpliftDayRow(wholeReport: c.wholeReport.map { values[$0] == "t" } ?? true,
-                                  group: c.group.flatMap { values[$0] } ?? "", category: values[c.category] ?? "",
-                                  utcDay: count(c.utcDay), day: day)
+        let wholeReport = try c.wholeReport.map { (position) throws(DatabaseError) in try result.bool(row, position) ?? false } ?? true
+        let group = try c.group.map { (position) throws(DatabaseError) in try result.text(row, position) ?? "" } ?? ""
+        return ReportUpliftDayRow(wholeReport: wholeReport, group: group, category: try result.text(row, c.category) ?? "",
+                                  utcDay: try count(c.utcDay), day: day)
     }
 }

@@ -1,6 +1,8 @@
 import Testing
 import TapwireStatistics
 @testable import TapwireReport
+import TapwireStore
+import TapwireTestSupport
 
 /// `ExactDecimal.double` gives the double `Double(String)` gives, bit for bit: over random decimals
 /// of every length and number of places the fast path takes, over exact ties between two doubles
@@ -102,6 +104,29 @@ import TapwireStatistics
                 // The same value with its scale widened by trailing zeros, as a sum of another scale prints it.
                 if places > 0 && places + 2 <= 27 { Self.same(text + "00") }
             }
+        }
+    }
+
+    /// A numeric read in binary gives the double its text gives, bit for bit: random sums of the
+    /// uplift's shape (about 25 digits, 20 places) and values of every size and scale (a fixed
+    /// sequence: the same values every run).
+    @Test func aNumericReadInBinaryGivesTheDoubleOfItsText() throws {
+        let db = try TestDatabase.create()
+        let connection = try db.connect()
+        defer { connection.close() }
+        let result = try connection.queryBinary("""
+            SELECT v, v::text AS t FROM (
+                SELECT round(((n * 7919) % 100003 - 50001)::numeric * 10::numeric ^ (n % 12) / 3, 20) AS v FROM generate_series(1, 4000) n
+                UNION ALL SELECT round(((n * 104729) % 1000003 - 500001)::numeric / 7 * 10::numeric ^ (n % 80 - 40), (n % 50)::int)
+                    FROM generate_series(1, 4000) n
+                UNION ALL SELECT unnest('{0,-1,1e38,99999999999999999999999999999999999999,1e-27,1e-28,0.5,123456789.123456789}'::numeric[])
+            ) s
+            """)
+        #expect(result.rowCount == 8_008)
+        for row in 0..<result.rowCount {
+            let numeric = try #require(try result.numeric(row, 0))
+            let text = try #require(try result.text(row, 1))
+            #expect(ExactDecimal.double(numeric).bitPattern == Double(text)?.bitPattern, "\(text)")
         }
     }
 }

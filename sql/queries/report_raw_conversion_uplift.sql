@@ -90,8 +90,8 @@ WITH strata AS (
     CROSS JOIN LATERAL tapwire_uplift_terms(c.rich_delivered, 0, c.text_delivered, 0) z
 )
 SELECT group_value, name, currency, category, date_part('epoch', day)::bigint / 86400 AS utc_day, sum(strata) AS strata,
-    sum(excluded_delivered) AS excluded_delivered, sum(weights)::text AS weights, sum(numerator)::text AS numerator,
-    sum(p)::text AS p, sum(q)::text AS q, sum(null_sum)::text AS null_sum, sum(deviation)::text AS deviation,
+    sum(excluded_delivered) AS excluded_delivered, sum(weights) AS weights, sum(numerator) AS numerator,
+    sum(p) AS p, sum(q) AS q, sum(null_sum) AS null_sum, sum(deviation) AS deviation,
     sum(used_rich_delivered) AS used_rich_delivered, sum(used_rich_engaged) AS used_rich_engaged,
     sum(used_text_delivered) AS used_text_delivered, sum(used_text_engaged) AS used_text_engaged,
     sum(both_rich_delivered) AS both_rich_delivered, sum(both_rich_engaged) AS both_rich_engaged,

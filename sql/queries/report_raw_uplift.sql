@@ -25,8 +25,8 @@ WITH cells AS (
                                   AND e.action_identifier <> 'com.apple.UNNotificationDismissActionIdentifier')) > 0
 )
 SELECT c.whole_report, c.group_value, c.category, date_part('epoch', c.day)::bigint / 86400 AS utc_day, sum(t.strata) AS strata,
-    sum(t.excluded_delivered) AS excluded_delivered, sum(t.weights)::text AS weights, sum(t.numerator)::text AS numerator,
-    sum(t.p)::text AS p, sum(t.q)::text AS q, sum(t.null_sum)::text AS null_sum, sum(t.deviation)::text AS deviation,
+    sum(t.excluded_delivered) AS excluded_delivered, sum(t.weights) AS weights, sum(t.numerator) AS numerator,
+    sum(t.p) AS p, sum(t.q) AS q, sum(t.null_sum) AS null_sum, sum(t.deviation) AS deviation,
     sum(t.used_rich_delivered) AS used_rich_delivered, sum(t.used_rich_engaged) AS used_rich_engaged,
     sum(t.used_text_delivered) AS used_text_delivered, sum(t.used_text_engaged) AS used_text_engaged,
     sum(t.both_rich_delivered) AS both_rich_delivered, sum(t.both_rich_engaged) AS both_rich_engaged,
