@@ -16,19 +16,6 @@ import TapwireTestSupport
                 sourceLocation: sourceLocation)
     }
 
-    /// The decimal digits of the 128-bit integer (high, low).
-    static func digits(_ high: UInt64, _ low: UInt64) -> String {
-        var (high, low) = (high, low)
-        var out: [UInt8] = []
-        repeat {
-            let upper = high / 10
-            let (lower, remainder) = UInt64(10).dividingFullWidth((high: high % 10, low: low))
-            out.append(UInt8(ascii: "0") + UInt8(remainder))
-            (high, low) = (upper, lower)
-        } while high != 0 || low != 0
-        return String(decoding: out.reversed(), as: UTF8.self)
-    }
-
     /// `integer` / 10^places written as PostgreSQL writes a numeric of that scale.
     static func decimal(_ integer: String, places: Int, negative: Bool) -> String {
         var text = integer
@@ -99,7 +86,7 @@ import TapwireTestSupport
                     let (difference, borrow) = l.subtractingReportingOverflow(1)
                     (h, l) = (h - (borrow ? 1 : 0), difference)
                 }
-                let text = Self.decimal(Self.digits(h, l), places: places, negative: negative)
+                let text = Self.decimal(Int128Digits.decimal(h, l), places: places, negative: negative)
                 Self.same(text)
                 // The same value with its scale widened by trailing zeros, as a sum of another scale prints it.
                 if places > 0 && places + 2 <= 27 { Self.same(text + "00") }

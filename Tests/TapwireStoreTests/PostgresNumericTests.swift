@@ -52,24 +52,11 @@ import TapwireTestSupport
                     fast += 1
                     let unsigned = printed.hasPrefix("-") ? String(printed.dropFirst()) : printed
                     let expected = String(unsigned.filter { $0 != "." }.drop { $0 == "0" })
-                    #expect(Self.digits(high, low) == (expected.isEmpty ? "0" : expected), "\(printed)")
+                    #expect(Int128Digits.decimal(high, low) == (expected.isEmpty ? "0" : expected), "\(printed)")
                 }
             }
         }
         #expect(fast > 1_000)
-    }
-
-    /// The decimal digits of the 128-bit integer (high, low).
-    static func digits(_ high: UInt64, _ low: UInt64) -> String {
-        var (high, low) = (high, low)
-        var out: [UInt8] = []
-        repeat {
-            let upper = high / 10
-            let (lower, remainder) = UInt64(10).dividingFullWidth((high: high % 10, low: low))
-            out.append(UInt8(ascii: "0") + UInt8(remainder))
-            (high, low) = (upper, lower)
-        } while high != 0 || low != 0
-        return String(decoding: out.reversed(), as: UTF8.self)
     }
 
     @Test func nanAndInfinityAreRefused() throws {

@@ -27,6 +27,24 @@ import TapwireRollupOracle
                         ? time.adding(microseconds: -Int64(exp(Double.random(in: 0...13, using: &rng)) * 1_000_000)) : nil)
     }
 
+    /// `days` UTC days from `first`, each one commit of random events of one release (two
+    /// releases alternating), for the rebuild tests.
+    static func writeDays(_ days: Int, eventsPerDay: Int, from first: Int64, app: CreatedApp, db: TestDatabase,
+                          rng: inout SeededGenerator) throws {
+        let day: Int64 = 86_400_000_000
+        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
+        defer { writer.connection.close() }
+        for g in 0..<days {
+            let events = (0..<eventsPerDay).map { _ in
+                Self.randomEvent(&rng, around: Timestamp(microseconds: first + Int64(g) * day + 50 * 3_600_000_000
+                                                        + Int64.random(in: 0..<day, using: &rng)))
+            }
+            try writer.commit([StagedBatch(appId: app.appId, receivedAt: .now,
+                                           context: DeviceContext(appVersion: ["1.0", "1.1"][g % 2], platform: ["iOS", "macOS"][g % 2]),
+                                           events: events)])
+        }
+    }
+
     /// Three writers on their own connections (three collectors on one database) commit
     /// overlapping groups at once: in-batch repeats, ids other writers store, whole groups sent
     /// again. Every id is stored once and the rollups equal a rebuild from the events.
@@ -163,17 +181,7 @@ import TapwireRollupOracle
         var rng = SeededGenerator(seed: 310)
         let day: Int64 = 86_400_000_000
         let first = RollupDeltas.floor(Timestamp.now.microseconds, day) - 12 * day
-        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
-        defer { writer.connection.close() }
-        for g in 0..<8 {
-            let events = (0..<80).map { _ in
-                Self.randomEvent(&rng, around: Timestamp(microseconds: first + Int64(g) * day + 50 * 3_600_000_000
-                                                        + Int64.random(in: 0..<day, using: &rng)))
-            }
-            try writer.commit([StagedBatch(appId: app.appId, receivedAt: .now,
-                                           context: DeviceContext(appVersion: ["1.0", "1.1"][g % 2], platform: ["iOS", "macOS"][g % 2]),
-                                           events: events)])
-        }
+        try Self.writeDays(8, eventsPerDay: 80, from: first, app: app, db: db, rng: &rng)
         let connection = try db.connect()
         defer { connection.close() }
         try RollupStore().fold(on: connection)
@@ -254,8 +262,6 @@ import TapwireRollupOracle
         }
     }
 
-    /// Pending batches of more apps than a fold takes at once: one fold takes every app's, a few
-    /// apps at a time, and each app's rollups equal the SQL oracle.
     /// A rebuild stages each day's rows in its session's temporary table (migration 0313), not
     /// in rollup_deltas, which is logged: over rollups that equal the events, no row goes into
     /// rollup_deltas, and the rollups are the fold's. Two rebuilds in one session (the table and
@@ -266,17 +272,7 @@ import TapwireRollupOracle
         var rng = SeededGenerator(seed: 313)
         let day: Int64 = 86_400_000_000
         let first = RollupDeltas.floor(Timestamp.now.microseconds, day) - 6 * day
-        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
-        defer { writer.connection.close() }
-        for g in 0..<4 {
-            let events = (0..<60).map { _ in
-                Self.randomEvent(&rng, around: Timestamp(microseconds: first + Int64(g) * day + 50 * 3_600_000_000
-                                                        + Int64.random(in: 0..<day, using: &rng)))
-            }
-            try writer.commit([StagedBatch(appId: app.appId, receivedAt: .now,
-                                           context: DeviceContext(appVersion: ["1.0", "1.1"][g % 2], platform: ["iOS", "macOS"][g % 2]),
-                                           events: events)])
-        }
+        try Self.writeDays(4, eventsPerDay: 60, from: first, app: app, db: db, rng: &rng)
         let connection = try db.connect()
         defer { connection.close() }
         try RollupStore().fold(on: connection)
@@ -306,6 +302,8 @@ import TapwireRollupOracle
         #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == folded)
     }
 
+    /// Pending batches of more apps than a fold takes at once: one fold takes every app's, a few
+    /// apps at a time, and each app's rollups equal the SQL oracle.
     @Test func aFoldTakesManyAppsAFewAtATime() throws {
         let db = try TestDatabase.create()
         let apps = try (0..<(2 * RollupStore.foldAppsAtOnce + 3)).map { _ in try db.createApp() }
