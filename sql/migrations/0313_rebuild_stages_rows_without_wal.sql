@@ -61,9 +61,14 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_prepared_statements p WHERE p.name = prepared) THEN
         EXECUTE format('PREPARE %I (bigint, timestamptz, timestamptz) AS %s', prepared, tapwire_replace_staged_statement(staged));
     END IF;
-    -- EXECUTE of a prepared statement takes no bind parameters: the values are quoted in, and
-    -- read back by the same session (its DateStyle and TimeZone both ways).
-    EXECUTE format('EXECUTE %I (%s, %L, %L)', prepared, app, day_from, day_to) INTO moved;
+    -- EXECUTE of a prepared statement takes no bind parameters: the values are written in. The
+    -- times go as microseconds since the epoch, not as text: a timestamptz's text follows the
+    -- session's DateStyle and TimeZone, and an abbreviation such as IST (India's, under
+    -- TimeZone Asia/Kolkata and DateStyle SQL) reads back as another zone's (Israel's), which
+    -- moved the day and made the replacement insert keys it had (ServerSettingsTests).
+    EXECUTE format('EXECUTE %I (%L::bigint, timestamptz ''epoch'' + %L::bigint * interval ''1 microsecond'','
+                   ' timestamptz ''epoch'' + %L::bigint * interval ''1 microsecond'')', prepared, app,
+                   (extract(epoch FROM day_from) * 1000000)::bigint, (extract(epoch FROM day_to) * 1000000)::bigint) INTO moved;
     RETURN moved;
 END
 $fn$;
