@@ -58,7 +58,8 @@ public struct BinaryQueryResult: Sendable {
     }
 
     /// An integer column (smallint, integer, bigint, or a numeric without places such as a sum of
-    /// bigints); nil for NULL and for a numeric that is not a 64-bit integer.
+    /// bigints); nil for NULL. A numeric with places or beyond 64 bits is an `unexpectedResult`
+    /// error, not nil: a caller that reads NULL as 0 would otherwise count it as 0 silently.
     public func integer(_ row: Int, _ column: Int) throws(DatabaseError) -> Int64? {
         guard let field = field(row, column) else { return nil }
         do throws(DatabaseError) {
@@ -66,7 +67,9 @@ public struct BinaryQueryResult: Sendable {
             case TypeOID.int8: return try BinaryValues.int64(field)
             case TypeOID.int4: return Int64(try BinaryValues.int32(field))
             case TypeOID.int2: return Int64(try BinaryValues.int16(field))
-            case TypeOID.numeric: return try PostgresNumeric(binary: field).int64
+            case TypeOID.numeric:
+                guard let value = try PostgresNumeric(binary: field).int64 else { throw mismatch(column, "a 64-bit integer") }
+                return value
             default: throw mismatch(column, "an integer")
             }
         } catch {

@@ -106,10 +106,20 @@ import TapwireTestSupport
         #expect(result.isNull(0, try at("missing")))
         #expect(try result.int64Array(0, at("a")) == [1, -2, Int(Int64.max)])
         #expect(try result.int64Array(0, at("empty")) == [])
-        // A sum of bigints is a numeric without places: an integer when it fits, nil when not.
+        // A sum of bigints is a numeric without places: an integer when it fits, an error naming
+        // the column (never the value) when it does not or when it has places.
         #expect(try result.numeric(0, at("total"))?.text == "18446744073709551614")
-        #expect(try result.integer(0, at("total")) == nil)
-        #expect(try result.integer(0, at("places")) == nil)
+        for name in ["total", "places"] {
+            let position = try at(name)
+            do throws(DatabaseError) {
+                let value = try result.integer(0, position)
+                Issue.record("\(name) read as the integer \(String(describing: value))")
+            } catch {
+                #expect(error.code == .unexpectedResult)
+                #expect(error.message.contains(name))
+                #expect(!error.message.contains("18446744073709551614") && !error.message.contains("2.5"))
+            }
+        }
         // Another type than the read names is an error naming the column and the statement.
         let i8 = try at("i8")
         do throws(DatabaseError) {
@@ -132,7 +142,7 @@ import TapwireTestSupport
         defer { connection.close() }
         let result = try connection.queryBinary("SELECT sum(x) AS s FROM unnest($1::bigint[]) x GROUP BY x < 0 ORDER BY 1",
                                                 ["{-5,-9223372036854775808,7,12}"])
-        #expect(try result.integer(0, 0) == nil)  // below Int64.min
+        #expect(throws: DatabaseError.self) { _ = try result.integer(0, 0) }  // below Int64.min
         #expect(try result.integer(1, 0) == 19)
     }
 }
