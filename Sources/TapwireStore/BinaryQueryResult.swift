@@ -25,7 +25,8 @@ public struct BinaryQueryResult: Sendable {
     /// The type OIDs read here (pg_type.dat).
     enum TypeOID {
         static let bool: UInt32 = 16, int8: UInt32 = 20, int2: UInt32 = 21, int4: UInt32 = 23, text: UInt32 = 25
-        static let float8: UInt32 = 701, bpchar: UInt32 = 1042, varchar: UInt32 = 1043, int8Array: UInt32 = 1016
+        static let float8: UInt32 = 701, bpchar: UInt32 = 1042, varchar: UInt32 = 1043, int2Array: UInt32 = 1005
+        static let int8Array: UInt32 = 1016
         static let numeric: UInt32 = 1700
     }
 
@@ -101,10 +102,16 @@ public struct BinaryQueryResult: Sendable {
         do throws(DatabaseError) { return try PostgresNumeric(binary: field) } catch { throw named(error, column) }
     }
 
-    /// A bigint[] without NULL elements, nil for NULL.
-    public func int64Array(_ row: Int, _ column: Int) throws(DatabaseError) -> [Int]? {
+    /// A smallint[] or bigint[] without NULL elements, nil for NULL (a histogram row's bins and
+    /// counts: docs/reports.md, "Rows read in binary").
+    public func integerArray(_ row: Int, _ column: Int) throws(DatabaseError) -> [Int]? {
         guard let field = field(row, column) else { return nil }
-        guard types[column] == TypeOID.int8Array else { throw mismatch(column, "a bigint array") }
-        do throws(DatabaseError) { return try BinaryValues.int64Elements(field) } catch { throw named(error, column) }
+        let element: BinaryArray.ElementType
+        switch types[column] {
+        case TypeOID.int8Array: element = .int8
+        case TypeOID.int2Array: element = .int2
+        default: throw mismatch(column, "a smallint or bigint array")
+        }
+        do throws(DatabaseError) { return try BinaryValues.integerElements(field, of: element) } catch { throw named(error, column) }
     }
 }
