@@ -50,6 +50,22 @@ public struct BinaryQueryResult: Sendable {
 
     public func isNull(_ row: Int, _ column: Int) -> Bool { lengths[row * columns.count + column] < 0 }
 
+    /// A fixed-size field's big-endian bits, read in place (a slice retains the buffer, which was
+    /// most of an integer's read), nil for NULL; a field of another length than `size` is an error.
+    private func fixed(_ row: Int, _ column: Int, size: Int) throws(DatabaseError) -> UInt64? {
+        let index = row * columns.count + column
+        let length = Int(lengths[index])
+        guard length >= 0 else { return nil }
+        guard length == size else {
+            throw DatabaseError(.unexpectedResult, "column \(columns[column]): a field of \(length) bytes, not \(size)", query: statement)
+        }
+        return bytes.withUnsafeBufferPointer { buffer in
+            var value: UInt64 = 0
+            for i in starts[index]..<starts[index] + size { value = value << 8 | UInt64(buffer[i]) }
+            return value
+        }
+    }
+
     private func mismatch(_ column: Int, _ what: String) -> DatabaseError {
         DatabaseError(.unexpectedResult, "column \(columns[column]) (type \(types[column])) is not \(what)", query: statement)
     }
@@ -61,24 +77,25 @@ public struct BinaryQueryResult: Sendable {
     /// An integer column (smallint, integer, bigint, or a numeric without places such as a sum of
     /// bigints); nil for NULL and for a numeric that is not a 64-bit integer.
     public func integer(_ row: Int, _ column: Int) throws(DatabaseError) -> Int64? {
-        guard let field = field(row, column) else { return nil }
-        do throws(DatabaseError) {
-            switch types[column] {
-            case TypeOID.int8: return try BinaryValues.int64(field)
-            case TypeOID.int4: return Int64(try BinaryValues.int32(field))
-            case TypeOID.int2: return Int64(try BinaryValues.int16(field))
-            case TypeOID.numeric: return try PostgresNumeric(binary: field).int64
-            default: throw mismatch(column, "an integer")
-            }
-        } catch {
-            throw named(error, column)
+        let size: Int
+        switch types[column] {
+        case TypeOID.int8: size = 8
+        case TypeOID.int4: size = 4
+        case TypeOID.int2: size = 2
+        case TypeOID.numeric:
+            guard let field = field(row, column) else { return nil }
+            do throws(DatabaseError) { return try PostgresNumeric(binary: field).int64 } catch { throw named(error, column) }
+        default: throw mismatch(column, "an integer")
         }
+        guard let bits = try fixed(row, column, size: size) else { return nil }
+        // Sign-extended from the field's width.
+        let shift = UInt64(64 - 8 * size)
+        return Int64(bitPattern: bits << shift) >> shift
     }
 
     public func bool(_ row: Int, _ column: Int) throws(DatabaseError) -> Bool? {
-        guard let field = field(row, column) else { return nil }
         guard types[column] == TypeOID.bool else { throw mismatch(column, "a boolean") }
-        do throws(DatabaseError) { return try BinaryValues.bool(field) } catch { throw named(error, column) }
+        return try fixed(row, column, size: 1).map { $0 != 0 }
     }
 
     /// A text column (text, varchar, char), nil for NULL.
