@@ -108,15 +108,10 @@ public struct PostgresReportReader: ReportReading {
         let grains = PostgresValue.intArray(plan.blocks.map(\.grain))
         let blockStarts = PostgresValue.timestampArray(plan.blocks.map(\.start))
         var data = ReportData(days: days)
-        data.totals = try connection.query(EmbeddedSQL.reportTotals, [app, grains, blockStarts, quarters]).namedRows.map { row in
-            ReportTotalsRow(category: row["category"] ?? "", hasMedia: row["has_media"] == "t", cutDay: row["cut_day"].flatMap { Int($0) },
-                            counts: Self.counts(row))
-        }
-        data.actions = try connection.query(EmbeddedSQL.reportTotalActions, [app, grains, blockStarts, quarters]).namedRows.map { row in
-            ReportActionRow(category: row["category"] ?? "", action: row["action"] ?? "", count: Self.int(row["count"]))
-        }
-        data.histograms = try Self.histogramRows(connection.query(EmbeddedSQL.reportTotalHistograms, [app, grains, blockStarts, quarters]))
-        data.trend = try Self.trendRows(connection.query(EmbeddedSQL.reportTrend, [app, PostgresValue.timestampArray(plan.trendRuns.map(\.lo)),
+        data.totals = try Self.totalsRows(connection.queryBinary(EmbeddedSQL.reportTotals, [app, grains, blockStarts, quarters]))
+        data.actions = try Self.actionRows(connection.queryBinary(EmbeddedSQL.reportTotalActions, [app, grains, blockStarts, quarters]))
+        data.histograms = try Self.histogramRows(connection.queryBinary(EmbeddedSQL.reportTotalHistograms, [app, grains, blockStarts, quarters]))
+        data.trend = try Self.trendRows(connection.queryBinary(EmbeddedSQL.reportTrend, [app, PostgresValue.timestampArray(plan.trendRuns.map(\.lo)),
                                                                                    PostgresValue.timestampArray(plan.trendRuns.map(\.hi))]),
                                         runs: plan.trendRuns)
         if !dismissMeasurable.isEmpty {
@@ -125,13 +120,10 @@ public struct PostgresReportReader: ReportReading {
                 data.dismiss = try dismissGrid(app: app, categories: pairs.categories, versions: pairs.versions, plan: plan,
                                                grains: grains, blockStarts: blockStarts)
             } else {
-                data.dismiss = try connection.query(EmbeddedSQL.reportDismiss, [
+                data.dismiss = try Self.dismissRows(connection.queryBinary(EmbeddedSQL.reportDismiss, [
                     app, PostgresValue.textArray(pairs.keys), grains, blockStarts, PostgresValue.timestampArray(plan.quarterRuns.map(\.lo)),
                     PostgresValue.timestampArray(plan.quarterRuns.map(\.hi)),
-                ]).namedRows.map { row in
-                    ReportDismissRow(category: row["category"] ?? "", appVersion: row["app_version"] ?? "",
-                                     delivered: Self.int(row["delivered"]), dismissals: Self.int(row["dismissals"]))
-                }
+                ]))
             }
         }
         data.uplift = try Self.upliftRows(try connection.queryBinary(EmbeddedSQL.reportUpliftDays, [app, wholeDays]))
@@ -202,31 +194,30 @@ public struct PostgresReportReader: ReportReading {
         guard let version = versions.first else { return [] }
         let versionsArray = PostgresValue.textArray(versions)
         var sums: [String: (delivered: Int, dismissals: Int)] = [:]
-        func add(_ result: QueryResult) throws(DatabaseError) {
-            guard let category = result.column("category"), let delivered = result.column("delivered"),
-                  let dismissals = result.column("dismissals") else {
-                throw DatabaseError(.unexpectedResult, "the dismiss base's rows lack a column", query: result.statement)
-            }
-            for values in result.rows {
-                let sum = sums[values[category] ?? ""] ?? (0, 0)
-                sums[values[category] ?? ""] = (sum.delivered + Self.int(values[delivered]), sum.dismissals + Self.int(values[dismissals]))
+        func add(_ result: BinaryQueryResult) throws(DatabaseError) {
+            let category = try result.position("category"), delivered = try result.position("delivered")
+            let dismissals = try result.position("dismissals")
+            for row in 0..<result.rowCount {
+                let r = BinaryRow(result: result, row: row), name = try r.text(category)
+                let sum = sums[name] ?? (0, 0)
+                sums[name] = (sum.delivered + (try r.count(delivered)), sum.dismissals + (try r.count(dismissals)))
             }
         }
         if !plan.blocks.isEmpty {
-            let blocks = try connection.query(EmbeddedSQL.reportDismissGridDays, [app, versionsArray, grains, blockStarts])
-            guard let outside = blocks.column("outside") else {
-                throw DatabaseError(.unexpectedResult, "the dismiss base's rows lack a column", query: blocks.statement)
-            }
+            let blocks = try connection.queryBinary(EmbeddedSQL.reportDismissGridDays, [app, versionsArray, grains, blockStarts])
+            let outside = try blocks.position("outside")
             // The blocks' sums are over every version: the grid's only when the app has no rows of a
             // version outside it (every row says the same). No row: no version has one either.
-            if blocks.rows.contains(where: { $0[outside] != "f" }) {
-                try add(connection.query(EmbeddedSQL.reportDismissGridVersions, [app, versionsArray, grains, blockStarts]))
+            var anyOutside = false
+            for row in 0..<blocks.rowCount where try blocks.bool(row, outside) != false { anyOutside = true }
+            if anyOutside {
+                try add(connection.queryBinary(EmbeddedSQL.reportDismissGridVersions, [app, versionsArray, grains, blockStarts]))
             } else {
                 try add(blocks)
             }
         }
         if !plan.quarterRuns.isEmpty {
-            try add(connection.query(EmbeddedSQL.reportDismissGridQuarters, [
+            try add(connection.queryBinary(EmbeddedSQL.reportDismissGridQuarters, [
                 app, versionsArray, PostgresValue.timestampArray(plan.quarterRuns.map(\.lo)),
                 PostgresValue.timestampArray(plan.quarterRuns.map(\.hi)),
             ]))
@@ -238,11 +229,9 @@ public struct PostgresReportReader: ReportReading {
 
     /// The rows of report_trend.sql (a row per run of `runs`, 1-based, and category) added up per
     /// category and local day: a row per category and day, as report_raw_trend.sql gives them.
-    static func trendRows(_ result: QueryResult, runs: [ReportPlan.LabeledRun]) throws(DatabaseError) -> [ReportTrendRow] {
-        guard let run = result.column("run"), let category = result.column("category"), let delivered = result.column("delivered"),
-              let engaged = result.column("engaged") else {
-            throw DatabaseError(.unexpectedResult, "the engagement line's rows lack a column", query: result.statement)
-        }
+    static func trendRows(_ result: BinaryQueryResult, runs: [ReportPlan.LabeledRun]) throws(DatabaseError) -> [ReportTrendRow] {
+        let run = try result.position("run"), category = try result.position("category"), delivered = try result.position("delivered")
+        let engaged = try result.position("engaged")
         // Each local day by its position among the runs' days, so a key hashes one string.
         var days: [String] = [], dayIndex: [String: Int] = [:]
         let dayAt = runs.map { r in
@@ -254,12 +243,13 @@ public struct PostgresReportReader: ReportReading {
         struct Key: Hashable { var category: String, day: Int }
         var sums: [Key: (delivered: Int, engaged: Int)] = [:]
         var order: [Key] = []
-        for values in result.rows {
-            guard let i = values[run].flatMap({ Int($0) }), dayAt.indices.contains(i - 1) else {
+        for row in 0..<result.rowCount {
+            let r = BinaryRow(result: result, row: row)
+            guard let i = try r.integer(run), dayAt.indices.contains(i - 1) else {
                 throw DatabaseError(.unexpectedResult, "an engagement line row names no run of the plan", query: result.statement)
             }
-            let key = Key(category: values[category] ?? "", day: dayAt[i - 1])
-            let d = int(values[delivered]), e = int(values[engaged])
+            let key = Key(category: try r.text(category), day: dayAt[i - 1])
+            let d = try r.count(delivered), e = try r.count(engaged)
             if let sum = sums[key] {
                 sums[key] = (sum.delivered + d, sum.engaged + e)
             } else {
@@ -432,9 +422,9 @@ public struct PostgresReportReader: ReportReading {
                           PostgresValue.timestampArray(plan.conversionRuns.map(\.hi)),
                           PostgresValue.textArray(plan.conversionRuns.map { String($0.sign) }),
                           PostgresValue.timestampArray(plan.conversionCutDays)]
-        data.conversions = try connection.query(EmbeddedSQL.reportConversions, parameters).namedRows.map(Self.conversionRow)
-        data.conversionActions = try connection.query(EmbeddedSQL.reportConversionActions, parameters).namedRows.map(Self.conversionActionRow)
-        data.conversionTotals = try connection.query(EmbeddedSQL.reportConversionTotals, parameters).namedRows.compactMap(Self.conversionTotalRow)
+        data.conversions = try Self.conversionRows(connection.queryBinary(EmbeddedSQL.reportConversions, parameters))
+        data.conversionActions = try Self.conversionActionRows(connection.queryBinary(EmbeddedSQL.reportConversionActions, parameters))
+        data.conversionTotals = try Self.conversionTotalRows(connection.queryBinary(EmbeddedSQL.reportConversionTotals, parameters))
         let outcomes = Set(data.conversions.map { [$0.name, $0.currency] }).sorted { $0.lexicographicallyPrecedes($1) }
         guard !outcomes.isEmpty, !plan.wholeDays.isEmpty else { return }
         data.conversionUplift = try Self.conversionUpliftRows(try connection.queryBinary(EmbeddedSQL.reportConversionUplift, [
@@ -466,36 +456,13 @@ public struct PostgresReportReader: ReportReading {
             data.conversionsOmitted = reason
             return
         }
-        data.conversions = try connection.query(EmbeddedSQL.reportRawConversions, parameters).namedRows.map(Self.conversionRow)
-        data.conversionActions = try connection.query(EmbeddedSQL.reportRawConversionActions, parameters).namedRows
-            .map(Self.conversionActionRow)
-        data.conversionTotals = try connection.query(EmbeddedSQL.reportRawConversionTotals, Array(parameters.prefix(4))).namedRows
-            .compactMap(Self.conversionTotalRow)
+        data.conversions = try Self.conversionRows(connection.queryBinary(EmbeddedSQL.reportRawConversions, parameters))
+        data.conversionActions = try Self.conversionActionRows(connection.queryBinary(EmbeddedSQL.reportRawConversionActions, parameters))
+        data.conversionTotals = try Self.conversionTotalRows(connection.queryBinary(EmbeddedSQL.reportRawConversionTotals,
+                                                                                    Array(parameters.prefix(4))))
         guard !data.conversions.isEmpty else { return }
         // parameters: app, from, to, filters, group.
         data.conversionUplift = try Self.conversionUpliftRows(try connection.queryBinary(EmbeddedSQL.reportRawConversionUplift, parameters))
-    }
-
-    static func real(_ text: String?) -> Double { text.flatMap { Double($0) } ?? 0 }
-
-    static func conversionRow(_ row: QueryResult.Row) -> ReportConversionRow {
-        ReportConversionRow(group: row.hasColumn("group_value") ? row["group_value"] ?? "" : "", category: row["category"] ?? "",
-                            hasMedia: row["has_media"] == "t", name: row["name"] ?? "", currency: row["currency"] ?? "",
-                            cutDay: row["cut_day"].flatMap { Int($0) }, direct: int(row["direct"]), influenced: int(row["influenced"]),
-                            converted: int(row["converted"]), valueSum: real(row["value_sum"]), valueSquares: real(row["value_sq"]),
-                            valueCubes: real(row["value_cube"]))
-    }
-
-    static func conversionActionRow(_ row: QueryResult.Row) -> ReportConversionActionRow {
-        ReportConversionActionRow(group: row.hasColumn("group_value") ? row["group_value"] ?? "" : "", category: row["category"] ?? "",
-                                  action: row["action"] ?? "", name: row["name"] ?? "", direct: int(row["direct"]))
-    }
-
-    static func conversionTotalRow(_ row: QueryResult.Row) -> ReportConversionTotalRow? {
-        ReportConversionTotalRow.Kind(rawValue: int(row["kind"])).map { kind in
-            ReportConversionTotalRow(name: row["name"] ?? "", currency: row["currency"] ?? "", kind: kind,
-                                     conversions: int(row["conversions"]), valueSum: real(row["value_sum"]))
-        }
     }
 
     /// The raw-events report: every figure in SQL over the events of the range, by --by group.
@@ -503,49 +470,17 @@ public struct PostgresReportReader: ReportReading {
         let parameters = [String(scope.appId), scope.from.iso8601(fractionDigits: 6), scope.to.iso8601(fractionDigits: 6),
                           PostgresValue.textArray(scope.filters.sqlArray), scope.groupBy?.rawValue ?? ""]
         var data = ReportData(days: days)
-        data.totals = try connection.query(EmbeddedSQL.reportRawTotals, parameters).namedRows.map { row in
-            ReportTotalsRow(group: row["group_value"] ?? "", category: row["category"] ?? "", hasMedia: row["has_media"] == "t",
-                            cutDay: row["cut_day"].flatMap { Int($0) }, counts: Self.counts(row))
-        }
-        data.trend = try connection.query(EmbeddedSQL.reportRawTrend, parameters + [scope.timeZone]).namedRows.map { row in
-            ReportTrendRow(group: row["group_value"] ?? "", category: row["category"] ?? "", day: row["day"] ?? "",
-                           delivered: Self.int(row["delivered"]), engaged: Self.int(row["engaged"]))
-        }
-        data.dismiss = try connection.query(EmbeddedSQL.reportRawDismiss, parameters).namedRows.map { row in
-            ReportDismissRow(group: row["group_value"] ?? "", category: row["category"] ?? "", appVersion: row["app_version"] ?? "",
-                             delivered: Self.int(row["delivered"]), dismissals: Self.int(row["dismissals"]))
-        }
-        data.actions = try connection.query(EmbeddedSQL.reportRawActions, parameters).namedRows.map { row in
-            ReportActionRow(group: row["group_value"] ?? "", category: row["category"] ?? "", action: row["action"] ?? "",
-                            count: Self.int(row["count"]))
-        }
-        data.histograms = try connection.query(EmbeddedSQL.reportRawHistograms, parameters).namedRows.compactMap(Self.histogramRow)
+        data.totals = try Self.totalsRows(connection.queryBinary(EmbeddedSQL.reportRawTotals, parameters))
+        data.trend = try Self.rawTrendRows(connection.queryBinary(EmbeddedSQL.reportRawTrend, parameters + [scope.timeZone]))
+        data.dismiss = try Self.dismissRows(connection.queryBinary(EmbeddedSQL.reportRawDismiss, parameters))
+        data.actions = try Self.actionRows(connection.queryBinary(EmbeddedSQL.reportRawActions, parameters))
+        data.histograms = try Self.rawHistogramRows(connection.queryBinary(EmbeddedSQL.reportRawHistograms, parameters))
         data.uplift = try Self.upliftRows(try connection.queryBinary(EmbeddedSQL.reportRawUplift, parameters))
         try readRawConversions(scope, parameters: parameters, into: &data)
         return data
     }
 
     static func int(_ text: String?) -> Int { text.flatMap { Int($0) } ?? 0 }
-
-    static func counts(_ row: QueryResult.Row) -> RollupDeltas.Counts {
-        var c = RollupDeltas.Counts()
-        c.delivered = Int64(int(row["delivered"]))
-        c.sent = Int64(int(row["sent"]))
-        c.mediaRequested = Int64(int(row["media_requested"]))
-        c.opens = Int64(int(row["opens"]))
-        c.dismissals = Int64(int(row["dismissals"]))
-        c.actions = Int64(int(row["actions"]))
-        c.replies = Int64(int(row["replies"]))
-        return c
-    }
-
-    static func histogramRow(_ row: QueryResult.Row) -> ReportHistogramRow? {
-        HistogramMetric(rawValue: int(row["metric"])).map {
-            ReportHistogramRow(group: row.hasColumn("group_value") ? row["group_value"] ?? "" : "", category: row["category"] ?? "",
-                               metric: $0, bin: int(row["bin"]),
-                               count: int(row["count"]))
-        }
-    }
 
     /// The rows of report_total_histograms.sql (a category's and metric's bins and counts, a row
     /// per block of days or quarter hour) summed per bin: a row per category, metric and bin, as
@@ -555,11 +490,9 @@ public struct PostgresReportReader: ReportReading {
     /// categories read about 170 rows of a few hundred bins each, and hashing every bin of every
     /// row was most of this step (docs/reports.md, "What each report reads, and what it costs").
     /// A bin outside the arrays' range (none the rollups write) is summed in a dictionary.
-    static func histogramRows(_ result: QueryResult) throws(DatabaseError) -> [ReportHistogramRow] {
-        guard let categoryAt = result.column("category"), let metricAt = result.column("metric"), let binsAt = result.column("bins"),
-              let countsAt = result.column("counts") else {
-            throw DatabaseError(.unexpectedResult, "the histogram rows lack a column", query: result.statement)
-        }
+    static func histogramRows(_ result: BinaryQueryResult) throws(DatabaseError) -> [ReportHistogramRow] {
+        let categoryAt = try result.position("category"), metricAt = try result.position("metric"), binsAt = try result.position("bins")
+        let countsAt = try result.position("counts")
         struct Key: Hashable { var category: String, metric: HistogramMetric }
         struct Sums {
             var counts: [Int] = []
@@ -567,9 +500,8 @@ public struct PostgresReportReader: ReportReading {
             var named: [Bool] = []
             var outside: [Int: Int] = [:]
 
-            mutating func add(bins: [Int64], counts rowCounts: [Int64], dense: Int) {
-                for (bin64, count64) in zip(bins, rowCounts) {
-                    let bin = Int(bin64), count = Int(count64)
+            mutating func add(bins: [Int], counts rowCounts: [Int], dense: Int) {
+                for (bin, count) in zip(bins, rowCounts) {
                     guard bin >= 0, bin < dense else {
                         outside[bin, default: 0] += count
                         continue
@@ -585,15 +517,16 @@ public struct PostgresReportReader: ReportReading {
         }
         let denseBins = 4_096
         var position: [Key: Int] = [:], keys: [Key] = [], sums: [Sums] = []
-        for values in result.rows {
-            guard let metric = HistogramMetric(rawValue: int(values[metricAt])) else { continue }
-            guard let bins = [Int64].decode(postgresText: values[binsAt]), let counts = [Int64].decode(postgresText: values[countsAt]) else {
-                throw DatabaseError(.unexpectedResult, "a histogram row's bins or counts are not an array of integers", query: result.statement)
+        for row in 0..<result.rowCount {
+            let r = BinaryRow(result: result, row: row)
+            guard let metric = HistogramMetric(rawValue: try r.count(metricAt)) else { continue }
+            guard let bins = try result.integerArray(row, binsAt), let counts = try result.integerArray(row, countsAt) else {
+                throw DatabaseError(.unexpectedResult, "a histogram row's bins or counts are NULL", query: result.statement)
             }
             guard bins.count == counts.count else {
                 throw DatabaseError(.unexpectedResult, "a histogram row has \(bins.count) bins and \(counts.count) counts", query: result.statement)
             }
-            let key = Key(category: values[categoryAt] ?? "", metric: metric)
+            let key = Key(category: try r.text(categoryAt), metric: metric)
             let k: Int
             if let known = position[key] {
                 k = known

@@ -25,7 +25,8 @@ public struct BinaryQueryResult: Sendable {
     /// The type OIDs read here (pg_type.dat).
     enum TypeOID {
         static let bool: UInt32 = 16, int8: UInt32 = 20, int2: UInt32 = 21, int4: UInt32 = 23, text: UInt32 = 25
-        static let float8: UInt32 = 701, bpchar: UInt32 = 1042, varchar: UInt32 = 1043, int8Array: UInt32 = 1016
+        static let float8: UInt32 = 701, bpchar: UInt32 = 1042, varchar: UInt32 = 1043, int2Array: UInt32 = 1005
+        static let int8Array: UInt32 = 1016
         static let numeric: UInt32 = 1700
     }
 
@@ -49,6 +50,22 @@ public struct BinaryQueryResult: Sendable {
 
     public func isNull(_ row: Int, _ column: Int) -> Bool { lengths[row * columns.count + column] < 0 }
 
+    /// A fixed-size field's big-endian bits, read in place (a slice retains the buffer, which was
+    /// most of an integer's read), nil for NULL; a field of another length than `size` is an error.
+    private func fixed(_ row: Int, _ column: Int, size: Int) throws(DatabaseError) -> UInt64? {
+        let index = row * columns.count + column
+        let length = Int(lengths[index])
+        guard length >= 0 else { return nil }
+        guard length == size else {
+            throw DatabaseError(.unexpectedResult, "column \(columns[column]): a field of \(length) bytes, not \(size)", query: statement)
+        }
+        return bytes.withUnsafeBufferPointer { buffer in
+            var value: UInt64 = 0
+            for i in starts[index]..<starts[index] + size { value = value << 8 | UInt64(buffer[i]) }
+            return value
+        }
+    }
+
     private func mismatch(_ column: Int, _ what: String) -> DatabaseError {
         DatabaseError(.unexpectedResult, "column \(columns[column]) (type \(types[column])) is not \(what)", query: statement)
     }
@@ -61,26 +78,28 @@ public struct BinaryQueryResult: Sendable {
     /// bigints); nil for NULL. A numeric with places or beyond 64 bits is an `unexpectedResult`
     /// error, not nil: a caller that reads NULL as 0 would otherwise count it as 0 silently.
     public func integer(_ row: Int, _ column: Int) throws(DatabaseError) -> Int64? {
-        guard let field = field(row, column) else { return nil }
-        do throws(DatabaseError) {
-            switch types[column] {
-            case TypeOID.int8: return try BinaryValues.int64(field)
-            case TypeOID.int4: return Int64(try BinaryValues.int32(field))
-            case TypeOID.int2: return Int64(try BinaryValues.int16(field))
-            case TypeOID.numeric:
-                guard let value = try PostgresNumeric(binary: field).int64 else { throw mismatch(column, "a 64-bit integer") }
-                return value
-            default: throw mismatch(column, "an integer")
-            }
-        } catch {
-            throw named(error, column)
+        let size: Int
+        switch types[column] {
+        case TypeOID.int8: size = 8
+        case TypeOID.int4: size = 4
+        case TypeOID.int2: size = 2
+        case TypeOID.numeric:
+            guard let field = field(row, column) else { return nil }
+            let value: Int64?
+            do throws(DatabaseError) { value = try PostgresNumeric(binary: field).int64 } catch { throw named(error, column) }
+            guard let value else { throw mismatch(column, "a 64-bit integer") }
+            return value
+        default: throw mismatch(column, "an integer")
         }
+        guard let bits = try fixed(row, column, size: size) else { return nil }
+        // Sign-extended from the field's width.
+        let shift = UInt64(64 - 8 * size)
+        return Int64(bitPattern: bits << shift) >> shift
     }
 
     public func bool(_ row: Int, _ column: Int) throws(DatabaseError) -> Bool? {
-        guard let field = field(row, column) else { return nil }
         guard types[column] == TypeOID.bool else { throw mismatch(column, "a boolean") }
-        do throws(DatabaseError) { return try BinaryValues.bool(field) } catch { throw named(error, column) }
+        return try fixed(row, column, size: 1).map { $0 != 0 }
     }
 
     /// A text column (text, varchar, char), nil for NULL.
@@ -104,10 +123,16 @@ public struct BinaryQueryResult: Sendable {
         do throws(DatabaseError) { return try PostgresNumeric(binary: field) } catch { throw named(error, column) }
     }
 
-    /// A bigint[] without NULL elements, nil for NULL.
-    public func int64Array(_ row: Int, _ column: Int) throws(DatabaseError) -> [Int]? {
+    /// A smallint[] or bigint[] without NULL elements, nil for NULL (a histogram row's bins and
+    /// counts: docs/reports.md, "Rows read in binary").
+    public func integerArray(_ row: Int, _ column: Int) throws(DatabaseError) -> [Int]? {
         guard let field = field(row, column) else { return nil }
-        guard types[column] == TypeOID.int8Array else { throw mismatch(column, "a bigint array") }
-        do throws(DatabaseError) { return try BinaryValues.int64Elements(field) } catch { throw named(error, column) }
+        let element: BinaryArray.ElementType
+        switch types[column] {
+        case TypeOID.int8Array: element = .int8
+        case TypeOID.int2Array: element = .int2
+        default: throw mismatch(column, "a smallint or bigint array")
+        }
+        do throws(DatabaseError) { return try BinaryValues.integerElements(field, of: element) } catch { throw named(error, column) }
     }
 }

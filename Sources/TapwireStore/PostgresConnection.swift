@@ -443,6 +443,12 @@ public final class PostgresConnection {
         var bytes: [UInt8] = [], starts: [Int] = [], lengths: [Int32] = []
         starts.reserveCapacity(rowCount * columnCount)
         lengths.reserveCapacity(rowCount * columnCount)
+        // The buffer sized once: grown append by append, its copies were a tenth of a report's decoding.
+        var total = 0
+        for r in 0..<rowCount {
+            for c in 0..<columnCount { total += Int(PQgetlength(result, Int32(r), Int32(c))) }
+        }
+        bytes.reserveCapacity(total)
         for r in 0..<rowCount {
             for c in 0..<columnCount {
                 starts.append(bytes.count)

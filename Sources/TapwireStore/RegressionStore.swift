@@ -106,7 +106,7 @@ private struct ReleaseRowKey: Equatable {
 
 /// A release rollup array (24 hours, no NULLs) as Swift integers.
 private func hours(_ field: ArraySlice<UInt8>?) throws(DatabaseError) -> [Int] {
-    let out = try BinaryValues.int64Elements(field)
+    let out = try BinaryValues.integerElements(field)
     guard out.count == 24 else { throw DatabaseError(.unexpectedResult, "a release rollup array of \(out.count) hours, not 24") }
     return out
 }

@@ -142,11 +142,11 @@ import TapwireTestSupport
         }
         let values: [Int64] = [0, 1, -1, Int64.max, Int64.min, 24, 1 << 40]
         let good = try field { column in for v in values { column.int64(v) } }
-        #expect(try BinaryValues.int64Elements(good) == values.map { Int($0) })
-        #expect(try BinaryValues.int64Elements(try field { _ in }) == [])
-        #expect(throws: DatabaseError.self) { try BinaryValues.int64Elements(try field { $0.int64(1); $0.null() }) }
-        #expect(throws: DatabaseError.self) { try BinaryValues.int64Elements(try field({ $0.timestamp(Timestamp(microseconds: 1)) }, type: .timestamptz)) }
-        #expect(throws: DatabaseError.self) { try BinaryValues.int64Elements(good.dropLast(3)) }
-        #expect(throws: DatabaseError.self) { try BinaryValues.int64Elements(nil) }
+        #expect(try BinaryValues.integerElements(good) == values.map { Int($0) })
+        #expect(try BinaryValues.integerElements(try field { _ in }) == [])
+        #expect(throws: DatabaseError.self) { try BinaryValues.integerElements(try field { $0.int64(1); $0.null() }) }
+        #expect(throws: DatabaseError.self) { try BinaryValues.integerElements(try field({ $0.timestamp(Timestamp(microseconds: 1)) }, type: .timestamptz)) }
+        #expect(throws: DatabaseError.self) { try BinaryValues.integerElements(good.dropLast(3)) }
+        #expect(throws: DatabaseError.self) { try BinaryValues.integerElements(nil) }
     }
 }

@@ -88,6 +88,7 @@ import TapwireTestSupport
             SELECT $1::bigint AS i8, (-7)::int AS i4, 3::smallint AS i2, true AS yes, false AS no, 'é✓'::text AS t,
                    'v'::varchar AS vc, 0.1::float8 AS f, '-1e300'::float8 AS big, NULL::bigint AS missing,
                    ARRAY[1, -2, 9223372036854775807]::bigint[] AS a, '{}'::bigint[] AS empty,
+                   ARRAY[32767, -1, -32768, 256]::smallint[] AS small, ARRAY[1, NULL]::bigint[] AS holed, ARRAY[1]::int[] AS i4s,
                    sum(x) AS total, 2.5::numeric AS places
             FROM (VALUES (9223372036854775807::bigint), (9223372036854775807)) v(x)
             """, ["-9223372036854775808"])
@@ -104,8 +105,12 @@ import TapwireTestSupport
         #expect(try result.float8(0, at("big")) == -1e300)
         #expect(try result.integer(0, at("missing")) == nil)
         #expect(result.isNull(0, try at("missing")))
-        #expect(try result.int64Array(0, at("a")) == [1, -2, Int(Int64.max)])
-        #expect(try result.int64Array(0, at("empty")) == [])
+        #expect(try result.integerArray(0, at("a")) == [1, -2, Int(Int64.max)])
+        #expect(try result.integerArray(0, at("empty")) == [])
+        // smallint[] (a histogram's bins): two bytes an element, sign-extended.
+        #expect(try result.integerArray(0, at("small")) == [32767, -1, -32768, 256])
+        #expect(throws: DatabaseError.self) { _ = try result.integerArray(0, at("holed")) }
+        #expect(throws: DatabaseError.self) { _ = try result.integerArray(0, at("i4s")) }
         // A sum of bigints is a numeric without places: an integer when it fits, an error naming
         // the column (never the value) when it does not or when it has places.
         #expect(try result.numeric(0, at("total"))?.text == "18446744073709551614")

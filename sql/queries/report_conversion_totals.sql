@@ -2,7 +2,7 @@
 -- by the conversion's own time: the whole UTC days $2 from rollup_conversion_totals, the parts of
 -- the days the range cuts from conversion_credits: the rows of [$3[i], $4[i]) added ($5[i] = 1)
 -- or, for the days $6 read whole from the rollup, taken away (-1; see report_conversions.sql).
-SELECT name, currency, kind, sum(conversions)::bigint AS conversions, sum(value_sum)::text AS value_sum
+SELECT name, currency, kind, sum(conversions)::bigint AS conversions, sum(value_sum) AS value_sum
 FROM (SELECT name, currency, kind, conversions, value_sum
       FROM rollup_conversion_totals
       WHERE app_id = $1::bigint AND (day = ANY ($2::timestamptz[]) OR day = ANY ($6::timestamptz[]))

@@ -8,15 +8,15 @@
 -- `converted` counts notifications; value_sq and value_cube are the sums of each converted
 -- notification's value squared and cubed. The plan is TapwireReport/ReportPlan.swift.
 SELECT category, has_media, name, currency, NULL::bigint AS cut_day, sum(direct)::bigint AS direct,
-    sum(influenced)::bigint AS influenced, sum(converted)::bigint AS converted, sum(value_sum)::text AS value_sum,
-    sum(value_sq)::text AS value_sq, sum(value_cube)::text AS value_cube
+    sum(influenced)::bigint AS influenced, sum(converted)::bigint AS converted, sum(value_sum) AS value_sum,
+    sum(value_sq) AS value_sq, sum(value_cube) AS value_cube
 FROM rollup_conversions
 WHERE app_id = $1::bigint AND day = ANY ($2::timestamptz[])
 GROUP BY 1, 2, 3, 4
 HAVING sum(converted) <> 0 OR sum(direct) <> 0 OR sum(influenced) <> 0
 UNION ALL
 SELECT category, has_media, name, currency, cut_day, sum(direct)::bigint, sum(influenced)::bigint, sum(converted)::bigint,
-    sum(value_sum)::text, sum(value_sq)::text, sum(value_cube)::text
+    sum(value_sum), sum(value_sq), sum(value_cube)
 FROM (SELECT category, has_media, name, currency, date_part('epoch', day)::bigint / 86400 AS cut_day, direct, influenced,
           converted, value_sum, value_sq, value_cube
       FROM rollup_conversions

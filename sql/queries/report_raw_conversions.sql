@@ -9,7 +9,7 @@ SELECT tapwire_dimension_value($5::text, NULL, n.platform, n.campaign, NULL, NUL
               AND tapwire_utc_day(n.touch_time) + interval '86400 seconds' <= $3::timestamptz THEN NULL
          ELSE date_part('epoch', tapwire_utc_day(n.touch_time))::bigint / 86400 END AS cut_day,
     sum(n.direct)::bigint AS direct, sum(n.influenced)::bigint AS influenced, count(*)::bigint AS converted,
-    sum(n.value)::text AS value_sum, sum(n.value * n.value)::text AS value_sq, sum(n.value * n.value * n.value)::text AS value_cube
+    sum(n.value) AS value_sum, sum(n.value * n.value) AS value_sq, sum(n.value * n.value * n.value) AS value_cube
 FROM notification_conversions n
 WHERE n.app_id = $1::bigint AND n.touch_time >= $2::timestamptz AND n.touch_time < $3::timestamptz
   AND tapwire_event_matches($4::text[], NULL, n.platform, n.campaign, NULL, NULL)
