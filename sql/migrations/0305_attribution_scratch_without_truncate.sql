@@ -1,17 +1,19 @@
--- 0305: attribution's fold empties its scratch tables with DELETE, not TRUNCATE. Since 0161,
--- tapwire_attribute_pending ran `TRUNCATE` of its five scratch tables at its start and of
--- tapwire_notification_change later, on every call. The tables are temporary, made once per
--- session with ON COMMIT DELETE ROWS, so a TRUNCATE in a later transaction gives each a new
--- relfilenode: a pg_class update (and its toast table's and toast index's) written to WAL, and a
--- relcache invalidation that throws away the cached plan of every statement of the function
--- reading those tables, so each call planned them again (pg_stat_statements with
--- track_planning: plans = calls for each of them; docs/benchmarks.md, "The scratch tables'
--- TRUNCATE"). The tables need no emptying at a transaction's first call: the commit before
--- emptied them in place. A fold calls this once per app with queued events, in one
--- transaction (RollupStore.attributePending), so a later call still finds the previous app's
--- rows: the DELETEs remove them (dead rows until the commit, no catalog change). Nothing else
--- in the function changed (0304's text); its settings are restated, since CREATE OR REPLACE
--- resets a function's settings. Same signature: older collectors run it unchanged.
+-- 0305: attribution's fold truncates its scratch tables only when an earlier call of the same
+-- transaction left rows in them. Since 0161, tapwire_attribute_pending ran `TRUNCATE` of its
+-- five scratch tables at its start and of tapwire_notification_change later, on every call.
+-- The tables are temporary, made once per session with ON COMMIT DELETE ROWS, so a TRUNCATE in
+-- a later transaction gives each a new relfilenode: a new file for it, its toast table and
+-- toast index, their pg_class rows updated (written to WAL), and a relcache invalidation that
+-- throws away the cached plan of every statement of the function reading those tables, so each
+-- call planned them again (docs/benchmarks.md, "The scratch tables' TRUNCATE"). At a
+-- transaction's first call the tables are already empty: the commit before emptied them in
+-- place. A fold calls this once per app with queued events, in one transaction
+-- (RollupStore.attributePending), so a later call finds the previous app's rows: those are
+-- truncated, a new relfilenode once per such transaction, in place after that. A DELETE of them
+-- was tried and dropped: with four apps a fold it cost more than the TRUNCATEs it replaced, each
+-- later call's scans reading the earlier apps' dead rows. Nothing else in the function changed
+-- (0304's text); its settings are restated, since CREATE OR REPLACE resets a function's
+-- settings. Same signature: older collectors run it unchanged.
 CREATE OR REPLACE FUNCTION tapwire_attribute_pending(p_app bigint) RETURNS bigint
 LANGUAGE plpgsql SET enable_seqscan = off SET jit = off SET work_mem = '32MB' SET enable_bitmapscan = off
 SET enable_nestloop = on SET enable_mergejoin = on AS $fn$
@@ -53,16 +55,17 @@ BEGIN
         value numeric, kind smallint, notification_key text, touch_time timestamptz, category text,
         has_media boolean, campaign text, platform text, action_identifier text
     ) ON COMMIT DELETE ROWS;
-    -- Empty at a transaction's first call (ON COMMIT DELETE ROWS emptied them in place at the
-    -- last commit), when these DELETEs read no page; a fold of several apps calls this once per
-    -- app in one transaction, and they remove the previous app's rows. Not TRUNCATE: it gave
-    -- each table a new relfilenode on every call, a catalog write that replanned every statement
-    -- reading them (migration 0305).
-    DELETE FROM tapwire_attribution_queue;
-    DELETE FROM tapwire_attribution_span;
-    DELETE FROM tapwire_attribution_conversion;
-    DELETE FROM tapwire_attribution_touch;
-    DELETE FROM tapwire_credit_change;
+    -- Empty at a transaction's first call: the last commit emptied them in place (ON COMMIT
+    -- DELETE ROWS), so nothing is done, and they keep their files and the function its plans. A
+    -- fold of several apps calls this once per app in one transaction: a later call truncates
+    -- what the previous app left, which gives the tables new files once in the transaction (a
+    -- TRUNCATE of a table truncated earlier in the transaction is done in place). Not DELETE:
+    -- its dead rows stayed until the commit, read by every later scan of the fold (0305).
+    IF EXISTS (SELECT FROM tapwire_attribution_queue) OR EXISTS (SELECT FROM tapwire_attribution_span)
+       OR EXISTS (SELECT FROM tapwire_attribution_conversion) OR EXISTS (SELECT FROM tapwire_attribution_touch)
+       OR EXISTS (SELECT FROM tapwire_credit_change) THEN
+        TRUNCATE tapwire_attribution_queue, tapwire_attribution_span, tapwire_attribution_conversion, tapwire_attribution_touch, tapwire_credit_change;
+    END IF;
 
     -- The queued events: an install id (NULL: a conversion posted without one), a time, and
     -- whether it is a conversion's.
@@ -288,7 +291,9 @@ BEGIN
         category text, has_media boolean, campaign text, platform text, first_kind smallint, direct bigint,
         influenced bigint, value numeric
     ) ON COMMIT DELETE ROWS;
-    DELETE FROM tapwire_notification_change; -- as above (0305)
+    IF EXISTS (SELECT FROM tapwire_notification_change) THEN -- as above (0305)
+        TRUNCATE tapwire_notification_change;
+    END IF;
 
     WITH touched AS (
         SELECT DISTINCT device_id, notification_key, name, currency
