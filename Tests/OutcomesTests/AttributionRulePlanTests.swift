@@ -42,6 +42,36 @@ struct AttributionRulePlanTests {
         [plan] + ((plan["Plans"] as? [[String: Any]]) ?? []).flatMap(nodes)
     }
 
+    /// Eight devices of 60 events of app `app` over yesterday's first hours: deliveries, taps, a
+    /// conversion in ten (48 conversions).
+    static func writeConvertingDevices(_ db: TestDatabase, app: Int64) throws {
+        let day = Timestamp.now.utcDay - 1
+        _ = try EventsPartition.withoutAutovacuum(db, day: day)
+        try db.query("""
+            INSERT INTO events (app_id, event_time, event_id, type, device_time, received_at, category, app_version, platform,
+                                device_id, notification_id, action_identifier, conversion_name, conversion_currency, conversion_value)
+            SELECT $1::bigint, t, gen_random_uuid(), k, t, t, 'promo', '1.0', 'iOS', 'device-' || (g % 8),
+                   CASE WHEN k <> 'conversion' THEN 'n-' || (g / 3) END,
+                   CASE WHEN k = 'response' THEN 'open' END,
+                   CASE WHEN k = 'conversion' THEN 'purchase' END,
+                   CASE WHEN k = 'conversion' THEN 'EUR' END,
+                   CASE WHEN k = 'conversion' THEN 9.99 END
+            FROM generate_series(0, 479) g,
+                 LATERAL (SELECT $2::timestamptz + g * interval '30 seconds' AS t,
+                                 (CASE (g / 8) % 10 WHEN 9 THEN 'conversion' WHEN 3 THEN 'response' ELSE 'delivered' END)::event_type AS k) x
+            """, [String(app), Timestamp.startOfUTCDay(day).description])
+    }
+
+    /// Queues every event of app `app` for attribution, as a commit would.
+    static func queueEvents(_ db: TestDatabase, app: Int64) throws {
+        try db.query("""
+            INSERT INTO attribution_pending (app_id, device_ids, event_times, conversions)
+            SELECT $1::bigint, array_agg(device_id ORDER BY event_time), array_agg(event_time ORDER BY event_time),
+                   array_agg(type = 'conversion' ORDER BY event_time)
+            FROM events WHERE app_id = $1::bigint
+            """, [String(app)])
+    }
+
     @Test func theRuleSortsTheFoldsRowsOnceAndJoinsTheirCountsByHash() throws {
         let db = try TestDatabase.create()
         let app = try db.createApp()
@@ -98,29 +128,8 @@ struct AttributionRulePlanTests {
     @Test func theRulesScratchTablesAreNotAnalyzedByTheFold() throws {
         let db = try TestDatabase.create()
         let app = try db.createApp()
-        let day = Timestamp.now.utcDay - 1
-        _ = try EventsPartition.withoutAutovacuum(db, day: day)
-        // Eight devices of 60 events over yesterday's first hours: deliveries, taps, a conversion
-        // in ten.
-        try db.query("""
-            INSERT INTO events (app_id, event_time, event_id, type, device_time, received_at, category, app_version, platform,
-                                device_id, notification_id, action_identifier, conversion_name, conversion_currency, conversion_value)
-            SELECT $1::bigint, t, gen_random_uuid(), k, t, t, 'promo', '1.0', 'iOS', 'device-' || (g % 8),
-                   CASE WHEN k <> 'conversion' THEN 'n-' || (g / 3) END,
-                   CASE WHEN k = 'response' THEN 'open' END,
-                   CASE WHEN k = 'conversion' THEN 'purchase' END,
-                   CASE WHEN k = 'conversion' THEN 'EUR' END,
-                   CASE WHEN k = 'conversion' THEN 9.99 END
-            FROM generate_series(0, 479) g,
-                 LATERAL (SELECT $2::timestamptz + g * interval '30 seconds' AS t,
-                                 (CASE (g / 8) % 10 WHEN 9 THEN 'conversion' WHEN 3 THEN 'response' ELSE 'delivered' END)::event_type AS k) x
-            """, [String(app.appId), Timestamp.startOfUTCDay(day).description])
-        try db.query("""
-            INSERT INTO attribution_pending (app_id, device_ids, event_times, conversions)
-            SELECT $1::bigint, array_agg(device_id ORDER BY event_time), array_agg(event_time ORDER BY event_time),
-                   array_agg(type = 'conversion' ORDER BY event_time)
-            FROM events WHERE app_id = $1::bigint
-            """, [String(app.appId)])
+        try Self.writeConvertingDevices(db, app: app.appId)
+        try Self.queueEvents(db, app: app.appId)
 
         let connection = try db.connect()
         defer { connection.close() }
@@ -136,5 +145,50 @@ struct AttributionRulePlanTests {
         #expect(try analyzedColumns("tapwire_credit_change") > 0, "the credits' change is analyzed, and the check sees it")
         #expect(try analyzedColumns("tapwire_attribution_touch") == 0, "the rule's taps and deliveries are not analyzed")
         #expect(try analyzedColumns("tapwire_attribution_conversion") == 0, "the rule's conversions are not analyzed")
+    }
+
+    /// Migration 0305: the fold truncates the rule's scratch tables only when an earlier call of
+    /// its transaction left rows; a TRUNCATE on every call gave each table a new relfilenode (a
+    /// catalog write, and every statement reading them planned again: docs/benchmarks.md, "The
+    /// scratch tables' TRUNCATE"). A session's tables keep their files from one app's fold to the
+    /// next; and a fold of two apps, one transaction calling the function twice, credits the
+    /// second app from its own events alone, none of the first's rows left over (the apps'
+    /// devices have the same install ids).
+    @Test func theRulesScratchTablesKeepTheirFilesFromFoldToFold() throws {
+        let db = try TestDatabase.create()
+        let apps = [try db.createApp().appId, try db.createApp().appId, try db.createApp().appId]
+        for app in apps { try Self.writeConvertingDevices(db, app: app) }
+
+        let connection = try db.connect()
+        defer { connection.close() }
+        let tables = ["tapwire_attribution_queue", "tapwire_attribution_span", "tapwire_attribution_conversion",
+                      "tapwire_attribution_touch", "tapwire_credit_change", "tapwire_notification_change"]
+        func files() throws -> [String: String] {
+            Dictionary(uniqueKeysWithValues: try connection.query("""
+                SELECT relname::text, relfilenode::text FROM pg_class
+                WHERE relnamespace = pg_my_temp_schema() AND relname = ANY ($1::text[])
+                """, ["{" + tables.joined(separator: ",") + "}"]).rows.map { ($0[0] ?? "", $0[1] ?? "") })
+        }
+        func fold(_ folded: [Int64]) throws -> [Int] {
+            for app in folded { try Self.queueEvents(db, app: app) }
+            try connection.query("BEGIN")
+            let changed = try folded.map { app in
+                try #require(Int(try connection.query("SELECT tapwire_attribute_pending($1::bigint)", [String(app)]).scalar ?? ""))
+            }
+            try connection.query("COMMIT")
+            return changed
+        }
+        // Each fold's credits change, so every table is written; the first fold makes them.
+        #expect(try fold([apps[0]]) == [48])
+        let made = try files()
+        #expect(made.count == tables.count, "\(made)")
+        #expect(try fold([apps[1]]) == [48])
+        #expect(try files() == made, "the scratch tables keep their relfilenodes from fold to fold")
+        #expect(try fold([apps[0], apps[2]]) == [0, 48], "the first app's credits stand; the other's 48 conversions each credited once")
+        for app in apps {
+            let credits = try connection.query("SELECT count(*), count(DISTINCT event_id) FROM conversion_credits WHERE app_id = $1::bigint",
+                                               [String(app)]).rows.first
+            #expect(credits?[0] == "48" && credits?[1] == "48", "app \(app): \(String(describing: credits))")
+        }
     }
 }
