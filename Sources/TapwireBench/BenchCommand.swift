@@ -727,7 +727,7 @@ enum BenchCommand {
 
     static func statementNames() -> [String: String] {
         let known: [SQL] = [EmbeddedSQL.copyEventIds, EmbeddedSQL.copyStagedIds, EmbeddedSQL.claimEventIds,
-                            EmbeddedSQL.copyEvents, EmbeddedSQL.copyRollupDeltaBatch, EmbeddedSQL.takeRollupDeltaBatches, EmbeddedSQL.copyRollupDeltas,
+                            EmbeddedSQL.copyEvents, EmbeddedSQL.copyRollupDeltaBatch, EmbeddedSQL.takeRollupDeltaBatches, EmbeddedSQL.copyRollupFoldRows,
                             EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.pendingDeltaApps, EmbeddedSQL.foldApps, EmbeddedSQL.ensurePartitions,
                             EmbeddedSQL.summarizeEventRanges, EmbeddedSQL.copyAttributionPending, EmbeddedSQL.pendingAttributionApps, EmbeddedSQL.conversionUpliftDelivered,
                             EmbeddedSQL.attributePending, EmbeddedSQL.copyHoldoutPending, EmbeddedSQL.pendingHoldoutApps,

@@ -50,7 +50,7 @@ extension BenchCommand {
     /// is neither the fold nor ingestion's commits (the report's reads, key lookups).
     struct DatabaseWork {
         static let foldStatements: Set<String> = Set([
-            EmbeddedSQL.pendingDeltaApps, EmbeddedSQL.foldApps, EmbeddedSQL.takeRollupDeltaBatches, EmbeddedSQL.copyRollupDeltas,
+            EmbeddedSQL.pendingDeltaApps, EmbeddedSQL.foldApps, EmbeddedSQL.takeRollupDeltaBatches, EmbeddedSQL.copyRollupFoldRows,
             EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.pendingAttributionApps, EmbeddedSQL.conversionUpliftDelivered,
             EmbeddedSQL.attributePending, EmbeddedSQL.pendingHoldoutApps, EmbeddedSQL.holdoutsPending, EmbeddedSQL.summarizeEventRanges,
         ].map { ($0.name as NSString).lastPathComponent })

@@ -5,7 +5,8 @@ import TapwireCore
 /// field of a delta, each an array with an element per delta: a row per commit and app instead of
 /// one per delta is what makes appending and folding cheap (the database writes, logs and later
 /// deletes one tuple, not hundreds). What the fold derives from them (`RollupRows`) goes to
-/// rollup_deltas (migrations 0050, 0150), a row per key, which tapwire_fold_rollups() upserts.
+/// rollup_fold_rows (the layout of rollup_deltas, migrations 0050, 0150; unlogged since 0320), a
+/// row per key, which tapwire_fold_rollups() upserts.
 enum RollupDeltaRows {
     /// One field of a delta.
     enum Value {
@@ -53,7 +54,7 @@ enum RollupDeltaRows {
     }
 
     /// Every table row as its 32 fields, in the column order of rollup_deltas and
-    /// sql/queries/copy_rollup_deltas.sql (the kinds are those of tapwire_fold_rollups(),
+    /// sql/queries/copy_rollup_fold_rows.sql (the kinds are those of tapwire_fold_rollups(),
     /// migration 0150): kind, app_id, grain, bucket, category, app_version, platform, campaign,
     /// variant, has_media, action, metric, bin, type, category_registered, n1…n7, first_seen,
     /// last_seen, dimension, value, first_slot, a1…a4, bins. A row per key of its table, ready to
@@ -285,7 +286,8 @@ enum RollupDeltaRows {
 
     /// Derived rows as one row each, in the layout of rollup_deltas, which tapwire_fold_rollups()
     /// upserts: what the fold writes once it has summed the batches.
-    /// The table rows as a binary COPY into rollup_deltas, and how many there are.
+    /// The table rows as a binary COPY into rollup_fold_rows (or the rebuild's staging table), and
+    /// how many there are.
     static func encodeRows(_ rows: RollupRows) -> (data: [UInt8], rows: Int) {
         var encoder = CopyBinaryEncoder(reservingCapacity: 64 + rows.rowCount * 200)
         var count = 0

@@ -86,13 +86,14 @@ public struct RollupStore: Sendable {
     }
 
     /// Writes derived rows into the rollup tables, each key once, in key order: through
-    /// rollup_deltas and tapwire_fold_rollups(). Returns the rows it wrote to rollup_deltas and
-    /// the pending rows the function upserted (more when a collector older than 0060 left some).
+    /// rollup_fold_rows (unlogged: its rows never outlive this transaction, so they cost no WAL;
+    /// migration 0320) and tapwire_fold_rollups(). Returns the rows it wrote and the pending rows
+    /// the function upserted (more when an earlier collector left some in rollup_deltas).
     private func upsert(_ sums: RollupRows, on connection: PostgresConnection) throws(DatabaseError) -> (written: Int, pending: Int) {
         var written = 0
         if sums.rowCount > 0 {
             let encoded = RollupDeltaRows.encodeRows(sums)
-            try connection.copyIn(EmbeddedSQL.copyRollupDeltas, data: encoded.data)
+            try connection.copyIn(EmbeddedSQL.copyRollupFoldRows, data: encoded.data)
             written = encoded.rows
         }
         return (written, Int(try connection.query(EmbeddedSQL.foldRollupDeltas).scalar ?? "0") ?? 0)

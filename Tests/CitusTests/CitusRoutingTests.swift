@@ -51,7 +51,7 @@ import TapwireTestSupport
     /// The fold every reader runs first (`RollupStore.foldBeforeReading`): it takes every app's
     /// pending deltas and queued attribution, so it reads every shard of the pending tables.
     static func isFold(_ query: String) -> Bool {
-        query.contains("rollup_delta_batches") || query.contains("rollup_deltas") || query.contains("tapwire_fold_rollup_deltas")
+        query.contains("rollup_delta_batches") || query.contains("rollup_deltas") || query.contains("rollup_fold_rows") || query.contains("tapwire_fold_rollup_deltas")
             || query.contains("fold_apps") || query.contains("tapwire_summarize_recent_event_ranges")
             // The fold's queues of attribution and holdouts: which apps queued work, from every shard.
             || query.contains("attribution_pending") || query.contains("holdout_pending")

@@ -191,7 +191,7 @@ import TapwireRollupOracle
             SELECT c.relname FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'app_id'
             WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace
               AND (c.relname LIKE 'rollup\\_%' OR c.relname LIKE 'mismatch\\_usage\\_%')
-              AND c.relname NOT IN ('rollup_deltas', 'rollup_delta_batches')
+              AND c.relname NOT IN ('rollup_deltas', 'rollup_fold_rows', 'rollup_delta_batches')
             ORDER BY 1
             """).rows.compactMap { $0[0] }
         #expect(tables.contains("rollup_strata") && tables.contains("rollup_dismiss_blocks") && tables.count > 15)
@@ -300,6 +300,54 @@ import TapwireRollupOracle
         defer { other.close() }
         _ = try RollupStore().rebuild(appId: app.appId, from: range.from, to: range.to, on: other)
         #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == folded)
+    }
+
+    /// A fold stages its rows in rollup_fold_rows, unlogged (migration 0320): they never outlive
+    /// the fold's transaction, so writing them to WAL, as rollup_deltas did, bought nothing. The
+    /// rollups still equal the SQL oracle, and the function still takes the rows an earlier
+    /// collector's fold stages in rollup_deltas (collectors of both versions run side by side).
+    @Test func aFoldStagesItsRowsInAnUnloggedTable() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp()
+        var rng = SeededGenerator(seed: 320)
+        let now = Timestamp.now
+        let connection = try db.connect()
+        defer { connection.close() }
+        let writer = EventWriter(connection: connection, partitions: PartitionDays())
+        let events = (0..<300).map { _ in Self.randomEvent(&rng, around: now) }
+        let batch = StagedBatch(appId: app.appId, receivedAt: now, context: DeviceContext(appVersion: "3.0", platform: "iOS"), events: events)
+        #expect(try writer.commit([batch]).first?.stored == 300)
+        /// The rows this session has inserted into `table` (its statistics, flushed now).
+        func inserted(_ table: String) throws -> Int {
+            try connection.query("SELECT pg_stat_force_next_flush()")
+            return Int(try connection.query("SELECT n_tup_ins FROM pg_stat_user_tables WHERE relname = $1", [table]).scalar ?? "") ?? -1
+        }
+        let before = try inserted("rollup_deltas")
+        #expect(before >= 0)
+        #expect(try RollupStore().fold(on: connection) > 0)
+        #expect(try inserted("rollup_deltas") == before, "the fold staged its rows in rollup_deltas")
+        #expect(try inserted("rollup_fold_rows") > 0)
+        #expect(try connection.query("SELECT relpersistence::text FROM pg_class WHERE oid = 'rollup_fold_rows'::regclass").scalar == "u")
+        #expect(try connection.query("SELECT (SELECT count(*) FROM rollup_fold_rows) + (SELECT count(*) FROM rollup_deltas)").scalar == "0")
+        let folded = try RollupSnapshot.rows(appId: app.appId, on: connection)
+        let range = try #require(try RollupStore().eventHours(appId: app.appId, on: connection))
+        try RollupOracle.recompute(appId: app.appId, from: range.from, to: range.to, on: connection)
+        #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == folded)
+
+        // An earlier collector's fold: its rows into rollup_deltas, then the function, in one
+        // transaction; the function upserts them as before.
+        let usage = "SELECT sum(event_count) FROM mismatch_usage_hourly WHERE app_id = $1::bigint AND category = 'earlier'"
+        #expect(try connection.query(usage, [String(app.appId)]).scalar == nil)
+        try connection.transaction { () throws(DatabaseError) in
+            try connection.query("""
+                INSERT INTO rollup_deltas (kind, app_id, bucket, category, app_version, platform, action, type, category_registered, n1,
+                                           first_seen, last_seen)
+                VALUES (4, $1::bigint, date_trunc('hour', now()), 'earlier', '3.0', 'iOS', '', 'delivered', 1, 7, now(), now())
+                """, [String(app.appId)])
+            #expect(try connection.query("SELECT tapwire_fold_rollups()").scalar == "1")
+        }
+        #expect(try connection.query(usage, [String(app.appId)]).scalar == "7")
+        #expect(try connection.query("SELECT count(*) FROM rollup_deltas").scalar == "0")
     }
 
     /// Pending batches of more apps than a fold takes at once: one fold takes every app's, a few

@@ -1,4 +1,4 @@
--- A rebuilt day's rows, in the column order of copy_rollup_deltas.sql, into the session's staging
+-- A rebuilt day's rows, in the column order of copy_rollup_fold_rows.sql, into the session's staging
 -- table (rollups_rebuild_stage.sql, migration 0313), which tapwire_replace_rollups then reads in
 -- the same transaction (rollups_rebuild_replace.sql).
 COPY tapwire_rebuild_rows (kind, app_id, grain, bucket, category, app_version, platform, campaign, variant,
