@@ -276,9 +276,10 @@ public struct RollupDeltas: Sendable, Equatable {
             return grains.map { ($0, RollupRows.Grain.block(of: day, grain: $0)) }
         }
         // The quarter hours' rows from each key; the day's rows (and its blocks') from the keys
-        // summed over their day first (`DayShape`): at the real shape a day key holds about five
-        // quarter-hour keys, and each row of a day is then one dictionary update, not five.
-        var days: [DayShape: DaySums] = [:]
+        // summed over their day first (a counts key whose bucket is the day, all of one grain): at
+        // the real shape a day key holds about five quarter-hour keys, and each row of a day is
+        // then one dictionary update, not five.
+        var days: [CountsKey: DaySums] = [:]
         for (key, c) in counts {
             let d = key.dimensions
             rows.totals[RollupRows.TotalsKey(appId: d.appId, grain: RollupRows.Grain.quarter, bucket: d.bucket, category: d.category,
@@ -296,29 +297,31 @@ public struct RollupDeltas: Sendable, Equatable {
             rows.releaseCounts[RollupRows.ReleaseKey(appId: d.appId, hour: Self.floor(d.bucket, Self.microsecondsPerHour),
                                                      category: d.category, appVersion: d.appVersion, platform: d.platform),
                                default: RollupRows.ReleaseCounts()].add(release)
-            days[DayShape(d, day: Self.floor(d.bucket, Self.microsecondsPerDay), hasMedia: key.hasMedia), default: DaySums()]
-                .add(c, engaged: engaged, counted: counted)
+            var day = key
+            day.dimensions.grain = Grain.quarter
+            day.dimensions.bucket = Self.floor(d.bucket, Self.microsecondsPerDay)
+            days[day, default: DaySums()].add(c, engaged: engaged, counted: counted)
         }
-        for (shape, sums) in days {
-            for (grain, bucket) in dayBuckets(shape.day) {
+        for (dayKey, sums) in days {
+            let shape = dayKey.dimensions
+            for (grain, bucket) in dayBuckets(shape.bucket) {
                 rows.totals[RollupRows.TotalsKey(appId: shape.appId, grain: grain, bucket: bucket, category: shape.category,
-                                                 hasMedia: shape.hasMedia), default: Counts()].add(sums.all)
+                                                 hasMedia: dayKey.hasMedia), default: Counts()].add(sums.all)
                 // Every version with events has a dismiss row: whether its dismissals are measurable
                 // is the manifest's to say, even when it has no delivery in the range.
                 rows.dismissBase[RollupRows.DismissKey(appId: shape.appId, grain: grain, bucket: bucket, category: shape.category,
                                                        appVersion: shape.appVersion), default: .zero].add(sums.all.delivered, sums.all.dismissals)
             }
             if let stratum = sums.stratum {
-                rows.strata[RollupRows.StratumKey(appId: shape.appId, day: shape.day, category: shape.category, campaign: shape.campaign,
-                                                  platform: shape.platform, hasMedia: shape.hasMedia), default: .zero]
+                rows.strata[RollupRows.StratumKey(appId: shape.appId, day: shape.bucket, category: shape.category, campaign: shape.campaign,
+                                                  platform: shape.platform, hasMedia: dayKey.hasMedia), default: .zero]
                     .add(stratum.first, stratum.second)
             }
             if let marginal = sums.marginal {
-                let values = DimensionValues(appVersion: shape.appVersion, platform: shape.platform, campaign: shape.campaign,
-                                             variant: shape.variant, os: shape.os ?? "")
+                let values = shape.values
                 for dimension in ReportDimension.allCases where dimension != .os || shape.os != nil {
-                    rows.marginals[RollupRows.MarginalKey(appId: shape.appId, day: shape.day, dimension: dimension, value: values[dimension],
-                                                          category: shape.category, hasMedia: shape.hasMedia), default: RollupRows.MarginalCounts()]
+                    rows.marginals[RollupRows.MarginalKey(appId: shape.appId, day: shape.bucket, dimension: dimension, value: values[dimension],
+                                                          category: shape.category, hasMedia: dayKey.hasMedia), default: RollupRows.MarginalCounts()]
                         .add(marginal)
                 }
             }
@@ -353,33 +356,7 @@ public struct RollupDeltas: Sendable, Equatable {
         return rows
     }
 
-    /// A counts key with its quarter hour widened to the UTC day: what the day's rows of
-    /// `derive` (totals, dismiss base, strata, marginals) are keyed by, before their blocks.
-    private struct DayShape: Hashable {
-        var appId: Int64
-        var day: Int64
-        var category: String
-        var appVersion: String
-        var platform: String
-        var campaign: String
-        var variant: String
-        var os: String?
-        var hasMedia: Bool
-
-        init(_ d: Dimensions, day: Int64, hasMedia: Bool) {
-            appId = d.appId
-            self.day = day
-            category = d.category
-            appVersion = d.appVersion
-            platform = d.platform
-            campaign = d.campaign
-            variant = d.variant
-            os = d.os
-            self.hasMedia = hasMedia
-        }
-    }
-
-    /// A `DayShape`'s quarter-hour keys summed as each day row reads them: every count (totals,
+    /// A day key's quarter-hour keys summed as each day row reads them: every count (totals,
     /// dismiss base); delivered and engaged of the keys the strata count (nil when none is);
     /// every count of the keys the marginals count (nil when none is). Kept apart, so that a
     /// key the quarter-hour rule leaves out is left out of the day too, whatever the signs.
