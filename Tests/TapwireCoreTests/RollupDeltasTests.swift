@@ -242,6 +242,58 @@ struct RollupDeltasTests {
         #expect(deltas.derive(blocksOfDays: false) == withoutBlocks)
     }
 
+    /// `derive` sums a day's quarter-hour keys before it makes the day's rows (strata, marginals,
+    /// totals, dismiss base): a key that the strata or the marginals leave out at its quarter
+    /// hour is left out of the day too, and one they count makes the day's row even when the
+    /// sums cancel (finest rows merged with both signs), as when each key made its own.
+    @Test func aDaysRowsCountTheQuarterHourKeysTheirRulesCount() {
+        let midnight = CivilCalendar.days(fromYear: 2026, month: 3, day: 1) * Self.day
+        func key(_ quarter: Int64, campaign: String) -> RollupDeltas.CountsKey {
+            .init(dimensions: .init(appId: 3, grain: 5, bucket: midnight + quarter * 900_000_000, category: "chat", appVersion: "2.0",
+                                    platform: "iOS", campaign: campaign, variant: "", os: "18"), hasMedia: false)
+        }
+        var deltas = RollupDeltas()
+        var plus = RollupDeltas.Counts()
+        plus.delivered = 2
+        plus.opens = 1
+        var minus = RollupDeltas.Counts()
+        minus.delivered = -2
+        minus.opens = -1
+        var dismissed = RollupDeltas.Counts()
+        dismissed.dismissals = 4
+        // Campaign "a": counted at both quarter hours, summing to nothing over the day.
+        deltas.merge(key(1, campaign: "a"), plus)
+        deltas.merge(key(2, campaign: "a"), minus)
+        // Campaign "b": dismissals only, which neither the strata nor the marginals count.
+        deltas.merge(key(1, campaign: "b"), dismissed)
+        deltas.merge(key(3, campaign: "b"), dismissed)
+        let rows = deltas.derive(blocksOfDays: false)
+
+        func stratum(_ campaign: String) -> RollupRows.StratumKey {
+            .init(appId: 3, day: midnight, category: "chat", campaign: campaign, platform: "iOS", hasMedia: false)
+        }
+        #expect(rows.strata == [stratum("a"): .zero])
+        #expect(Set(rows.marginals.keys.map(\.value)) == ["a", "2.0", "iOS", "", "18"])
+        #expect(rows.marginals.values.allSatisfy { $0 == RollupRows.MarginalCounts() })
+        var day = RollupDeltas.Counts()
+        day.dismissals = 8
+        #expect(rows.totals[.init(appId: 3, grain: RollupRows.Grain.day, bucket: midnight, category: "chat", hasMedia: false)] == day)
+        #expect(rows.dismissBase == [.init(appId: 3, grain: RollupRows.Grain.day, bucket: midnight, category: "chat", appVersion: "2.0"):
+                                        .init(first: 0, second: 8)])
+        #expect(rows.trend.count == 2 && rows.dismissQuarters.count == 3)
+    }
+
+    /// The OS major version is the text before the first byte '.', as SQL's split_part reads it
+    /// (sql/fresh/19_rollup_marginals.sql), also when a combining mark follows the dot: split on
+    /// the Character "." took ".\u{301}" for another character and kept the whole version.
+    @Test func theOSMajorVersionIsCutAtTheFirstDotAsSQLCutsIt() {
+        #expect(ReportDimension.osMajor("18.1") == "18")
+        #expect(ReportDimension.osMajor("26") == "26")
+        #expect(ReportDimension.osMajor(".5") == "")
+        #expect(ReportDimension.osMajor(nil) == "")
+        #expect(ReportDimension.osMajor("18.\u{301}2") == "18")
+    }
+
     /// The fold's path: the finest rows of several commits, merged, then every table's rows
     /// derived once, equal the rows derived from all the events at once.
     @Test func finestRowsOfSeveralCommitsDeriveTheSameRows() {

@@ -270,51 +270,67 @@ public struct RollupDeltas: Sendable, Equatable {
     public func derive(blocksOfDays: Bool = true) -> RollupRows {
         var rows = RollupRows()
         let grains = blocksOfDays ? RollupRows.Grain.dayBlocks : [RollupRows.Grain.day]
-        /// The quarter hour, then the day and each block of days that holds it.
-        func buckets(_ quarter: Int64) -> [(Int16, Int64)] {
-            let day = Self.floor(quarter, Self.microsecondsPerDay)
-            return [(RollupRows.Grain.quarter, quarter)] + grains.map { ($0, RollupRows.Grain.block(of: day, grain: $0)) }
+        /// The day and each block of days that holds the quarter hour or day `at`.
+        func dayBuckets(_ at: Int64) -> [(Int16, Int64)] {
+            let day = Self.floor(at, Self.microsecondsPerDay)
+            return grains.map { ($0, RollupRows.Grain.block(of: day, grain: $0)) }
         }
+        // The quarter hours' rows from each key; the day's rows (and its blocks') from the keys
+        // summed over their day first (a counts key whose bucket is the day, all of one grain): at
+        // the real shape a day key holds about five quarter-hour keys, and each row of a day is
+        // then one dictionary update, not five.
+        var days: [CountsKey: DaySums] = [:]
         for (key, c) in counts {
             let d = key.dimensions
-            let day = Self.floor(d.bucket, Self.microsecondsPerDay)
-            let grains = buckets(d.bucket)
-            for (grain, bucket) in grains {
-                rows.totals[RollupRows.TotalsKey(appId: d.appId, grain: grain, bucket: bucket, category: d.category, hasMedia: key.hasMedia),
-                            default: Counts()].add(c)
-            }
+            rows.totals[RollupRows.TotalsKey(appId: d.appId, grain: RollupRows.Grain.quarter, bucket: d.bucket, category: d.category,
+                                             hasMedia: key.hasMedia), default: Counts()].add(c)
             let engaged = Self.engaged(opens: c.opens, actions: c.actions)
-            if c.delivered != 0 || engaged != 0 {
+            let counted = c.delivered != 0 || engaged != 0
+            if counted {
                 rows.trend[RollupRows.QuarterKey(appId: d.appId, quarter: d.bucket, category: d.category), default: .zero]
                     .add(c.delivered, engaged)
-                rows.strata[RollupRows.StratumKey(appId: d.appId, day: day, category: d.category, campaign: d.campaign,
-                                                  platform: d.platform, hasMedia: key.hasMedia), default: .zero].add(c.delivered, engaged)
-            }
-            // Every version with events has a dismiss row: whether its dismissals are measurable
-            // is the manifest's to say, even when it has no delivery in the range.
-            for (grain, bucket) in grains.dropFirst() {
-                rows.dismissBase[RollupRows.DismissKey(appId: d.appId, grain: grain, bucket: bucket, category: d.category,
-                                                       appVersion: d.appVersion), default: .zero].add(c.delivered, c.dismissals)
             }
             rows.dismissQuarters[RollupRows.VersionQuarterKey(appId: d.appId, quarter: d.bucket, category: d.category,
                                                               appVersion: d.appVersion), default: .zero].add(c.delivered, c.dismissals)
-            if c.delivered != 0 || c.sent != 0 || c.opens != 0 || c.actions != 0 {
-                let values = d.values
-                for dimension in ReportDimension.allCases where dimension != .os || d.os != nil {
-                    rows.marginals[RollupRows.MarginalKey(appId: d.appId, day: day, dimension: dimension, value: values[dimension],
-                                                          category: d.category, hasMedia: key.hasMedia), default: RollupRows.MarginalCounts()]
-                        .add(c)
-                }
-            }
             var release = RollupRows.ReleaseCounts()
             release.add(c)
             rows.releaseCounts[RollupRows.ReleaseKey(appId: d.appId, hour: Self.floor(d.bucket, Self.microsecondsPerHour),
                                                      category: d.category, appVersion: d.appVersion, platform: d.platform),
                                default: RollupRows.ReleaseCounts()].add(release)
+            var day = key
+            day.dimensions.grain = Grain.quarter
+            day.dimensions.bucket = Self.floor(d.bucket, Self.microsecondsPerDay)
+            days[day, default: DaySums()].add(c, engaged: engaged, counted: counted)
+        }
+        for (dayKey, sums) in days {
+            let shape = dayKey.dimensions
+            for (grain, bucket) in dayBuckets(shape.bucket) {
+                rows.totals[RollupRows.TotalsKey(appId: shape.appId, grain: grain, bucket: bucket, category: shape.category,
+                                                 hasMedia: dayKey.hasMedia), default: Counts()].add(sums.all)
+                // Every version with events has a dismiss row: whether its dismissals are measurable
+                // is the manifest's to say, even when it has no delivery in the range.
+                rows.dismissBase[RollupRows.DismissKey(appId: shape.appId, grain: grain, bucket: bucket, category: shape.category,
+                                                       appVersion: shape.appVersion), default: .zero].add(sums.all.delivered, sums.all.dismissals)
+            }
+            if let stratum = sums.stratum {
+                rows.strata[RollupRows.StratumKey(appId: shape.appId, day: shape.bucket, category: shape.category, campaign: shape.campaign,
+                                                  platform: shape.platform, hasMedia: dayKey.hasMedia), default: .zero]
+                    .add(stratum.first, stratum.second)
+            }
+            if let marginal = sums.marginal {
+                let values = shape.values
+                for dimension in ReportDimension.allCases where dimension != .os || shape.os != nil {
+                    rows.marginals[RollupRows.MarginalKey(appId: shape.appId, day: shape.bucket, dimension: dimension, value: values[dimension],
+                                                          category: shape.category, hasMedia: dayKey.hasMedia), default: RollupRows.MarginalCounts()]
+                        .add(marginal)
+                }
+            }
         }
         for (key, n) in actions {
             let d = key.dimensions
-            for (grain, bucket) in buckets(d.bucket) {
+            rows.totalActions[RollupRows.TotalActionKey(appId: d.appId, grain: RollupRows.Grain.quarter, bucket: d.bucket, category: d.category,
+                                                       action: key.action), default: 0] += n
+            for (grain, bucket) in dayBuckets(d.bucket) {
                 rows.totalActions[RollupRows.TotalActionKey(appId: d.appId, grain: grain, bucket: bucket, category: d.category,
                                                            action: key.action), default: 0] += n
             }
@@ -324,7 +340,9 @@ public struct RollupDeltas: Sendable, Equatable {
         }
         for (key, n) in histograms {
             let d = key.dimensions
-            for (grain, bucket) in buckets(d.bucket) {
+            rows.totalHistograms[RollupRows.TotalBinKey(appId: d.appId, grain: RollupRows.Grain.quarter, bucket: d.bucket, category: d.category,
+                                                       metric: key.metric, bin: key.bin), default: 0] += n
+            for (grain, bucket) in dayBuckets(d.bucket) {
                 rows.totalHistograms[RollupRows.TotalBinKey(appId: d.appId, grain: grain, bucket: bucket, category: d.category,
                                                            metric: key.metric, bin: key.bin), default: 0] += n
             }
@@ -336,6 +354,26 @@ public struct RollupDeltas: Sendable, Equatable {
             rows.usageDaily[daily, default: Usage(count: 0, firstSeen: usage.firstSeen, lastSeen: usage.lastSeen)].add(usage)
         }
         return rows
+    }
+
+    /// A day key's quarter-hour keys summed as each day row reads them: every count (totals,
+    /// dismiss base); delivered and engaged of the keys the strata count (nil when none is);
+    /// every count of the keys the marginals count (nil when none is). Kept apart, so that a
+    /// key the quarter-hour rule leaves out is left out of the day too, whatever the signs.
+    private struct DaySums {
+        var all = Counts()
+        var stratum: RollupRows.Pair?
+        var marginal: Counts?
+
+        mutating func add(_ c: Counts, engaged: Int64, counted: Bool) {
+            all.add(c)
+            if counted { stratum = RollupRows.Pair(first: (stratum?.first ?? 0) + c.delivered, second: (stratum?.second ?? 0) + engaged) }
+            if c.delivered != 0 || c.sent != 0 || c.opens != 0 || c.actions != 0 {
+                var sum = marginal ?? Counts()
+                sum.add(c)
+                marginal = sum
+            }
+        }
     }
 
     /// The finest rows one shape adds (grain 5, hourly usage); `derive` does the rest.
