@@ -211,6 +211,46 @@ import TapwireRollupOracle
         #expect(try RollupSnapshot.rows(appId: app.appId, on: writer.connection) == incremental)
     }
 
+    /// The fold's scratch table keeps its file from fold to fold of one session (migration 0306:
+    /// no TRUNCATE when it is empty, so no new relfilenode and no replanning), and a fold of two
+    /// apps in one transaction, whose second call finds the first's rows, still stores what a
+    /// recomputation gives for both.
+    @Test func theScratchTableKeepsItsFileFromFoldToFold() throws {
+        let db = try TestDatabase.create()
+        let apps = try (0..<4).map { _ in try Self.prepare(db) }
+        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
+        defer { writer.connection.close() }
+        let connection = try db.connect()
+        defer { connection.close() }
+        func commit(_ app: CreatedApp, seed: UInt64) throws {
+            let events = Self.scenario(seed: seed, base: Timestamp.now.adding(microseconds: -2 * Self.day))
+            try writer.commit(StagedBatch.Event.batches(events, appId: app.appId))
+        }
+        func file() throws -> String? {
+            try connection.query("""
+                SELECT relfilenode::text FROM pg_class WHERE relnamespace = pg_my_temp_schema() AND relname = 'tapwire_holdout_change'
+                """).scalar
+        }
+        try commit(apps[0], seed: 11)
+        try RollupStore().fold(on: connection)
+        let made = try #require(try file(), "the first fold made the scratch table")
+        try commit(apps[1], seed: 12)
+        try RollupStore().fold(on: connection)
+        #expect(try file() == made, "the scratch table keeps its relfilenode from fold to fold")
+        // Two apps in one fold: the same install ids, so rows the first call left would be read
+        // as the second app's stored rows.
+        try commit(apps[2], seed: 13)
+        try commit(apps[3], seed: 14)
+        try RollupStore().fold(on: connection)
+        for app in apps {
+            let stored = try Self.rows(Self.stored, app: app, on: connection)
+            #expect(stored.count > 100, "app \(app.appId)")
+            #expect(stored == (try Self.rows(Self.oracle, app: app, on: connection)), "app \(app.appId)")
+            #expect(try Self.rows(Self.storedDays, app: app, on: connection) == (try Self.rows(Self.oracleDays, app: app, on: connection)),
+                    "app \(app.appId)")
+        }
+    }
+
     /// `tapwire rollups rebuild` streams only the events engagement's rollups count: no
     /// assignment and no conversion reaches RollupDeltas (which would skip them one by one). Every
     /// rollup it rebuilds, engagement's and the holdouts' (queued again by
