@@ -582,52 +582,36 @@ public struct PostgresReportReader: ReportReading {
     /// The rows of report_uplift_days.sql or report_raw_uplift.sql, read in binary.
     static func upliftRows(_ result: BinaryQueryResult) throws(DatabaseError) -> [ReportUpliftDayRow] {
         let columns = try UpliftColumns(result)
-        var rows: [ReportUpliftDayRow] = []
-        rows.reserveCapacity(result.rowCount)
-        for row in 0..<result.rowCount { rows.append(try upliftRow(result, row, columns)) }
-        return rows
+        return try mapRows(result) { (r) throws(DatabaseError) in try upliftRow(r, columns) }
     }
 
     /// The rows of report_conversion_uplift.sql or report_raw_conversion_uplift.sql, read in
     /// binary: an uplift row per conversion name and currency.
     static func conversionUpliftRows(_ result: BinaryQueryResult) throws(DatabaseError) -> [ReportConversionUpliftDayRow] {
         let columns = try UpliftColumns(result)
-        var rows: [ReportConversionUpliftDayRow] = []
-        rows.reserveCapacity(result.rowCount)
-        for row in 0..<result.rowCount {
-            func text(_ position: Int?) throws(DatabaseError) -> String {
-                guard let position else { return "" }
-                return try result.text(row, position) ?? ""
-            }
-            rows.append(ReportConversionUpliftDayRow(name: try text(columns.name), currency: try text(columns.currency),
-                                                     row: try upliftRow(result, row, columns)))
+        return try mapRows(result) { (r) throws(DatabaseError) in
+            ReportConversionUpliftDayRow(name: try r.text(columns.name), currency: try r.text(columns.currency), row: try upliftRow(r, columns))
         }
-        return rows
     }
 
     /// One uplift row, from its fields in binary. The sums are exact decimals (`numeric`); each
     /// becomes the nearest double, so the same sums always give the same figures
     /// (`ExactDecimal.double`: the double `Double(String)` gives for PostgreSQL's text of it).
     /// NULL is 0 (an empty string for text), as it was when these rows were read as text.
-    static func upliftRow(_ result: BinaryQueryResult, _ row: Int, _ c: UpliftColumns) throws(DatabaseError) -> ReportUpliftDayRow {
-        func real(_ position: Int) throws(DatabaseError) -> Double {
-            try result.numeric(row, position).map { ExactDecimal.double($0) } ?? 0
-        }
-        func count(_ position: Int) throws(DatabaseError) -> Int { Int(try result.integer(row, position) ?? 0) }
-        let sums = MantelHaenszelSums(weights: try real(c.weights), numerator: try real(c.numerator), p: try real(c.p), q: try real(c.q),
-                                      nullSum: try real(c.nullSum), deviation: try real(c.deviation), strata: try count(c.strata),
-                                      excludedTrials: try count(c.excludedDelivered))
+    static func upliftRow(_ r: BinaryRow, _ c: UpliftColumns) throws(DatabaseError) -> ReportUpliftDayRow {
+        let sums = MantelHaenszelSums(weights: try r.real(c.weights), numerator: try r.real(c.numerator), p: try r.real(c.p),
+                                      q: try r.real(c.q), nullSum: try r.real(c.nullSum), deviation: try r.real(c.deviation),
+                                      strata: try r.count(c.strata), excludedTrials: try r.count(c.excludedDelivered))
         let day = UpliftDay(sums: sums,
-                            rich: UpliftDay.Side(delivered: try count(c.usedRichDelivered), engaged: try count(c.usedRichEngaged)),
-                            textOnly: UpliftDay.Side(delivered: try count(c.usedTextDelivered), engaged: try count(c.usedTextEngaged)),
-                            bothSides: StratumCounts(x1: try count(c.bothRichEngaged), n1: try count(c.bothRichDelivered),
-                                                     x2: try count(c.bothTextEngaged), n2: try count(c.bothTextDelivered)),
-                            notMeaningfulDelivered: try count(c.notMeaningfulDelivered),
-                            engagedWithoutDeliveries: try count(c.engagedWithoutDeliveries))
+                            rich: UpliftDay.Side(delivered: try r.count(c.usedRichDelivered), engaged: try r.count(c.usedRichEngaged)),
+                            textOnly: UpliftDay.Side(delivered: try r.count(c.usedTextDelivered), engaged: try r.count(c.usedTextEngaged)),
+                            bothSides: StratumCounts(x1: try r.count(c.bothRichEngaged), n1: try r.count(c.bothRichDelivered),
+                                                     x2: try r.count(c.bothTextEngaged), n2: try r.count(c.bothTextDelivered)),
+                            notMeaningfulDelivered: try r.count(c.notMeaningfulDelivered),
+                            engagedWithoutDeliveries: try r.count(c.engagedWithoutDeliveries))
         // The rollups' rows are the report as a whole; the raw query says which of its rows are.
-        let wholeReport = try c.wholeReport.map { (position) throws(DatabaseError) in try result.bool(row, position) ?? false } ?? true
-        let group = try c.group.map { (position) throws(DatabaseError) in try result.text(row, position) ?? "" } ?? ""
-        return ReportUpliftDayRow(wholeReport: wholeReport, group: group, category: try result.text(row, c.category) ?? "",
-                                  utcDay: try count(c.utcDay), day: day)
+        let wholeReport = try c.wholeReport.map { (position) throws(DatabaseError) in try r.flag(position) } ?? true
+        return ReportUpliftDayRow(wholeReport: wholeReport, group: try r.text(c.group), category: try r.text(c.category),
+                                  utcDay: try r.count(c.utcDay), day: day)
     }
 }

@@ -5,8 +5,8 @@ import TapwireStore
 /// The report's rows read in binary (`PostgresConnection.queryBinary`), one mapper per row kind,
 /// shared by the rollups' statements and the raw-events ones (`report_raw_*.sql`) where the
 /// columns are the same; a `group_value` column is read where the statement has one. Each column
-/// is found once per result, not by name in every row. NULL reads as 0, "" or false, and an
-/// integer past 64 bits as 0, as the text decoding did (docs/reports.md, "Rows read in binary").
+/// is found once per result, not by name in every row. NULL reads as 0, "" or false, as the text
+/// decoding did; a count past 64 bits is an error, not 0 (docs/reports.md, "Rows read in binary").
 extension PostgresReportReader {
     /// Reads row `row` of a result: `text`, `count` and `flag` of a column position.
     struct BinaryRow {
