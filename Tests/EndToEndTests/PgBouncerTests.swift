@@ -3,7 +3,6 @@ import Testing
 import TapwireCore
 import TapwireStore
 import TapwireTestSupport
-import TapwireRollupOracle
 
 /// Tapwire behind a real PgBouncer in transaction pooling with its stock settings (Debian's
 /// package): consecutive transactions of one Tapwire connection run on whichever server session
@@ -104,9 +103,7 @@ import TapwireRollupOracle
         let rebuild = try TapwireBinary.run(["rollups", "rebuild", "--app", "shop", "--database-url", pooled])
         #expect(rebuild.status == 0, "\(rebuild.output)")
         #expect(try RollupSnapshot.rows(appId: Int64(appId)!, on: check) == before)
-        let hours = try #require(try RollupStore().eventHours(appId: Int64(appId)!, on: check))
-        try RollupOracle.recompute(appId: Int64(appId)!, from: hours.from, to: hours.to, on: check)
-        #expect(try RollupSnapshot.rows(appId: Int64(appId)!, on: check) == before)
+        #expect(try RollupSnapshot.recomputedByOracle(appId: Int64(appId)!, on: check) == before)
 
         // Alerts: the same findings through PgBouncer as directly (exit 0 or 1 is the verdict), as
         // of one instant, which the answer states.

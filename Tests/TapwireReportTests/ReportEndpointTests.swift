@@ -3,7 +3,6 @@ import TapwireStatistics
 import Testing
 import TapwireCore
 @testable import TapwireReport
-import TapwireRollupOracle
 import TapwireStore
 import TapwireTestSupport
 
@@ -295,9 +294,7 @@ struct DismissTests {
             #expect(try rows(both) == (try rows(keyedBoth)), "\(stage)")
             let stored = try RollupSnapshot.rows(appId: sample.app.appId, on: connection)
             #expect(stored.contains { $0.first == "z" } && stored.contains { $0 == ["v", "", "", "", "0.9", "", "", ""] }, "\(stage)")
-            let range = try #require(try RollupStore().eventHours(appId: sample.app.appId, on: connection))
-            try RollupOracle.recompute(appId: sample.app.appId, from: range.from, to: range.to, on: connection)
-            #expect(try RollupSnapshot.rows(appId: sample.app.appId, on: connection) == stored, "\(stage): the rollups differ from the oracle")
+            #expect(try RollupSnapshot.recomputedByOracle(appId: sample.app.appId, on: connection) == stored, "\(stage): the rollups differ from the oracle")
         }
         try post(version: "0.9", n: 20, at: sample.from.adding(microseconds: 2 * hour))
         try check("folded", message1: [200, 40], message09: [20, 10])

@@ -4,7 +4,6 @@ import Testing
 import TapwireCore
 @testable import TapwireStore
 import TapwireTestSupport
-import TapwireRollupOracle
 
 /// Assignments and the holdout aggregates kept by the fold (docs/holdouts.md, migration 0201),
 /// against the real PostgreSQL: whatever order assignments and conversions arrive in, and however
@@ -206,9 +205,7 @@ import TapwireRollupOracle
         defer { writer.connection.close() }
         let incremental = try RollupSnapshot.rows(appId: app.appId, on: writer.connection)
         #expect(!incremental.isEmpty)
-        let range = try #require(try RollupStore().eventHours(appId: app.appId, on: writer.connection))
-        try RollupOracle.recompute(appId: app.appId, from: range.from, to: range.to, on: writer.connection)
-        #expect(try RollupSnapshot.rows(appId: app.appId, on: writer.connection) == incremental)
+        #expect(try RollupSnapshot.recomputedByOracle(appId: app.appId, on: writer.connection) == incremental)
     }
 
     /// The fold's scratch table keeps its file from fold to fold of one session (migration 0306:

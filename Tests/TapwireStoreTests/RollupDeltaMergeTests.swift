@@ -5,7 +5,6 @@ import Testing
 import TapwireCore
 @testable import TapwireStore
 import TapwireTestSupport
-import TapwireRollupOracle
 
 /// The group commit adds rollup rows computed in Swift (`RollupDeltas`); the tests' oracle
 /// recomputes them in SQL (sql/fresh/, `RollupOracle`), and `tapwire rollups rebuild` with the
@@ -96,9 +95,7 @@ import TapwireRollupOracle
         #expect(try RollupStore().fold(on: connection) == 0, "a fold takes every pending delta")
         let incremental = try RollupSnapshot.rows(appId: app.appId, on: connection)
         #expect(incremental.count > 500)
-        let range = try #require(try RollupStore().eventHours(appId: app.appId, on: connection))
-        try RollupOracle.recompute(appId: app.appId, from: range.from, to: range.to, on: connection)
-        let oracle = try RollupSnapshot.rows(appId: app.appId, on: connection)
+        let oracle = try RollupSnapshot.recomputedByOracle(appId: app.appId, on: connection)
         #expect(oracle.count == incremental.count)
         #expect(oracle == incremental, "rollups merged from Swift deltas differ from the SQL recomputation")
         // `rollups rebuild` streams the events through the same Swift code: it must agree too,
@@ -106,6 +103,7 @@ import TapwireRollupOracle
         try connection.query("DELETE FROM rollup_total_histograms WHERE app_id = $1::bigint", [String(app.appId)])
         try connection.query("UPDATE rollup_uplift_days SET weights = weights + 1 WHERE app_id = $1::bigint", [String(app.appId)])
         try connection.query("UPDATE mismatch_usage_daily SET event_count = event_count + 5 WHERE app_id = $1::bigint", [String(app.appId)])
+        let range = try #require(try RollupStore().eventHours(appId: app.appId, on: connection))
         let days = try RollupStore().rebuild(appId: app.appId, from: range.from, to: range.to, on: connection)
         #expect(days.reduce(0) { $0 + $1.eventsRecomputed } == distinct)
         #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == oracle, "rollups rebuild differs from the SQL recomputation")
@@ -330,9 +328,7 @@ import TapwireRollupOracle
         #expect(try connection.query("SELECT relpersistence::text FROM pg_class WHERE oid = 'rollup_fold_rows'::regclass").scalar == "u")
         #expect(try connection.query("SELECT (SELECT count(*) FROM rollup_fold_rows) + (SELECT count(*) FROM rollup_deltas)").scalar == "0")
         let folded = try RollupSnapshot.rows(appId: app.appId, on: connection)
-        let range = try #require(try RollupStore().eventHours(appId: app.appId, on: connection))
-        try RollupOracle.recompute(appId: app.appId, from: range.from, to: range.to, on: connection)
-        #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == folded)
+        #expect(try RollupSnapshot.recomputedByOracle(appId: app.appId, on: connection) == folded)
 
         // An earlier collector's fold: its rows into rollup_deltas, then the function, in one
         // transaction; the function upserts them as before.
@@ -374,9 +370,7 @@ import TapwireRollupOracle
         for app in [apps[0], apps[RollupStore.foldAppsAtOnce], apps[apps.count - 1]] {
             let incremental = try RollupSnapshot.rows(appId: app.appId, on: connection)
             #expect(!incremental.isEmpty)
-            let range = try #require(try RollupStore().eventHours(appId: app.appId, on: connection))
-            try RollupOracle.recompute(appId: app.appId, from: range.from, to: range.to, on: connection)
-            #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == incremental, "app \(app.appId)")
+            #expect(try RollupSnapshot.recomputedByOracle(appId: app.appId, on: connection) == incremental, "app \(app.appId)")
         }
     }
 
@@ -459,9 +453,7 @@ import TapwireRollupOracle
         #expect(try db.query("SELECT count(*) FROM rollup_delta_batches").scalar == "0")
         #expect(try db.query("SELECT count(*) FROM rollup_deltas").scalar == "0")
         let folded = try RollupSnapshot.rows(appId: app.appId, on: connection)
-        let range = try #require(try RollupStore().eventHours(appId: app.appId, on: connection))
-        try RollupOracle.recompute(appId: app.appId, from: range.from, to: range.to, on: connection)
-        #expect(try RollupSnapshot.rows(appId: app.appId, on: connection) == folded)
+        #expect(try RollupSnapshot.recomputedByOracle(appId: app.appId, on: connection) == folded)
         #expect(try db.query("SELECT count(*) FROM rollup_marginals WHERE dimension = 'os' AND value = '18'").scalar != "0")
     }
 

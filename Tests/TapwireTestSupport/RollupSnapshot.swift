@@ -1,3 +1,4 @@
+import TapwireRollupOracle
 import TapwireStore
 
 /// Every rollup row of one app (the report rollups, the release-regression rollups and the
@@ -42,5 +43,20 @@ public enum RollupSnapshot {
 
     public static func rows(appId: Int64, on connection: PostgresConnection) throws -> [[String?]] {
         try connection.query(sql, [String(appId)]).rows
+    }
+
+    /// The app's rollups as the SQL oracle recomputes them over the hours its events span,
+    /// replacing what is stored: the other side of every "the fold (or the rebuild) wrote what
+    /// the oracle writes" comparison. Throws when the app has no events, as there is nothing to compare.
+    public static func recomputedByOracle(appId: Int64, on connection: PostgresConnection) throws -> [[String?]] {
+        guard let hours = try RollupStore().eventHours(appId: appId, on: connection) else { throw NoEvents(appId: appId) }
+        try RollupOracle.recompute(appId: appId, from: hours.from, to: hours.to, on: connection)
+        return try rows(appId: appId, on: connection)
+    }
+
+    /// `recomputedByOracle` found no event of the app.
+    public struct NoEvents: Error, CustomStringConvertible {
+        public let appId: Int64
+        public var description: String { "app \(appId) has no events to recompute its rollups from" }
     }
 }
