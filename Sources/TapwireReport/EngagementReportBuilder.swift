@@ -416,18 +416,19 @@ public struct EngagementReportBuilder: Sendable {
 
     /// Each category's title: that of the newest version (the last as `String` orders them) whose
     /// manifest gives the category one (`Manifest.category`, the first entry of its identifier).
-    /// A category that already has its title (from a newer version) is skipped with one lookup:
-    /// only a category still without one is checked against the version's earlier entries. A real
-    /// app's 40 manifests × 30 categories otherwise hashed each identifier twice, and built a set
-    /// per version, on every report (docs/reports.md, "Issue 33's ratio: the manifests' derived
-    /// facts").
+    /// A category that already has its title (from a newer version) is skipped with one lookup,
+    /// an entry without a title at once; only an entry with a title is checked against the
+    /// version's earlier entries, by comparing identifiers. A real app's 40 manifests × 30
+    /// categories, none with a title, otherwise built a set per version on every report
+    /// (docs/reports.md, "Issue 33's ratio: the manifests' derived facts"; branch report6).
     static func titles(_ manifests: [String: Manifest]) -> [String: String] {
         var titles: [String: String] = [:]
         for version in manifests.keys.sorted(by: >) {
-            var seen: Set<String> = []
-            for category in manifests[version]!.categories where titles[category.identifier] == nil {
-                // Once a title is set it stays, so the entries skipped above need no place in `seen`.
-                guard seen.insert(category.identifier).inserted, let title = category.title else { continue }
+            let categories = manifests[version]!.categories
+            for (i, category) in categories.enumerated() where titles[category.identifier] == nil {
+                // Only the version's first entry of an identifier counts, titled or not.
+                guard let title = category.title,
+                      !categories[..<i].contains(where: { $0.identifier == category.identifier }) else { continue }
                 titles[category.identifier] = title
             }
         }

@@ -99,6 +99,13 @@ enum ExactDecimal {
         return Double(numeric.text) ?? .nan
     }
 
+    /// The nearest double to a `numeric` read in place (`BinaryQueryResult.scaledNumeric`), the
+    /// same as `double(_: PostgresNumeric)`; nil past 10^38 or 27 places, which take that path.
+    static func double(_ scaled: PostgresNumeric.Scaled) -> Double? {
+        guard scaled.scale <= 27, let (high, low) = scaled.magnitude else { return nil }
+        return nearest(negative: scaled.negative, high: high, low: low, places: scaled.scale)
+    }
+
     /// The nearest double to `±(high, low) / 10^places`, (high, low) below 10^38, places at most 27.
     private static func nearest(negative: Bool, high: UInt64, low: UInt64, places: Int) -> Double {
         var (high, low) = (high, low)

@@ -241,8 +241,13 @@ public struct PostgresReportReader: ReportReading {
             return days.count - 1
         }
         struct Key: Hashable { var category: String, day: Int }
-        var sums: [Key: (delivered: Int, engaged: Int)] = [:]
-        var order: [Key] = []
+        // Each key's place in `rows`, found with one lookup a row (the table sized for every row
+        // its own key, as in UTC): the lookups and the table's growth were half this step.
+        var position: [Key: Int] = [:]
+        position.reserveCapacity(result.rowCount)
+        var rows: [ReportTrendRow] = []
+        rows.reserveCapacity(result.rowCount)
+        func slot(_ value: inout Int) -> Int { value }
         for row in 0..<result.rowCount {
             let r = BinaryRow(result: result, row: row)
             guard let i = try r.integer(run), dayAt.indices.contains(i - 1) else {
@@ -250,17 +255,15 @@ public struct PostgresReportReader: ReportReading {
             }
             let key = Key(category: try r.text(category), day: dayAt[i - 1])
             let d = try r.count(delivered), e = try r.count(engaged)
-            if let sum = sums[key] {
-                sums[key] = (sum.delivered + d, sum.engaged + e)
+            let next = rows.count, k = slot(&position[key, default: next])
+            if k == next {
+                rows.append(ReportTrendRow(category: key.category, day: days[key.day], delivered: d, engaged: e))
             } else {
-                sums[key] = (d, e)
-                order.append(key)
+                rows[k].delivered += d
+                rows[k].engaged += e
             }
         }
-        return order.map { key in
-            let sum = sums[key]!
-            return ReportTrendRow(category: key.category, day: days[key.day], delivered: sum.delivered, engaged: sum.engaged)
-        }
+        return rows
     }
 
     /// The measurable (category, app version) pairs as the dismiss statements take them: every

@@ -26,9 +26,12 @@ extension PostgresReportReader {
 
         func flag(_ column: Int) throws(DatabaseError) -> Bool { try result.bool(row, column) ?? false }
 
-        /// A `numeric` sum as the nearest double (`ExactDecimal.double`, as `Double` parsed its text).
+        /// A `numeric` sum as the nearest double (`ExactDecimal.double`, as `Double` parsed its text),
+        /// read in place; one past 10^38 or 27 places is decoded whole and goes through its text.
         func real(_ column: Int) throws(DatabaseError) -> Double {
-            try result.numeric(row, column).map { ExactDecimal.double($0) } ?? 0
+            guard let scaled = try result.scaledNumeric(row, column) else { return 0 }
+            if let value = ExactDecimal.double(scaled) { return value }
+            return try result.numeric(row, column).map { ExactDecimal.double($0) } ?? 0
         }
     }
 

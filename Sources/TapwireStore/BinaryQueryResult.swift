@@ -84,10 +84,8 @@ public struct BinaryQueryResult: Sendable {
         case TypeOID.int4: size = 4
         case TypeOID.int2: size = 2
         case TypeOID.numeric:
-            guard let field = field(row, column) else { return nil }
-            let value: Int64?
-            do throws(DatabaseError) { value = try PostgresNumeric(binary: field).int64 } catch { throw named(error, column) }
-            guard let value else { throw mismatch(column, "a 64-bit integer") }
+            guard let scaled = try scaledNumeric(row, column) else { return nil }
+            guard let value = scaled.int64 else { throw mismatch(column, "a 64-bit integer") }
             return value
         default: throw mismatch(column, "an integer")
         }
@@ -121,6 +119,21 @@ public struct BinaryQueryResult: Sendable {
         guard let field = field(row, column) else { return nil }
         guard types[column] == TypeOID.numeric else { throw mismatch(column, "a numeric") }
         do throws(DatabaseError) { return try PostgresNumeric(binary: field) } catch { throw named(error, column) }
+    }
+
+    /// A numeric column's sign, places and scaled integer, read where its bytes lie
+    /// (`PostgresNumeric.scaled`): no digits array per value, as `numeric` allocates. nil for NULL;
+    /// NaN, ±Infinity and malformed bytes are the errors `numeric` names.
+    public func scaledNumeric(_ row: Int, _ column: Int) throws(DatabaseError) -> PostgresNumeric.Scaled? {
+        let index = row * columns.count + column
+        let length = Int(lengths[index])
+        guard length >= 0 else { return nil }
+        guard types[column] == TypeOID.numeric else { throw mismatch(column, "a numeric") }
+        let start = starts[index]
+        if let scaled = bytes.withUnsafeBufferPointer({ PostgresNumeric.scaled($0, start: start, length: length) }) { return scaled }
+        // Not a finite numeric: the whole decoding says why.
+        _ = try numeric(row, column)
+        throw mismatch(column, "a finite numeric")
     }
 
     /// A smallint[] or bigint[] without NULL elements, nil for NULL (a histogram row's bins and

@@ -440,29 +440,29 @@ public final class PostgresConnection {
             columns.append(String(cString: PQfname(result, Int32(c))))
             types.append(UInt32(PQftype(result, Int32(c))))
         }
-        var bytes: [UInt8] = [], starts: [Int] = [], lengths: [Int32] = []
+        var starts: [Int] = [], lengths: [Int32] = []
         starts.reserveCapacity(rowCount * columnCount)
         lengths.reserveCapacity(rowCount * columnCount)
         // The buffer sized once: grown append by append, its copies were a tenth of a report's decoding.
         var total = 0
         for r in 0..<rowCount {
-            for c in 0..<columnCount { total += Int(PQgetlength(result, Int32(r), Int32(c))) }
-        }
-        bytes.reserveCapacity(total)
-        for r in 0..<rowCount {
             for c in 0..<columnCount {
-                starts.append(bytes.count)
-                if PQgetisnull(result, Int32(r), Int32(c)) == 1 {
-                    lengths.append(-1)
-                    continue
-                }
-                let length = PQgetlength(result, Int32(r), Int32(c))
-                let value = PQgetvalue(result, Int32(r), Int32(c))!
-                value.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
-                    bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: Int(length)))
-                }
+                let length = PQgetisnull(result, Int32(r), Int32(c)) == 1 ? -1 : PQgetlength(result, Int32(r), Int32(c))
+                starts.append(total)
                 lengths.append(length)
+                total += Int(max(length, 0))
             }
+        }
+        // Each field copied with one memcpy into its place (an append per field was a third of this step).
+        let bytes = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+            for r in 0..<rowCount {
+                for c in 0..<columnCount {
+                    let index = r * columnCount + c, length = Int(lengths[index])
+                    guard length > 0, let base = buffer.baseAddress else { continue }
+                    memcpy(base + starts[index], PQgetvalue(result, Int32(r), Int32(c)), length)
+                }
+            }
+            initialized = total
         }
         return BinaryQueryResult(columns: columns, types: types, bytes: bytes, starts: starts, lengths: lengths, rowCount: rowCount)
     }

@@ -22,29 +22,87 @@ public struct PostgresNumeric: Sendable, Equatable {
     /// Decodes numeric_send's layout: int16 ndigits, int16 weight, uint16 sign, int16 dscale, then
     /// ndigits int16 digits.
     public init(binary bytes: ArraySlice<UInt8>) throws(DatabaseError) {
-        guard bytes.count >= 8 else { throw DatabaseError(.unexpectedResult, "a numeric of \(bytes.count) bytes") }
         let start = bytes.startIndex
         func word(_ at: Int) -> UInt16 { UInt16(bytes[start + at]) << 8 | UInt16(bytes[start + at + 1]) }
+        let header: Header
+        switch Self.header(length: bytes.count, word: word) {
+        case .success(let checked): header = checked
+        case .failure(let problem): throw problem.error
+        }
+        var digits: [UInt16] = []
+        digits.reserveCapacity(header.count)
+        for i in 0..<header.count {
+            let digit = word(8 + 2 * i)
+            guard digit < 10_000 else { throw Self.badDigit(digit) }
+            digits.append(digit)
+        }
+        self.init(negative: header.negative, weight: header.weight, scale: header.scale, digits: digits)
+    }
+
+    /// numeric_send's first four words, checked against the field's length: NaN, ±Infinity and
+    /// malformed bytes are a `Problem` (a small value, so the check costs the in-place read little).
+    /// `word(at)` is the big-endian word at byte `at`.
+    struct Header {
+        let count: Int, weight: Int, negative: Bool, scale: Int
+    }
+
+    enum Problem: Error {
+        case short(Int), nan, infinite, sign(UInt16), malformed(count: Int, length: Int)
+
+        var error: DatabaseError {
+            switch self {
+            case .short(let length): return DatabaseError(.unexpectedResult, "a numeric of \(length) bytes")
+            case .nan: return DatabaseError(.unexpectedResult, "a numeric NaN")
+            case .infinite: return DatabaseError(.unexpectedResult, "an infinite numeric")
+            case .sign(let sign): return DatabaseError(.unexpectedResult, "a numeric of unknown sign \(sign)")
+            case .malformed(let count, let length):
+                return DatabaseError(.unexpectedResult, "a malformed numeric (\(count) digits in \(length) bytes)")
+            }
+        }
+    }
+
+    static func header(length: Int, word: (Int) -> UInt16) -> Result<Header, Problem> {
+        guard length >= 8 else { return .failure(.short(length)) }
         let count = Int(Int16(bitPattern: word(0)))
         let sign = word(4)
         switch sign {
-        case Self.positiveSign, Self.negativeSign: break
-        case Self.nanSign: throw DatabaseError(.unexpectedResult, "a numeric NaN")
-        case Self.positiveInfinitySign, Self.negativeInfinitySign: throw DatabaseError(.unexpectedResult, "an infinite numeric")
-        default: throw DatabaseError(.unexpectedResult, "a numeric of unknown sign \(sign)")
+        case positiveSign, negativeSign: break
+        case nanSign: return .failure(.nan)
+        case positiveInfinitySign, negativeInfinitySign: return .failure(.infinite)
+        default: return .failure(.sign(sign))
         }
         let scale = Int(Int16(bitPattern: word(6)))
-        guard count >= 0, scale >= 0, bytes.count == 8 + 2 * count else {
-            throw DatabaseError(.unexpectedResult, "a malformed numeric (\(count) digits in \(bytes.count) bytes)")
+        guard count >= 0, scale >= 0, length == 8 + 2 * count else { return .failure(.malformed(count: count, length: length)) }
+        return .success(Header(count: count, weight: Int(Int16(bitPattern: word(2))), negative: sign == negativeSign, scale: scale))
+    }
+
+    static func badDigit(_ digit: UInt16) -> DatabaseError { DatabaseError(.unexpectedResult, "a numeric digit of \(digit)") }
+
+    /// A numeric's sign, display scale and |value| · 10^scale: what a report's sum needs
+    /// (ExactDecimal), read where the field's bytes lie (`BinaryQueryResult.scaledNumeric`) with no
+    /// digits array, whose allocation per value was most of the uplift rows' decoding
+    /// (docs/reports.md, "Rows read in binary").
+    public struct Scaled: Sendable {
+        public let negative: Bool
+        public let scale: Int
+        /// |value| · 10^scale, or nil when it is 10^38 or more (as `scaledInteger`).
+        public let magnitude: (high: UInt64, low: UInt64)?
+
+        /// The value as an integer when it has no places and fits in 64 bits (a sum of bigints).
+        public var int64: Int64? { PostgresNumeric.int64(negative: negative, scale: scale, magnitude: magnitude) }
+    }
+
+    /// The numeric whose numeric_send bytes are `buffer[start ..< start + length]`, as `Scaled`;
+    /// nil when they are not a finite numeric (NaN, ±Infinity, malformed: `init(binary:)` says which).
+    static func scaled(_ buffer: UnsafeBufferPointer<UInt8>, start: Int, length: Int) -> Scaled? {
+        precondition(start >= 0 && length >= 0 && start + length <= buffer.count, "a numeric field outside its result")
+        func word(_ at: Int) -> UInt16 { UInt16(buffer[start + at]) << 8 | UInt16(buffer[start + at + 1]) }
+        guard case .success(let header) = header(length: length, word: word) else { return nil }
+        for i in 0..<header.count where word(8 + 2 * i) >= 10_000 { return nil }
+        let magnitude = scaledInteger(weight: header.weight, scale: header.scale) { index in
+            index >= 0 && index < header.count ? word(8 + 2 * index) : 0
         }
-        var digits: [UInt16] = []
-        digits.reserveCapacity(count)
-        for i in 0..<count {
-            let digit = word(8 + 2 * i)
-            guard digit < 10_000 else { throw DatabaseError(.unexpectedResult, "a numeric digit of \(digit)") }
-            digits.append(digit)
-        }
-        self.init(negative: sign == Self.negativeSign, weight: Int(Int16(bitPattern: word(2))), scale: scale, digits: digits)
+        return Scaled(negative: header.negative, scale: header.scale, magnitude: magnitude)
     }
 
     public init(negative: Bool, weight: Int, scale: Int, digits: [UInt16]) {
@@ -96,7 +154,12 @@ public struct PostgresNumeric: Sendable, Equatable {
 
     /// |value| · 10^scale as a 128-bit integer, digits past the scale cut off (as `text` cuts
     /// them), or nil when it is 10^38 or more.
-    public var scaledInteger: (high: UInt64, low: UInt64)? {
+    public var scaledInteger: (high: UInt64, low: UInt64)? { Self.scaledInteger(weight: weight, scale: scale, digit: digit) }
+
+    /// `scaledInteger` of the digits `digit(index)` gives (0 outside them): one computation for
+    /// the decoded numeric and for the bytes read in place (`scaled`).
+    @inline(__always)
+    static func scaledInteger(weight: Int, scale: Int, digit: (Int) -> UInt16) -> (high: UInt64, low: UInt64)? {
         // The groups up to the one holding the last place, read as one integer, then the 0…3
         // places of that group past the scale dropped.
         let groupsAfterPoint = (scale + 3) / 4
@@ -114,7 +177,7 @@ public struct PostgresNumeric: Sendable, Equatable {
         }
         let drop = 4 * groupsAfterPoint - scale
         if drop > 0 {
-            let divisor: UInt64 = [1, 10, 100, 1000][drop]
+            let divisor: UInt64 = drop == 1 ? 10 : drop == 2 ? 100 : 1000
             let quotientHigh = high / divisor
             let (quotientLow, _) = divisor.dividingFullWidth((high: high % divisor, low: low))
             (high, low) = (quotientHigh, quotientLow)
@@ -126,8 +189,10 @@ public struct PostgresNumeric: Sendable, Equatable {
     }
 
     /// The value as an integer when it has no places and fits in 64 bits (a sum of bigints).
-    public var int64: Int64? {
-        guard scale == 0, let (high, low) = scaledInteger, high == 0 else { return nil }
+    public var int64: Int64? { Self.int64(negative: negative, scale: scale, magnitude: scaledInteger) }
+
+    static func int64(negative: Bool, scale: Int, magnitude: (high: UInt64, low: UInt64)?) -> Int64? {
+        guard scale == 0, let (high, low) = magnitude, high == 0 else { return nil }
         if negative {
             return low <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- low) : nil
         }

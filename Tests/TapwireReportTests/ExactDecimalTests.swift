@@ -114,6 +114,9 @@ import TapwireTestSupport
             let numeric = try #require(try result.numeric(row, 0))
             let text = try #require(try result.text(row, 1))
             #expect(ExactDecimal.double(numeric).bitPattern == Double(text)?.bitPattern, "\(text)")
+            // As a report's row reads it: in place, without the digits array.
+            let real = try PostgresReportReader.BinaryRow(result: result, row: row).real(0)
+            #expect(real.bitPattern == Double(text)?.bitPattern, "\(text)")
         }
     }
 }

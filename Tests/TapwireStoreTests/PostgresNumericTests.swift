@@ -59,6 +59,60 @@ import TapwireTestSupport
         #expect(fast > 1_000)
     }
 
+    /// The numerics read in place (`scaledNumeric`, no digits array) are the decoded ones' sign,
+    /// places and scaled integer, over the same values; NaN and ±Infinity are refused there too.
+    @Test func aNumericReadInPlaceIsTheDecodedOnesScaledInteger() throws {
+        let db = try TestDatabase.create()
+        let connection = try db.connect()
+        defer { connection.close() }
+        let values = Self.edges + Self.literals(count: 3_000)
+        let result = try connection.queryBinary("""
+            SELECT v, d, NULL::numeric AS missing
+            FROM (SELECT v::numeric AS v, round(v::numeric / 7, (n % 41)::int) AS d
+                  FROM unnest($1::text[]) WITH ORDINALITY AS u(v, n)) s
+            """, [PostgresValue.textArray(values)])
+        var fitting = 0
+        for row in 0..<result.rowCount {
+            for column in 0..<2 {
+                let numeric = try #require(try result.numeric(row, column))
+                let scaled = try #require(try result.scaledNumeric(row, column))
+                #expect(scaled.negative == numeric.negative && scaled.scale == numeric.scale, "\(numeric.text)")
+                #expect(scaled.magnitude.map { [$0.high, $0.low] } == numeric.scaledInteger.map { [$0.high, $0.low] }, "\(numeric.text)")
+                #expect(scaled.int64 == numeric.int64, "\(numeric.text)")
+                if scaled.magnitude != nil { fitting += 1 }
+            }
+            #expect(try result.scaledNumeric(row, 2) == nil)
+        }
+        #expect(fitting > 1_000 && fitting < 2 * result.rowCount)
+        let special = try connection.queryBinary("SELECT 'NaN'::numeric AS a, 'Infinity'::numeric AS b, '-Infinity'::numeric AS c, 1::bigint AS d")
+        for column in 0..<3 {
+            do throws(DatabaseError) {
+                _ = try special.scaledNumeric(0, column)
+                Issue.record("column \(column) read in place")
+            } catch {
+                #expect(error.code == .unexpectedResult)
+                #expect(error.query == special.statement)
+            }
+        }
+        #expect(throws: DatabaseError.self) { _ = try special.scaledNumeric(0, 3) }
+    }
+
+    /// Bytes that are not numeric_send's are refused in place as `init(binary:)` refuses them.
+    @Test func malformedBytesAreRefusedInPlace() {
+        for bytes: [UInt8] in [[0, 1, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0, 0, 0, 0x27, 0x10], [0, 2, 0, 0, 0, 0, 0, 0, 0, 1],
+                               [0, 1, 0, 0, 0xC0, 0, 0, 0, 0, 1], [0xFF, 0xFF, 0, 0, 0, 0, 0, 0]] {
+            // The field in the middle of a larger buffer, as in a result.
+            let buffer: [UInt8] = [9, 9, 9] + bytes + [9, 9]
+            let scaled = buffer.withUnsafeBufferPointer { PostgresNumeric.scaled($0, start: 3, length: bytes.count) }
+            #expect(scaled == nil, "\(bytes)")
+            #expect(throws: DatabaseError.self) { _ = try PostgresNumeric(binary: bytes[...]) }
+        }
+        // 1.5: one digit before the point, 5000 after it, scale 1.
+        let bytes: [UInt8] = [9, 0, 2, 0, 0, 0, 0, 0, 1, 0, 1, 0x13, 0x88, 9]
+        let scaled = bytes.withUnsafeBufferPointer { PostgresNumeric.scaled($0, start: 1, length: 12) }
+        #expect(scaled?.magnitude.map { [$0.high, $0.low] } == [0, 15])
+    }
+
     @Test func nanAndInfinityAreRefused() throws {
         let db = try TestDatabase.create()
         let connection = try db.connect()
