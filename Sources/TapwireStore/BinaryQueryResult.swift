@@ -129,8 +129,7 @@ public struct BinaryQueryResult: Sendable {
         let length = Int(lengths[index])
         guard length >= 0 else { return nil }
         guard types[column] == TypeOID.numeric else { throw mismatch(column, "a numeric") }
-        let start = starts[index]
-        if let scaled = bytes.withUnsafeBufferPointer({ PostgresNumeric.scaled($0, start: start, length: length) }) { return scaled }
+        if let scaled = PostgresNumeric.scaled(bytes, start: starts[index], length: length) { return scaled }
         // Not a finite numeric: the whole decoding says why.
         _ = try numeric(row, column)
         throw mismatch(column, "a finite numeric")

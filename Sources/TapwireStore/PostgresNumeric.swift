@@ -92,17 +92,22 @@ public struct PostgresNumeric: Sendable, Equatable {
         public var int64: Int64? { PostgresNumeric.int64(negative: negative, scale: scale, magnitude: magnitude) }
     }
 
-    /// The numeric whose numeric_send bytes are `buffer[start ..< start + length]`, as `Scaled`;
+    /// The numeric whose numeric_send bytes are `bytes[start ..< start + length]`, as `Scaled`;
     /// nil when they are not a finite numeric (NaN, ±Infinity, malformed: `init(binary:)` says which).
-    static func scaled(_ buffer: UnsafeBufferPointer<UInt8>, start: Int, length: Int) -> Scaled? {
-        precondition(start >= 0 && length >= 0 && start + length <= buffer.count, "a numeric field outside its result")
-        func word(_ at: Int) -> UInt16 { UInt16(buffer[start + at]) << 8 | UInt16(buffer[start + at + 1]) }
-        guard case .success(let header) = header(length: length, word: word) else { return nil }
-        for i in 0..<header.count where word(8 + 2 * i) >= 10_000 { return nil }
-        let magnitude = scaledInteger(weight: header.weight, scale: header.scale) { index in
-            index >= 0 && index < header.count ? word(8 + 2 * index) : 0
+    /// It takes the result's whole buffer, not a slice of it, whose retain and release were most
+    /// of a small read (as `BinaryQueryResult.fixed`); the buffer's pointer stays in this function,
+    /// bounded by the precondition.
+    static func scaled(_ bytes: [UInt8], start: Int, length: Int) -> Scaled? {
+        precondition(start >= 0 && length >= 0 && start + length <= bytes.count, "a numeric field outside its result")
+        return bytes.withUnsafeBufferPointer { buffer -> Scaled? in
+            func word(_ at: Int) -> UInt16 { UInt16(buffer[start + at]) << 8 | UInt16(buffer[start + at + 1]) }
+            guard case .success(let header) = header(length: length, word: word) else { return nil }
+            for i in 0..<header.count where word(8 + 2 * i) >= 10_000 { return nil }
+            let magnitude = scaledInteger(weight: header.weight, scale: header.scale) { index in
+                index >= 0 && index < header.count ? word(8 + 2 * index) : 0
+            }
+            return Scaled(negative: header.negative, scale: header.scale, magnitude: magnitude)
         }
-        return Scaled(negative: header.negative, scale: header.scale, magnitude: magnitude)
     }
 
     public init(negative: Bool, weight: Int, scale: Int, digits: [UInt16]) {

@@ -103,13 +103,13 @@ import TapwireTestSupport
                                [0, 1, 0, 0, 0xC0, 0, 0, 0, 0, 1], [0xFF, 0xFF, 0, 0, 0, 0, 0, 0]] {
             // The field in the middle of a larger buffer, as in a result.
             let buffer: [UInt8] = [9, 9, 9] + bytes + [9, 9]
-            let scaled = buffer.withUnsafeBufferPointer { PostgresNumeric.scaled($0, start: 3, length: bytes.count) }
+            let scaled = PostgresNumeric.scaled(buffer, start: 3, length: bytes.count)
             #expect(scaled == nil, "\(bytes)")
             #expect(throws: DatabaseError.self) { _ = try PostgresNumeric(binary: bytes[...]) }
         }
         // 1.5: one digit before the point, 5000 after it, scale 1.
         let bytes: [UInt8] = [9, 0, 2, 0, 0, 0, 0, 0, 1, 0, 1, 0x13, 0x88, 9]
-        let scaled = bytes.withUnsafeBufferPointer { PostgresNumeric.scaled($0, start: 1, length: 12) }
+        let scaled = PostgresNumeric.scaled(bytes, start: 1, length: 12)
         #expect(scaled?.magnitude.map { [$0.high, $0.low] } == [0, 15])
     }
 
