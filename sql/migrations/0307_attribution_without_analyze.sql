@@ -9,9 +9,10 @@
 --     rollup_conversion_strata left at zero are among the upsert's own, which it now returns:
 --     deleted by tuple id (`app_id = p_app AND ctid = ANY (…)`: on Citus the app names the shard
 --     the ids are of), where a join with the scratch table found them;
---   * notification_conversions' rows are deleted, and conversion_credits' read again, by a join
---     with the changed notifications' keys passed as arrays (unnest() is planned on the array's
---     length, not on a scratch table's statistics); the rows of rollup_conversion_uplift_days
+--   * notification_conversions' rows are deleted, and conversion_credits' read again, by a hash
+--     join with the changed notifications' keys passed as arrays, over the changed devices' rows
+--     only (never a loop over keys: its cost, on a stored table whose statistics do not know the
+--     app yet, was the app's rows once per key); the rows of rollup_conversion_uplift_days
 --     that tapwire_conversion_uplift_converted deletes are found by key, one probe of the
 --     primary key (its only index) per changed key (CROSS JOIN LATERAL … OFFSET 0);
 --   * the join of tapwire_credit_change with itself (a credit unchanged) is by hash, under the
@@ -321,22 +322,26 @@ BEGIN
         TRUNCATE tapwire_notification_change;
     END IF;
 
-    -- 0307: the stored rows are deleted, and the credits read below, by the changed keys passed
-    -- as arrays: unnest() of an array is planned on the array's length (a few rows when it is
-    -- not known), not on a scratch table's statistics. A join, not a probe per key forced by
-    -- OFFSET 0: when the stored table's statistics do not know the app yet, every index of it
-    -- looks as good as its key, and a forced probe through an index of (app_id, time) read the
-    -- app's rows once per key (57 s for 4,072 keys in a bench run of the branch's first
-    -- version); a join then reads them once. (Not by tuple id as the rollups below: Citus plans
-    -- this delete apart from the insert it feeds, and refuses a tuple id there.)
+    -- 0307: the stored rows are deleted, and the credits read below, by a hash join with the
+    -- changed keys passed as arrays, reading the rows of the changed devices only (device_id =
+    -- ANY: the prefix of both tables' indexes by device). Not a probe per key (OFFSET 0), nor
+    -- a nested loop: when a stored table's statistics do not know the app yet, the app looks to
+    -- have no rows, every index of it looks as good as its key, and a probe per key through an
+    -- index of (app_id, time) read all the app's rows once per key (57 s for 4,072 keys in a
+    -- bench run of the branch's first version, docs/benchmarks.md); a hash join reads them once
+    -- at worst. (Not by tuple id as the rollups below: Citus plans this delete apart from the
+    -- insert it feeds, and refuses a tuple id there.)
     SELECT array_agg(device_id), array_agg(notification_key), array_agg(name), array_agg(currency)
     INTO v_devices, v_keys, v_names, v_currencies
     FROM (SELECT DISTINCT device_id, notification_key, name, currency
           FROM tapwire_credit_change WHERE notification_key IS NOT NULL) k;
+    SET LOCAL enable_nestloop = off;
+    SET LOCAL enable_mergejoin = off;
     WITH removed AS (
         DELETE FROM notification_conversions n
         USING unnest(v_devices, v_keys, v_names, v_currencies) AS k (device_id, notification_key, name, currency)
-        WHERE n.app_id = p_app AND n.device_id = k.device_id AND n.notification_key = k.notification_key
+        WHERE n.app_id = p_app AND n.device_id = ANY (v_devices)
+          AND n.device_id = k.device_id AND n.notification_key = k.notification_key
           AND n.name = k.name AND n.currency = k.currency
         RETURNING n.*
     )
@@ -357,8 +362,10 @@ BEGIN
     FROM unnest(v_devices, v_keys, v_names, v_currencies) AS k (device_id, notification_key, name, currency)
     JOIN conversion_credits s
       ON s.device_id = k.device_id AND s.notification_key = k.notification_key AND s.name = k.name AND s.currency = k.currency
-    WHERE s.app_id = p_app
+    WHERE s.app_id = p_app AND s.device_id = ANY (v_devices)
     GROUP BY s.device_id, s.notification_key, s.name, s.currency;
+    SET LOCAL enable_nestloop = on;
+    SET LOCAL enable_mergejoin = on;
 
     INSERT INTO notification_conversions (app_id, device_id, notification_key, name, currency, touch_time, category,
                                           has_media, campaign, platform, first_kind, direct, influenced, value)
