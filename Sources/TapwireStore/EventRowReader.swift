@@ -6,6 +6,8 @@ import TapwireCore
 struct EventRowReader {
     private var decoder = CopyBinaryDecoder()
     private var deltas = RollupDeltas()
+    /// Per text id of the deltas, the event type it names, once it has been read as one.
+    private var types: [EventType?] = []
     private(set) var eventsRead = 0
 
     /// `shapes`: room for this many event shapes (`RollupDeltas.reserveShapes`).
@@ -20,14 +22,14 @@ struct EventRowReader {
         decoder.append(data)
         while let count = try decoder.advance() {
             guard count == 15 else { throw DatabaseError(.unexpectedResult, "a rebuild event row of \(count) columns, not 15") }
-            try decoder.withRow { (row) throws(DatabaseError) in try Self.add(row, to: &deltas) }
+            try decoder.withRow { (row) throws(DatabaseError) in try Self.add(row, to: &deltas, types: &types) }
             eventsRead += 1
         }
     }
 
     /// One row's event into the tally, its texts numbered from their bytes (`TextIds`): no
     /// String or `Event` per row (docs/benchmarks.md, "The day's texts as ids").
-    private static func add(_ row: CopyBinaryDecoder.Row, to deltas: inout RollupDeltas) throws(DatabaseError) {
+    private static func add(_ row: CopyBinaryDecoder.Row, to deltas: inout RollupDeltas, types: inout [EventType?]) throws(DatabaseError) {
         func required(_ index: Int) throws(DatabaseError) -> UnsafeRawBufferPointer {
             guard let field = row.field(index) else { throw DatabaseError(.unexpectedResult, "a rebuild event row with column \(index + 1) NULL") }
             return field
@@ -36,10 +38,10 @@ struct EventRowReader {
             guard let field = row.field(index) else { return nil }
             return try decode(field)
         }
-        let typeBytes = try required(2)
-        guard let type = EventType.allCases.first(where: { $0.rawValue.utf8.elementsEqual(typeBytes) }) else {
-            throw DatabaseError(.unexpectedResult, "a rebuild event of an unknown type")
-        }
+        let typeId = Int(deltas.textId(try required(2)))
+        if typeId >= types.count { types.append(contentsOf: repeatElement(nil, count: typeId + 1 - types.count)) }
+        if types[typeId] == nil { types[typeId] = EventType(rawValue: deltas.texts.strings[typeId]) }
+        guard let type = types[typeId] else { throw DatabaseError(.unexpectedResult, "a rebuild event of an unknown type") }
         let time = try BinaryValues.timestamp(try required(1))
         // Only what the rollups read: the id and the device's own time play no part.
         let event = RollupDeltas.EventFields(

@@ -204,6 +204,28 @@ public struct RollupDeltas: Sendable, Equatable {
         var type: EventType
         var hasMedia: Bool
         var categoryRegistered: Bool?
+
+        /// One word of the fields, mixed, fed to the hasher: a shape is hashed once per event,
+        /// and twelve fields fed one by one cost more than the rest of the lookup.
+        func hash(into hasher: inout Hasher) {
+            let type: UInt64
+            switch self.type {
+            case .delivered: type = 1
+            case .response: type = 2
+            case .sent: type = 3
+            case .conversion: type = 4
+            case .assignment: type = 5
+            }
+            func mix(_ h: UInt64, _ word: UInt64) -> UInt64 { (h ^ word ^ (h >> 29)) &* 0xBF58_476D_1CE4_E5B9 }
+            func pair(_ a: Int32, _ b: Int32) -> UInt64 { UInt64(UInt32(bitPattern: a)) << 32 | UInt64(UInt32(bitPattern: b)) }
+            var h = mix(UInt64(bitPattern: appId), UInt64(bitPattern: quarter))
+            h = mix(h, pair(appVersion, platform))
+            h = mix(h, pair(category, campaign))
+            h = mix(h, pair(variant, os))
+            h = mix(h, UInt64(UInt32(bitPattern: action)) << 32 | type << 8 | UInt64(hasMedia ? 1 : 0) << 4
+                        | UInt64(categoryRegistered.map { $0 ? 1 : 2 } ?? 0))
+            hasher.combine(h ^ (h >> 32))
+        }
     }
 
     private struct ShapeTally: Equatable, Sendable {
@@ -323,12 +345,14 @@ public struct RollupDeltas: Sendable, Equatable {
                           campaign: event.campaign, variant: event.variant, os: osMajorId(event.osVersion),
                           action: event.action, type: event.type, hasMedia: event.hasMedia,
                           categoryRegistered: event.categoryRegistered)
-        let index: Int
-        if let found = shapeIndex[shape] {
-            index = Int(found)
-        } else {
-            index = shapes.count
-            shapeIndex[shape] = Int32(index)
+        // One lookup, inserting the shape if it is new.
+        let next = Int32(shapes.count)
+        func found(_ slot: inout Int32) -> Int {
+            if slot < 0 { slot = next }
+            return Int(slot)
+        }
+        let index = found(&shapeIndex[shape, default: -1])
+        if index == shapes.count {
             shapes.append(shape)
             tallies.append(ShapeTally())
         }
