@@ -401,8 +401,6 @@ public struct RollupDeltas: Sendable, Equatable {
     /// commit stores only them, and the fold, after summing many commits, derives the rest once.
     /// Adding more events afterwards and calling it again is fine.
     public mutating func finishFinest() {
-        counts.reserveCapacity(counts.count + shapes.count)
-        usageHourly.reserveCapacity(usageHourly.count + shapes.count)
         for (shape, tally) in zip(shapes, tallies) { fold(shape, tally) }
         for (key, n) in bins {
             let dimensions = Dimensions(appId: key.appId, grain: Grain.quarter, bucket: key.quarter, category: texts.strings[Int(key.category)],
