@@ -2,33 +2,33 @@ import TapwireCore
 
 /// Values in PostgreSQL's binary send format, read back (the reverse of `BinaryValueWriter`).
 enum BinaryValues {
-    static func bigEndian(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+    static func bigEndian<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> UInt64 {
         var value: UInt64 = 0
         for byte in bytes { value = value << 8 | UInt64(byte) }
         return value
     }
 
-    static func int16(_ bytes: ArraySlice<UInt8>) throws(DatabaseError) -> Int16 {
+    static func int16<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(DatabaseError) -> Int16 {
         guard bytes.count == 2 else { throw DatabaseError(.unexpectedResult, "an int2 of \(bytes.count) bytes") }
         return Int16(bitPattern: UInt16(truncatingIfNeeded: bigEndian(bytes)))
     }
 
-    static func int32(_ bytes: ArraySlice<UInt8>) throws(DatabaseError) -> Int32 {
+    static func int32<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(DatabaseError) -> Int32 {
         guard bytes.count == 4 else { throw DatabaseError(.unexpectedResult, "an int4 of \(bytes.count) bytes") }
         return Int32(bitPattern: UInt32(truncatingIfNeeded: bigEndian(bytes)))
     }
 
-    static func int64(_ bytes: ArraySlice<UInt8>) throws(DatabaseError) -> Int64 {
+    static func int64<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(DatabaseError) -> Int64 {
         guard bytes.count == 8 else { throw DatabaseError(.unexpectedResult, "an int8 of \(bytes.count) bytes") }
         return Int64(bitPattern: bigEndian(bytes))
     }
 
-    static func bool(_ bytes: ArraySlice<UInt8>) throws(DatabaseError) -> Bool {
+    static func bool<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(DatabaseError) -> Bool {
         guard bytes.count == 1 else { throw DatabaseError(.unexpectedResult, "a bool of \(bytes.count) bytes") }
         return bytes.first! != 0
     }
 
-    static func timestamp(_ bytes: ArraySlice<UInt8>) throws(DatabaseError) -> Timestamp {
+    static func timestamp<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(DatabaseError) -> Timestamp {
         Timestamp(microseconds: try int64(bytes) &+ PostgresEpoch.offsetMicroseconds)
     }
 

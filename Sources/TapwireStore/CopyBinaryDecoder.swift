@@ -17,9 +17,20 @@ struct CopyBinaryDecoder {
         buffer.append(contentsOf: bytes)
     }
 
+    /// The last row `advance` found: each field's start in `buffer` and its length (-1: NULL),
+    /// one after the other; reused from row to row, so reading a row allocates nothing.
+    private var spans: [Int] = []
+
     /// The next row's fields (nil for NULL), or nil when the data so far holds no whole row
     /// (append more) or the trailer was read (`finished`).
     mutating func nextRow() throws(DatabaseError) -> [ArraySlice<UInt8>?]? {
+        guard let count = try advance() else { return nil }
+        return (0..<count).map { spans[2 * $0 + 1] < 0 ? nil : buffer[spans[2 * $0]..<spans[2 * $0] + spans[2 * $0 + 1]] }
+    }
+
+    /// Moves to the next row and returns its number of fields (read them with `withRow`), or nil
+    /// when the data so far holds no whole row (append more) or the trailer was read (`finished`).
+    mutating func advance() throws(DatabaseError) -> Int? {
         if finished { throw DatabaseError(.unexpectedResult, "binary COPY data after its trailer") }
         if !headerRead {
             let signature: [UInt8] = [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00]
@@ -33,34 +44,63 @@ struct CopyBinaryDecoder {
             offset += 19 + extensionLength
             headerRead = true
         }
-        var at = offset
-        func take(_ size: Int) -> ArraySlice<UInt8>? {
-            guard buffer.count - at >= size else { return nil }
-            defer { at += size }
-            return buffer[at..<at + size]
-        }
-        guard let countBytes = take(2) else { return nil }
-        let count = Int16(bitPattern: UInt16(truncatingIfNeeded: BinaryValues.bigEndian(countBytes)))
-        if count == -1 {
-            offset = at
+        spans.removeAll(keepingCapacity: true)
+        // withUnsafeBytes rethrows untyped errors: the scan's comes back as a Result.
+        let scanned = try buffer.withUnsafeBytes { (bytes) -> Result<(count: Int, end: Int)?, DatabaseError> in Result { () throws(DatabaseError) -> (count: Int, end: Int)? in
+            var at = offset
+            func integer(_ size: Int) -> Int? {
+                guard bytes.count - at >= size else { return nil }
+                defer { at += size }
+                return Int(BinaryValues.bigEndian(UnsafeRawBufferPointer(rebasing: bytes[at..<at + size])))
+            }
+            guard let countBits = integer(2) else { return nil }
+            let count = Int(Int16(truncatingIfNeeded: countBits))
+            if count == -1 { return (-1, at) }
+            guard count >= 0 else { throw DatabaseError(.unexpectedResult, "a binary COPY row of \(count) fields") }
+            for _ in 0..<count {
+                guard let lengthBits = integer(4) else { return nil }
+                let length = Int(Int32(truncatingIfNeeded: lengthBits))
+                if length == -1 {
+                    spans.append(at)
+                    spans.append(-1)
+                    continue
+                }
+                guard length >= 0 else { throw DatabaseError(.unexpectedResult, "a binary COPY field of \(length) bytes") }
+                guard bytes.count - at >= length else { return nil }
+                spans.append(at)
+                spans.append(length)
+                at += length
+            }
+            return (count, at)
+        } }.get()
+        guard let scanned else { return nil }
+        offset = scanned.end
+        if scanned.count == -1 {
             finished = true
             return nil
         }
-        guard count >= 0 else { throw DatabaseError(.unexpectedResult, "a binary COPY row of \(count) fields") }
-        var fields: [ArraySlice<UInt8>?] = []
-        fields.reserveCapacity(Int(count))
-        for _ in 0..<count {
-            guard let lengthBytes = take(4) else { return nil }
-            let length = Int(Int32(bitPattern: UInt32(truncatingIfNeeded: BinaryValues.bigEndian(lengthBytes))))
-            if length == -1 {
-                fields.append(nil)
-                continue
-            }
-            guard length >= 0 else { throw DatabaseError(.unexpectedResult, "a binary COPY field of \(length) bytes") }
-            guard let field = take(length) else { return nil }
-            fields.append(field)
+        return scanned.count
+    }
+
+    /// The row `advance` moved to, read in place: valid only inside `body`.
+    func withRow<R>(_ body: (Row) throws(DatabaseError) -> R) throws(DatabaseError) -> R {
+        try buffer.withUnsafeBytes { (bytes) -> Result<R, DatabaseError> in
+            spans.withUnsafeBufferPointer { (spans) in Result { () throws(DatabaseError) -> R in try body(Row(bytes: bytes, spans: spans)) } }
+        }.get()
+    }
+
+    /// A row's fields as views of the decoder's buffer.
+    struct Row {
+        fileprivate let bytes: UnsafeRawBufferPointer
+        fileprivate let spans: UnsafeBufferPointer<Int>
+
+        var count: Int { spans.count / 2 }
+
+        /// Field `index`'s bytes, nil for NULL.
+        func field(_ index: Int) -> UnsafeRawBufferPointer? {
+            let length = spans[2 * index + 1]
+            guard length >= 0 else { return nil }
+            return UnsafeRawBufferPointer(rebasing: bytes[spans[2 * index]..<spans[2 * index] + length])
         }
-        offset = at
-        return fields
     }
 }

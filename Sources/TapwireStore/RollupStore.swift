@@ -126,18 +126,22 @@ public struct RollupStore: Sendable {
     @discardableResult
     public func rebuild(appId: Int64?, from: Timestamp, to: Timestamp, on connection: PostgresConnection,
                         progress: (Progress) -> Void = { _ in }) throws(DatabaseError) -> [Progress] {
+        // Each day's tally gets room for the shapes of the day rebuilt before it: days are alike,
+        // and a tally that grows from empty rehashes its keys again and again.
+        var shapes = 0
         let days = try forEachDay(appId: appId, from: from, to: to, on: connection, progress: progress) { (parameters) throws(DatabaseError) -> Int in
             // The session's table that stages the day's rows, never logged and emptied at every
             // commit (migration 0313): rollup_deltas, logged, wrote them to WAL twice. Made in
             // the day's transaction if the session has none: behind PgBouncer's transaction
             // pooling, each transaction may run in another server session.
             try connection.query(EmbeddedSQL.rollupsRebuildStage)
-            var reader = EventRowReader()
+            var reader = EventRowReader(shapes: shapes)
             try connection.copyOut(built: EmbeddedSQL.rollupsRebuildEvents, parameters) { (piece) throws(DatabaseError) in try reader.consume(piece) }
             // The day's quarter hours and its day rows only: its blocks of days are made once,
             // from their days, by forEachDay. They replace the day's stored rows, writing only
             // what changed (tapwire_replace_rollups, migrations 0310 and 0313), also when the day
             // has no events left (then its stored rows are deleted).
+            shapes = reader.shapeCount
             let rows = try reader.finish(blocksOfDays: false)
             if rows.rowCount > 0 {
                 try connection.copyIn(EmbeddedSQL.copyRollupRebuildRows, data: RollupDeltaRows.encodeRows(rows).data)

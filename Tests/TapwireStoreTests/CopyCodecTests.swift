@@ -149,4 +149,58 @@ import TapwireTestSupport
         #expect(throws: DatabaseError.self) { try BinaryValues.integerElements(good.dropLast(3)) }
         #expect(throws: DatabaseError.self) { try BinaryValues.integerElements(nil) }
     }
+
+    /// The rebuild's reader (`EventRowReader`: the columns of sql/queries/rollups_rebuild_events.sql,
+    /// texts numbered from their bytes) tallies a COPY of events, in any pieces, into the finest
+    /// rows `RollupDeltas.add` makes of the same events: NULLs, '' and absent campaigns, OS
+    /// versions with and without a dot or a combining mark, texts equal only as Swift Strings.
+    @Test func aRebuildsEventRowsTallyAsTheEventsAddedOneByOne() throws {
+        var rng = SeededGenerator(seed: 11)
+        let now = Timestamp(microseconds: 1_790_000_000_000_000)
+        let contexts = [DeviceContext(appVersion: "1.0", platform: "iOS", osVersion: "18.1"),
+                        DeviceContext(appVersion: "1.1", platform: "iOS", osVersion: nil),
+                        DeviceContext(appVersion: "", platform: "watchOS", osVersion: ""),
+                        DeviceContext(appVersion: "caf\u{E9}", platform: "iOS", osVersion: "17"),
+                        DeviceContext(appVersion: "cafe\u{301}", platform: "iOS", osVersion: "18.\u{301}2"),
+                        DeviceContext(appVersion: "2.0", platform: "macOS", osVersion: ".9")]
+        var expected = RollupDeltas()
+        var encoder = CopyBinaryEncoder()
+        for n in 0..<4000 {
+            var event = RollupDeltaMergeTests.randomEvent(&rng, around: now)
+            if n % 7 == 0 { event.campaign = "" }
+            if n % 11 == 0 { event.category = ["caf\u{E9}", "cafe\u{301}", ""][n % 3] }
+            let appId = Int64(1 + n % 2)
+            let context = contexts[n % contexts.count]
+            expected.add(event, appId: appId, context: context)
+            encoder.beginRow(fields: 15)
+            encoder.int64(appId)
+            encoder.timestamp(event.eventTime)
+            encoder.text(event.type.rawValue)
+            encoder.text(event.category)
+            encoder.optionalText(event.actionIdentifier)
+            encoder.optionalInt32(event.userTextLength)
+            encoder.bool(event.hasMedia)
+            encoder.optionalBool(event.mediaRequested)
+            encoder.optionalBool(event.categoryRegistered)
+            encoder.optionalText(event.campaign)
+            encoder.optionalText(event.variant)
+            encoder.optionalTimestamp(event.deliveredAt)
+            encoder.text(context.appVersion)
+            encoder.text(context.platform)
+            encoder.optionalText(context.osVersion)
+        }
+        expected.finishFinest()
+        let data = encoder.finish()
+        for seed in [UInt64(1), 2] {
+            var reader = EventRowReader(shapes: seed == 1 ? 0 : 10)
+            for piece in Self.pieces(data, seed: seed) { try reader.consume(piece) }
+            #expect(reader.eventsRead == 4000)
+            let read = try reader.finishFinest()
+            #expect(read.counts == expected.counts)
+            #expect(read.actions == expected.actions)
+            #expect(read.histograms == expected.histograms)
+            #expect(read.usageHourly == expected.usageHourly)
+            #expect(read == expected)
+        }
+    }
 }

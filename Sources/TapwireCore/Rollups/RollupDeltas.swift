@@ -188,20 +188,44 @@ public struct RollupDeltas: Sendable, Equatable {
     public private(set) var histograms: [HistogramKey: Int64] = [:]
     public private(set) var usageHourly: [UsageKey: Usage] = [:]
 
-    /// Everything any rollup keys on, except histogram bins.
+    /// Everything any rollup keys on, except histogram bins: its texts as ids of `texts`, so that
+    /// hashing and comparing a shape reads a few words, not eight Strings.
     private struct Shape: Hashable, Sendable {
         var appId: Int64
         var quarter: Int64
-        var appVersion: String
-        var platform: String
-        var category: String
-        var campaign: String
-        var variant: String
-        var os: String
-        var hasMedia: Bool
+        var appVersion: Int32
+        var platform: Int32
+        var category: Int32
+        var campaign: Int32
+        var variant: Int32
+        var os: Int32
+        /// -1: none.
+        var action: Int32
         var type: EventType
-        var action: String?
+        var hasMedia: Bool
         var categoryRegistered: Bool?
+
+        /// One word of the fields, mixed, fed to the hasher: a shape is hashed once per event,
+        /// and twelve fields fed one by one cost more than the rest of the lookup.
+        func hash(into hasher: inout Hasher) {
+            let type: UInt64
+            switch self.type {
+            case .delivered: type = 1
+            case .response: type = 2
+            case .sent: type = 3
+            case .conversion: type = 4
+            case .assignment: type = 5
+            }
+            func mix(_ h: UInt64, _ word: UInt64) -> UInt64 { (h ^ word ^ (h >> 29)) &* 0xBF58_476D_1CE4_E5B9 }
+            func pair(_ a: Int32, _ b: Int32) -> UInt64 { UInt64(UInt32(bitPattern: a)) << 32 | UInt64(UInt32(bitPattern: b)) }
+            var h = mix(UInt64(bitPattern: appId), UInt64(bitPattern: quarter))
+            h = mix(h, pair(appVersion, platform))
+            h = mix(h, pair(category, campaign))
+            h = mix(h, pair(variant, os))
+            h = mix(h, UInt64(UInt32(bitPattern: action)) << 32 | type << 8 | UInt64(hasMedia ? 1 : 0) << 4
+                        | UInt64(categoryRegistered.map { $0 ? 1 : 2 } ?? 0))
+            hasher.combine(h ^ (h >> 32))
+        }
     }
 
     private struct ShapeTally: Equatable, Sendable {
@@ -210,24 +234,71 @@ public struct RollupDeltas: Sendable, Equatable {
         var withReplyLength: Int64 = 0
         var first = Timestamp(microseconds: .max)
         var last = Timestamp(microseconds: .min)
-        /// (metric, bin) → events.
-        var bins: [Int32: Int64] = [:]
+    }
 
-        mutating func record(_ event: Event) {
-            events += 1
-            if event.mediaRequested == true { mediaRequested += 1 }
-            if event.userTextLength != nil { withReplyLength += 1 }
-            if event.eventTime < first { first = event.eventTime }
-            if event.eventTime > last { last = event.eventTime }
-            if event.type == .response {
-                for (metric, bin) in RollupDeltas.bins(of: event) {
-                    bins[Int32(metric.rawValue) << 16 | Int32(UInt16(bitPattern: bin)), default: 0] += 1
-                }
-            }
+    /// A histogram bin's events as the tally counts them: by what `derive` reads of a bin (its
+    /// quarter hour and category), not by shape.
+    private struct BinKey: Hashable, Sendable {
+        var appId: Int64
+        var quarter: Int64
+        var category: Int32
+        var metric: HistogramMetric
+        var bin: Int16
+    }
+
+    /// One event as the tally reads it, its texts given as ids of the deltas' `texts`: a rebuild
+    /// numbers the bytes it reads (`TextIds.id`), with no String or `Event` per event.
+    public struct EventFields: Sendable {
+        public var appId: Int64
+        public var type: EventType
+        public var eventTime: Timestamp
+        public var category: Int32
+        /// -1: none.
+        public var action: Int32
+        public var userTextLength: Int32?
+        public var hasMedia: Bool
+        public var mediaRequested: Bool?
+        public var categoryRegistered: Bool?
+        /// The id of '' when the event has none.
+        public var campaign: Int32
+        public var variant: Int32
+        public var deliveredAt: Timestamp?
+        public var appVersion: Int32
+        public var platform: Int32
+        /// -1: none.
+        public var osVersion: Int32
+
+        public init(appId: Int64, type: EventType, eventTime: Timestamp, category: Int32, action: Int32, userTextLength: Int32?,
+                    hasMedia: Bool, mediaRequested: Bool?, categoryRegistered: Bool?, campaign: Int32, variant: Int32,
+                    deliveredAt: Timestamp?, appVersion: Int32, platform: Int32, osVersion: Int32) {
+            self.appId = appId
+            self.type = type
+            self.eventTime = eventTime
+            self.category = category
+            self.action = action
+            self.userTextLength = userTextLength
+            self.hasMedia = hasMedia
+            self.mediaRequested = mediaRequested
+            self.categoryRegistered = categoryRegistered
+            self.campaign = campaign
+            self.variant = variant
+            self.deliveredAt = deliveredAt
+            self.appVersion = appVersion
+            self.platform = platform
+            self.osVersion = osVersion
         }
     }
 
-    private var shapes: [Shape: ShapeTally] = [:]
+    /// The texts of the shapes not yet finished; emptied with them.
+    public private(set) var texts = TextIds()
+    /// Per text id, read once per distinct text: its OS major version's id (-1 until computed)
+    /// and, as an action, what it is (`ActionKind`).
+    private var osMajorIds: [Int32] = []
+    private var actionKinds: [ActionKind?] = []
+    private var shapeIndex: [Shape: Int32] = [:]
+    private var shapes: [Shape] = []
+    private var tallies: [ShapeTally] = []
+    private var bins: [BinKey: Int64] = [:]
 
     public init() {}
 
@@ -241,15 +312,87 @@ public struct RollupDeltas: Sendable, Equatable {
     }
 
     public mutating func add(_ event: Event, appId: Int64, context: DeviceContext) {
+        guard event.type != .conversion, event.type != .assignment else { return }
+        add(EventFields(appId: appId, type: event.type, eventTime: event.eventTime, category: texts.id(event.category),
+                        action: event.actionIdentifier.map { texts.id($0) } ?? -1, userTextLength: event.userTextLength,
+                        hasMedia: event.hasMedia, mediaRequested: event.mediaRequested, categoryRegistered: event.categoryRegistered,
+                        campaign: texts.id(event.campaign ?? ""), variant: texts.id(event.variant ?? ""), deliveredAt: event.deliveredAt,
+                        appVersion: texts.id(context.appVersion), platform: texts.id(context.platform),
+                        osVersion: context.osVersion.map { texts.id($0) } ?? -1))
+    }
+
+    /// Room for this many shapes (a rebuild passes the previous day's), so the tally does not
+    /// rehash as it grows.
+    public mutating func reserveShapes(_ count: Int) {
+        shapeIndex.reserveCapacity(count)
+        shapes.reserveCapacity(count)
+        tallies.reserveCapacity(count)
+    }
+
+    /// The id of a text's UTF-8 bytes in `texts`, for `EventFields`.
+    public mutating func textId(_ bytes: UnsafeRawBufferPointer) -> Int32 { texts.id(bytes) }
+
+    /// How many shapes are tallied and not yet finished.
+    public var shapeCount: Int { shapes.count }
+
+    /// The per-event work: one lookup of the event's shape.
+    public mutating func add(_ event: EventFields) {
         // Conversions are counted by attribution (docs/outcomes.md) and assignments by the holdout
         // aggregates (docs/holdouts.md), not by engagement's rollups.
         guard event.type != .conversion, event.type != .assignment else { return }
-        let shape = Shape(appId: appId, quarter: Self.floor(event.eventTime.microseconds, Self.microsecondsPerQuarterHour),
-                          appVersion: context.appVersion, platform: context.platform, category: event.category,
-                          campaign: event.campaign ?? "", variant: event.variant ?? "", os: ReportDimension.osMajor(context.osVersion),
-                          hasMedia: event.hasMedia,
-                          type: event.type, action: event.actionIdentifier, categoryRegistered: event.categoryRegistered)
-        shapes[shape, default: ShapeTally()].record(event)
+        let shape = Shape(appId: event.appId, quarter: Self.floor(event.eventTime.microseconds, Self.microsecondsPerQuarterHour),
+                          appVersion: event.appVersion, platform: event.platform, category: event.category,
+                          campaign: event.campaign, variant: event.variant, os: osMajorId(event.osVersion),
+                          action: event.action, type: event.type, hasMedia: event.hasMedia,
+                          categoryRegistered: event.categoryRegistered)
+        // One lookup, inserting the shape if it is new.
+        let next = Int32(shapes.count)
+        func found(_ slot: inout Int32) -> Int {
+            if slot < 0 { slot = next }
+            return Int(slot)
+        }
+        let index = found(&shapeIndex[shape, default: -1])
+        if index == shapes.count {
+            shapes.append(shape)
+            tallies.append(ShapeTally())
+        }
+        tallies[index].events += 1
+        if event.mediaRequested == true { tallies[index].mediaRequested += 1 }
+        if event.userTextLength != nil { tallies[index].withReplyLength += 1 }
+        if event.eventTime < tallies[index].first { tallies[index].first = event.eventTime }
+        if event.eventTime > tallies[index].last { tallies[index].last = event.eventTime }
+        if event.type == .response {
+            Self.bins(type: event.type, action: event.action < 0 ? nil : actionKind(event.action), userTextLength: event.userTextLength,
+                      eventTime: event.eventTime, deliveredAt: event.deliveredAt) { metric, bin in
+                bins[BinKey(appId: shape.appId, quarter: shape.quarter, category: shape.category, metric: metric, bin: bin), default: 0] += 1
+            }
+        }
+    }
+
+    /// The id of the OS major version of text `id` (-1: none), `ReportDimension.osMajor` read once per text.
+    private mutating func osMajorId(_ id: Int32) -> Int32 {
+        if id < 0 { return texts.id("") }
+        let at = Int(id)
+        if at >= osMajorIds.count { osMajorIds.append(contentsOf: repeatElement(-1, count: texts.count - osMajorIds.count)) }
+        if osMajorIds[at] < 0 { osMajorIds[at] = texts.id(ReportDimension.osMajor(texts.strings[at])) }
+        return osMajorIds[at]
+    }
+
+    /// What an action identifier is to the rollups.
+    enum ActionKind: Sendable {
+        case open, dismiss, registered
+        init(_ identifier: String) {
+            self = identifier == SystemAction.open ? .open : identifier == SystemAction.dismiss ? .dismiss : .registered
+        }
+    }
+
+    private mutating func actionKind(_ id: Int32) -> ActionKind {
+        let at = Int(id)
+        if at >= actionKinds.count { actionKinds.append(contentsOf: repeatElement(nil, count: texts.count - actionKinds.count)) }
+        if let kind = actionKinds[at] { return kind }
+        let kind = ActionKind(texts.strings[at])
+        actionKinds[at] = kind
+        return kind
     }
 
     /// Folds the shapes tallied so far into the finest rows: quarter hours by every dimension
@@ -258,8 +401,19 @@ public struct RollupDeltas: Sendable, Equatable {
     /// commit stores only them, and the fold, after summing many commits, derives the rest once.
     /// Adding more events afterwards and calling it again is fine.
     public mutating func finishFinest() {
-        for (shape, tally) in shapes { fold(shape, tally) }
-        shapes = [:]
+        for (shape, tally) in zip(shapes, tallies) { fold(shape, tally) }
+        for (key, n) in bins {
+            let dimensions = Dimensions(appId: key.appId, grain: Grain.quarter, bucket: key.quarter, category: texts.strings[Int(key.category)],
+                                        appVersion: "", platform: "", campaign: "", variant: "", os: "")
+            histograms[HistogramKey(dimensions: dimensions, metric: key.metric, bin: key.bin), default: 0] += n
+        }
+        texts = TextIds()
+        osMajorIds = []
+        actionKinds = []
+        shapeIndex = [:]
+        shapes = []
+        tallies = []
+        bins = [:]
     }
 
     /// Every table's rows implied by the finest rows held (the shapes not yet finished are left
@@ -376,15 +530,21 @@ public struct RollupDeltas: Sendable, Equatable {
         }
     }
 
-    /// The finest rows one shape adds (grain 5, hourly usage); `derive` does the rest.
+    /// The finest rows one shape adds (grain 5, hourly usage; its bins are added by
+    /// `finishFinest`); `derive` does the rest.
     private mutating func fold(_ shape: Shape, _ tally: ShapeTally) {
-        let full = Dimensions(appId: shape.appId, grain: Grain.quarter, bucket: shape.quarter, category: shape.category,
-                              appVersion: shape.appVersion, platform: shape.platform, campaign: shape.campaign, variant: shape.variant,
-                              os: shape.os)
+        let category = texts.strings[Int(shape.category)]
+        let appVersion = texts.strings[Int(shape.appVersion)]
+        let platform = texts.strings[Int(shape.platform)]
+        let action = shape.action < 0 ? nil : texts.strings[Int(shape.action)]
+        let full = Dimensions(appId: shape.appId, grain: Grain.quarter, bucket: shape.quarter, category: category,
+                              appVersion: appVersion, platform: platform, campaign: texts.strings[Int(shape.campaign)],
+                              variant: texts.strings[Int(shape.variant)], os: texts.strings[Int(shape.os)])
 
         // Counts: every event makes a row, even one counted nowhere.
         var c = Counts()
-        let registeredAction = shape.type == .response && shape.action.map { !SystemAction.isSystem($0) } == true
+        let kind = shape.action < 0 ? nil : actionKind(shape.action)
+        let registeredAction = shape.type == .response && kind == .registered
         switch shape.type {
         case .delivered:
             c.delivered = tally.events
@@ -394,8 +554,8 @@ public struct RollupDeltas: Sendable, Equatable {
         case .conversion, .assignment:
             break
         case .response:
-            if shape.action == SystemAction.open { c.opens = tally.events }
-            if shape.action == SystemAction.dismiss { c.dismissals = tally.events }
+            if kind == .open { c.opens = tally.events }
+            if kind == .dismiss { c.dismissals = tally.events }
             if registeredAction {
                 c.actions = tally.events
                 c.replies = tally.withReplyLength
@@ -403,27 +563,19 @@ public struct RollupDeltas: Sendable, Equatable {
         }
         counts[CountsKey(dimensions: full, hasMedia: shape.hasMedia), default: Counts()].add(c)
 
-        // Registered actions and histogram bins, keyed by only what `derive` reads of them (the
-        // counts keep every dimension: the strata, marginals and release rows need them). Keyed
-        // by every dimension, a response's bin was most often a row of its own: at the real
-        // shape 30 % of what a commit appended and the fold took back, 22 % keyed by category
-        // (docs/ingestion.md, "The finest rows").
-        if registeredAction, let action = shape.action {
+        // Registered actions, keyed by only what `derive` reads of them (the counts keep every
+        // dimension: the strata, marginals and release rows need them); the bins likewise, by
+        // category (`finishFinest`). Keyed by every dimension, a response's bin was most often a
+        // row of its own: at the real shape 30 % of what a commit appended and the fold took
+        // back, 22 % keyed by category (docs/ingestion.md, "The finest rows").
+        if registeredAction, let action {
             actions[ActionKey(dimensions: full.ofActions, action: action), default: 0] += tally.events
-        }
-        if !tally.bins.isEmpty {
-            let byCategory = full.ofHistograms
-            for (metricBin, n) in tally.bins {
-                let metric = HistogramMetric(rawValue: Int(metricBin >> 16))!
-                let bin = Int16(truncatingIfNeeded: metricBin & 0xFFFF)
-                histograms[HistogramKey(dimensions: byCategory, metric: metric, bin: bin), default: 0] += n
-            }
         }
 
         // mismatch_usage_hourly.
         let registered: Int16 = shape.categoryRegistered.map { $0 ? 1 : 0 } ?? -1
-        mergeHourlyUsage(UsageKey(appId: shape.appId, bucket: Self.floor(shape.quarter, Self.microsecondsPerHour), appVersion: shape.appVersion, platform: shape.platform,
-                                  type: shape.type, category: shape.category, action: shape.action ?? "", categoryRegistered: registered),
+        mergeHourlyUsage(UsageKey(appId: shape.appId, bucket: Self.floor(shape.quarter, Self.microsecondsPerHour), appVersion: appVersion, platform: platform,
+                                  type: shape.type, category: category, action: action ?? "", categoryRegistered: registered),
                          Usage(count: tally.events, firstSeen: tally.first, lastSeen: tally.last))
     }
 
@@ -466,14 +618,21 @@ public struct RollupDeltas: Sendable, Equatable {
     /// The histogram bins of a response, as sql/migrations/0010 defines them: reply length for
     /// a registered action carrying one, seconds from delivery for any response but a dismissal.
     static func bins(of event: Event) -> [(HistogramMetric, Int16)] {
-        guard event.type == .response, let action = event.actionIdentifier, action != SystemAction.dismiss else { return [] }
         var result: [(HistogramMetric, Int16)] = []
-        if let length = event.userTextLength, action != SystemAction.open {
-            result.append((.replyLength, Int16(ReplyLengthBins.bin(forLength: Int(length)))))
-        }
-        if let delivered = event.deliveredAt {
-            result.append((.timeToResponse, Int16(LatencyBins.bin(forMicroseconds: event.eventTime.microseconds &- delivered.microseconds))))
-        }
+        bins(type: event.type, action: event.actionIdentifier.map(ActionKind.init), userTextLength: event.userTextLength,
+             eventTime: event.eventTime, deliveredAt: event.deliveredAt) { result.append(($0, $1)) }
         return result
+    }
+
+    /// The one definition of `bins(of:)`, handing each bin to `body` (no array per event).
+    private static func bins(type: EventType, action: ActionKind?, userTextLength: Int32?, eventTime: Timestamp, deliveredAt: Timestamp?,
+                             _ body: (HistogramMetric, Int16) -> Void) {
+        guard type == .response, let action, action != .dismiss else { return }
+        if let length = userTextLength, action != .open {
+            body(.replyLength, Int16(ReplyLengthBins.bin(forLength: Int(length))))
+        }
+        if let delivered = deliveredAt {
+            body(.timeToResponse, Int16(LatencyBins.bin(forMicroseconds: eventTime.microseconds &- delivered.microseconds)))
+        }
     }
 }
