@@ -1,36 +1,47 @@
 import TapwireCore
 
 /// Values in PostgreSQL's binary send format, read back (the reverse of `BinaryValueWriter`).
+///
+/// The fixed-width readers take a `RawSpan`: a COPY row read in place hands its fields over as
+/// spans (`CopyBinaryDecoder.Row`), so no pointer leaves the decoder's file; the `ArraySlice`
+/// forms are the same readers over a slice's bytes.
 enum BinaryValues {
-    static func bigEndian<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> UInt64 {
+    static func bigEndian(_ bytes: RawSpan) -> UInt64 {
         var value: UInt64 = 0
-        for byte in bytes { value = value << 8 | UInt64(byte) }
+        for at in 0..<bytes.byteCount { value = value << 8 | UInt64(bytes.unsafeLoad(fromByteOffset: at, as: UInt8.self)) }
         return value
     }
 
-    static func int16<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(DatabaseError) -> Int16 {
-        guard bytes.count == 2 else { throw DatabaseError(.unexpectedResult, "an int2 of \(bytes.count) bytes") }
+    static func int16(_ bytes: RawSpan) throws(DatabaseError) -> Int16 {
+        guard bytes.byteCount == 2 else { throw DatabaseError(.unexpectedResult, "an int2 of \(bytes.byteCount) bytes") }
         return Int16(bitPattern: UInt16(truncatingIfNeeded: bigEndian(bytes)))
     }
 
-    static func int32<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(DatabaseError) -> Int32 {
-        guard bytes.count == 4 else { throw DatabaseError(.unexpectedResult, "an int4 of \(bytes.count) bytes") }
+    static func int32(_ bytes: RawSpan) throws(DatabaseError) -> Int32 {
+        guard bytes.byteCount == 4 else { throw DatabaseError(.unexpectedResult, "an int4 of \(bytes.byteCount) bytes") }
         return Int32(bitPattern: UInt32(truncatingIfNeeded: bigEndian(bytes)))
     }
 
-    static func int64<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(DatabaseError) -> Int64 {
-        guard bytes.count == 8 else { throw DatabaseError(.unexpectedResult, "an int8 of \(bytes.count) bytes") }
+    static func int64(_ bytes: RawSpan) throws(DatabaseError) -> Int64 {
+        guard bytes.byteCount == 8 else { throw DatabaseError(.unexpectedResult, "an int8 of \(bytes.byteCount) bytes") }
         return Int64(bitPattern: bigEndian(bytes))
     }
 
-    static func bool<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(DatabaseError) -> Bool {
-        guard bytes.count == 1 else { throw DatabaseError(.unexpectedResult, "a bool of \(bytes.count) bytes") }
-        return bytes.first! != 0
+    static func bool(_ bytes: RawSpan) throws(DatabaseError) -> Bool {
+        guard bytes.byteCount == 1 else { throw DatabaseError(.unexpectedResult, "a bool of \(bytes.byteCount) bytes") }
+        return bytes.unsafeLoad(fromByteOffset: 0, as: UInt8.self) != 0
     }
 
-    static func timestamp<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(DatabaseError) -> Timestamp {
+    static func timestamp(_ bytes: RawSpan) throws(DatabaseError) -> Timestamp {
         Timestamp(microseconds: try int64(bytes) &+ PostgresEpoch.offsetMicroseconds)
     }
+
+    static func bigEndian(_ bytes: ArraySlice<UInt8>) -> UInt64 { bigEndian(bytes.span.bytes) }
+    static func int16(_ bytes: ArraySlice<UInt8>) throws(DatabaseError) -> Int16 { try int16(bytes.span.bytes) }
+    static func int32(_ bytes: ArraySlice<UInt8>) throws(DatabaseError) -> Int32 { try int32(bytes.span.bytes) }
+    static func int64(_ bytes: ArraySlice<UInt8>) throws(DatabaseError) -> Int64 { try int64(bytes.span.bytes) }
+    static func bool(_ bytes: ArraySlice<UInt8>) throws(DatabaseError) -> Bool { try bool(bytes.span.bytes) }
+    static func timestamp(_ bytes: ArraySlice<UInt8>) throws(DatabaseError) -> Timestamp { try timestamp(bytes.span.bytes) }
 
     static func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
 

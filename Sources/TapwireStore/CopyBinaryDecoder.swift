@@ -1,3 +1,4 @@
+import TapwireCore
 /// Reads PostgreSQL's binary COPY format, as `COPY … TO STDOUT (FORMAT binary)` sends it: the
 /// reverse of `CopyBinaryEncoder`, for the fold, which reads back the deltas commits appended.
 /// It takes the data in pieces as they arrive, so a reader holds one row at a time, not the
@@ -51,7 +52,7 @@ struct CopyBinaryDecoder {
             func integer(_ size: Int) -> Int? {
                 guard bytes.count - at >= size else { return nil }
                 defer { at += size }
-                return Int(BinaryValues.bigEndian(UnsafeRawBufferPointer(rebasing: bytes[at..<at + size])))
+                return Int(BinaryValues.bigEndian(UnsafeRawBufferPointer(rebasing: bytes[at..<at + size]).bytes))
             }
             guard let countBits = integer(2) else { return nil }
             let count = Int(Int16(truncatingIfNeeded: countBits))
@@ -89,7 +90,8 @@ struct CopyBinaryDecoder {
         }.get()
     }
 
-    /// A row's fields as views of the decoder's buffer.
+    /// A row's fields as views of the decoder's buffer, read by type; the buffer's pointer stays
+    /// in this file, and what leaves it is a value or a `RawSpan` that cannot outlive the call.
     struct Row {
         fileprivate let bytes: UnsafeRawBufferPointer
         fileprivate let spans: UnsafeBufferPointer<Int>
@@ -97,10 +99,24 @@ struct CopyBinaryDecoder {
         var count: Int { spans.count / 2 }
 
         /// Field `index`'s bytes, nil for NULL.
-        func field(_ index: Int) -> UnsafeRawBufferPointer? {
+        private func field(_ index: Int) -> UnsafeRawBufferPointer? {
             let length = spans[2 * index + 1]
             guard length >= 0 else { return nil }
             return UnsafeRawBufferPointer(rebasing: bytes[spans[2 * index]..<spans[2 * index] + length])
+        }
+
+        func isNull(_ index: Int) -> Bool { spans[2 * index + 1] < 0 }
+        func int32(_ index: Int) throws(DatabaseError) -> Int32? { try field(index).map { (f) throws(DatabaseError) in try BinaryValues.int32(f.bytes) } }
+        func int64(_ index: Int) throws(DatabaseError) -> Int64? { try field(index).map { (f) throws(DatabaseError) in try BinaryValues.int64(f.bytes) } }
+        func bool(_ index: Int) throws(DatabaseError) -> Bool? { try field(index).map { (f) throws(DatabaseError) in try BinaryValues.bool(f.bytes) } }
+        func timestamp(_ index: Int) throws(DatabaseError) -> Timestamp? {
+            try field(index).map { (f) throws(DatabaseError) in try BinaryValues.timestamp(f.bytes) }
+        }
+
+        /// Field `index`'s text as its id in `deltas` (`RollupDeltas.textId`), nil for NULL.
+        func textId(_ index: Int, in deltas: inout RollupDeltas) -> Int32? {
+            guard let field = field(index) else { return nil }
+            return deltas.textId(field.bytes)
         }
     }
 }

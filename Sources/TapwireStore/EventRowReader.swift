@@ -30,28 +30,26 @@ struct EventRowReader {
     /// One row's event into the tally, its texts numbered from their bytes (`TextIds`): no
     /// String or `Event` per row (docs/benchmarks.md, "The day's texts as ids").
     private static func add(_ row: CopyBinaryDecoder.Row, to deltas: inout RollupDeltas, types: inout [EventType?]) throws(DatabaseError) {
-        func required(_ index: Int) throws(DatabaseError) -> UnsafeRawBufferPointer {
-            guard let field = row.field(index) else { throw DatabaseError(.unexpectedResult, "a rebuild event row with column \(index + 1) NULL") }
-            return field
+        func required<T>(_ value: T?, _ index: Int) throws(DatabaseError) -> T {
+            guard let value else { throw DatabaseError(.unexpectedResult, "a rebuild event row with column \(index + 1) NULL") }
+            return value
         }
-        func optional<T>(_ index: Int, _ decode: (UnsafeRawBufferPointer) throws(DatabaseError) -> T) throws(DatabaseError) -> T? {
-            guard let field = row.field(index) else { return nil }
-            return try decode(field)
-        }
-        let typeId = Int(deltas.textId(try required(2)))
+        func requiredText(_ index: Int) throws(DatabaseError) -> Int32 { try required(row.textId(index, in: &deltas), index) }
+        let typeId = Int(try requiredText(2))
         if typeId >= types.count { types.append(contentsOf: repeatElement(nil, count: typeId + 1 - types.count)) }
         if types[typeId] == nil { types[typeId] = EventType(rawValue: deltas.texts.strings[typeId]) }
         guard let type = types[typeId] else { throw DatabaseError(.unexpectedResult, "a rebuild event of an unknown type") }
-        let time = try BinaryValues.timestamp(try required(1))
-        // Only what the rollups read: the id and the device's own time play no part.
+        let time = try required(row.timestamp(1), 1)
+        // Only what the rollups read: the id and the device's own time play no part. A NULL
+        // campaign or variant is the empty text, as `add(Event)` counts it.
         let event = RollupDeltas.EventFields(
-            appId: try BinaryValues.int64(try required(0)), type: type, eventTime: time, category: deltas.textId(try required(3)),
-            action: row.field(4).map { deltas.textId($0) } ?? -1, userTextLength: try optional(5, BinaryValues.int32),
-            hasMedia: try BinaryValues.bool(try required(6)), mediaRequested: try optional(7, BinaryValues.bool),
-            categoryRegistered: try optional(8, BinaryValues.bool), campaign: deltas.textId(row.field(9) ?? UnsafeRawBufferPointer(start: nil, count: 0)),
-            variant: deltas.textId(row.field(10) ?? UnsafeRawBufferPointer(start: nil, count: 0)),
-            deliveredAt: try optional(11, BinaryValues.timestamp), appVersion: deltas.textId(try required(12)),
-            platform: deltas.textId(try required(13)), osVersion: row.field(14).map { deltas.textId($0) } ?? -1)
+            appId: try required(row.int64(0), 0), type: type, eventTime: time, category: try requiredText(3),
+            action: row.textId(4, in: &deltas) ?? -1, userTextLength: try row.int32(5),
+            hasMedia: try required(row.bool(6), 6), mediaRequested: try row.bool(7),
+            categoryRegistered: try row.bool(8), campaign: row.textId(9, in: &deltas) ?? deltas.textId(""),
+            variant: row.textId(10, in: &deltas) ?? deltas.textId(""),
+            deliveredAt: try row.timestamp(11), appVersion: try requiredText(12),
+            platform: try requiredText(13), osVersion: row.textId(14, in: &deltas) ?? -1)
         deltas.add(event)
     }
 

@@ -18,7 +18,12 @@ public struct TextIds: Sendable, Equatable {
     public var count: Int { strings.count }
 
     /// The id of the text with these UTF-8 bytes, numbering it if it is new.
-    public mutating func id(_ text: UnsafeRawBufferPointer) -> Int32 {
+    public mutating func id(_ text: RawSpan) -> Int32 {
+        text.withUnsafeBytes { id(bytes: $0) }
+    }
+
+    /// `id(_:)` over the bytes' pointer, which stays in this file.
+    private mutating func id(bytes text: UnsafeRawBufferPointer) -> Int32 {
         let hash = Self.hash(text)
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
@@ -41,7 +46,7 @@ public struct TextIds: Sendable, Equatable {
     /// The id of a String's text (its UTF-8 bytes).
     public mutating func id(_ text: String) -> Int32 {
         var text = text
-        return text.withUTF8 { id(UnsafeRawBufferPointer($0)) }
+        return text.withUTF8 { id(bytes: UnsafeRawBufferPointer($0)) }
     }
 
     private func equals(_ id: Int, _ text: UnsafeRawBufferPointer) -> Bool {
