@@ -74,6 +74,10 @@ import TapwireTestSupport
         try deadOwner.write(toFile: directory + "/.tapwire-guard", atomically: true, encoding: .utf8)
 
         ServerGuard.sweepAbandoned(in: parent)
+        // Any test's guard sweeps /tmp as it starts (`ServerGuard.start`), so another suite's sweep
+        // may have found the dead owner first and be stopping the server while this one finds no
+        // pid file left to stop: wait (at most 60 s) for the postmaster's exit, whoever stops it.
+        ServerGuard.waitForExit(of: postmaster)
         #expect(!isRunning(postmaster), "a dead owner's server (pid \(postmaster)) still runs")
     }
 }

@@ -34,8 +34,15 @@ public final class ServerGuard: Sendable {
         dir=$1; pg_ctl=$2/pg_ctl; shift 2
         for data in "$@"; do
           [ -f "$data/postmaster.pid" ] || continue
+          pid=$(head -n 1 "$data/postmaster.pid")
           if [ "$(id -u)" -eq 0 ]; then /sbin/runuser -u postgres -- "$pg_ctl" -D "$data" -m immediate -w stop
           else "$pg_ctl" -D "$data" -m immediate -w stop; fi
+          # pg_ctl returns once the pid file is gone, which the postmaster removes just before it
+          # exits: wait for the exit itself (a zombie has exited), at most 60 s.
+          n=0
+          while [ -n "$pid" ] && [ "$n" -lt 600 ] && [ -r "/proc/$pid/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$pid/status"; do
+            sleep 0.1; n=$((n + 1))
+          done
         done
         [ -n "${GUARD_LINK:-}" ] && /usr/sbin/ip link del "$GUARD_LINK"
         [ -n "${GUARD_NETNS:-}" ] && /usr/sbin/ip netns del "$GUARD_NETNS"
@@ -119,11 +126,25 @@ public final class ServerGuard: Sendable {
             if startTime(of: pid) == owner[1] { continue }
             let pgctl = lines[1] + "/pg_ctl"
             for data in lines.dropFirst(2) where FileManager.default.fileExists(atPath: data + "/postmaster.pid") {
+                let postmaster = (try? String(contentsOfFile: data + "/postmaster.pid", encoding: .utf8))?
+                    .split(separator: "\n").first.flatMap { Int32($0) }
                 let command = [pgctl, "-D", data, "-m", "immediate", "-w", "stop"]
                 _ = geteuid() == 0 ? try? Subprocess.run("/sbin/runuser", ["-u", "postgres", "--"] + command)
                                    : try? Subprocess.run(command[0], Array(command.dropFirst()))
+                if let postmaster { waitForExit(of: postmaster) }
             }
             try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    /// Waits until the process has exited (gone, or a zombie its parent has not reaped), at most
+    /// 60 s: `pg_ctl stop -w` returns once postmaster.pid is gone, which the postmaster removes
+    /// just before it exits, so a check right after it could still find the process running.
+    public static func waitForExit(of pid: Int32) {
+        for _ in 0..<600 {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")"),
+                  stat[stat.index(after: close)...].split(separator: " ").first != "Z" else { return }
+            usleep(100_000)
         }
     }
 
