@@ -19,12 +19,12 @@ enum BinaryValues {
 
     static func int32(_ bytes: RawSpan) throws(DatabaseError) -> Int32 {
         guard bytes.byteCount == 4 else { throw DatabaseError(.unexpectedResult, "an int4 of \(bytes.byteCount) bytes") }
-        return Int32(bitPattern: UInt32(truncatingIfNeeded: bigEndian(bytes)))
+        return Int32(bitPattern: UInt32(bigEndian: bytes.unsafeLoadUnaligned(as: UInt32.self)))
     }
 
     static func int64(_ bytes: RawSpan) throws(DatabaseError) -> Int64 {
         guard bytes.byteCount == 8 else { throw DatabaseError(.unexpectedResult, "an int8 of \(bytes.byteCount) bytes") }
-        return Int64(bitPattern: bigEndian(bytes))
+        return Int64(bitPattern: UInt64(bigEndian: bytes.unsafeLoadUnaligned(as: UInt64.self)))
     }
 
     static func bool(_ bytes: RawSpan) throws(DatabaseError) -> Bool {

@@ -49,10 +49,12 @@ struct CopyBinaryDecoder {
         // withUnsafeBytes rethrows untyped errors: the scan's comes back as a Result.
         let scanned = try buffer.withUnsafeBytes { (bytes) -> Result<(count: Int, end: Int)?, DatabaseError> in Result { () throws(DatabaseError) -> (count: Int, end: Int)? in
             var at = offset
+            // A field count (2 bytes) or a length (4), big-endian, as unsigned bits.
             func integer(_ size: Int) -> Int? {
                 guard bytes.count - at >= size else { return nil }
                 defer { at += size }
-                return Int(BinaryValues.bigEndian(UnsafeRawBufferPointer(rebasing: bytes[at..<at + size]).bytes))
+                return size == 2 ? Int(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
+                                 : Int(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
             }
             guard let countBits = integer(2) else { return nil }
             let count = Int(Int16(truncatingIfNeeded: countBits))
@@ -117,6 +119,12 @@ struct CopyBinaryDecoder {
         func textId(_ index: Int, in deltas: inout RollupDeltas) -> Int32? {
             guard let field = field(index) else { return nil }
             return deltas.textId(field.bytes)
+        }
+
+        /// Field `index`'s text as its id in `deltas`, NULL read as the empty text (a campaign
+        /// or variant, as `RollupDeltas.add(Event)` counts them).
+        func textIdOrEmpty(_ index: Int, in deltas: inout RollupDeltas) -> Int32 {
+            deltas.textId((field(index) ?? UnsafeRawBufferPointer(start: nil, count: 0)).bytes)
         }
     }
 }

@@ -40,14 +40,13 @@ struct EventRowReader {
         if types[typeId] == nil { types[typeId] = EventType(rawValue: deltas.texts.strings[typeId]) }
         guard let type = types[typeId] else { throw DatabaseError(.unexpectedResult, "a rebuild event of an unknown type") }
         let time = try required(row.timestamp(1), 1)
-        // Only what the rollups read: the id and the device's own time play no part. A NULL
-        // campaign or variant is the empty text, as `add(Event)` counts it.
+        // Only what the rollups read: the id and the device's own time play no part.
         let event = RollupDeltas.EventFields(
             appId: try required(row.int64(0), 0), type: type, eventTime: time, category: try requiredText(3),
             action: row.textId(4, in: &deltas) ?? -1, userTextLength: try row.int32(5),
             hasMedia: try required(row.bool(6), 6), mediaRequested: try row.bool(7),
-            categoryRegistered: try row.bool(8), campaign: row.textId(9, in: &deltas) ?? deltas.textId(""),
-            variant: row.textId(10, in: &deltas) ?? deltas.textId(""),
+            categoryRegistered: try row.bool(8), campaign: row.textIdOrEmpty(9, in: &deltas),
+            variant: row.textIdOrEmpty(10, in: &deltas),
             deliveredAt: try row.timestamp(11), appVersion: try requiredText(12),
             platform: try requiredText(13), osVersion: row.textId(14, in: &deltas) ?? -1)
         deltas.add(event)
