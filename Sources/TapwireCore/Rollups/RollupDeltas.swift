@@ -27,15 +27,15 @@ public struct RollupDeltas: Sendable, Equatable {
         public var grain: Int16
         /// Start of the quarter hour (the hour for an old collector's grain 0), µs since 1970.
         public var bucket: Int64
-        public var category: String
-        public var appVersion: String
-        public var platform: String
-        public var campaign: String
-        public var variant: String
+        @Bytewise public var category: String
+        @Bytewise public var appVersion: String
+        @Bytewise public var platform: String
+        @Bytewise public var campaign: String
+        @Bytewise public var variant: String
         /// The OS major version (`ReportDimension.osMajor`); nil when unknown: the rows of a batch a
         /// collector older than migration 0150 appended, which carried none. Those add no OS
         /// marginal (migration 0150 counted their events' OS from the events instead).
-        public var os: String?
+        @Bytewise public var os: String?
 
         public init(appId: Int64, grain: Int16, bucket: Int64, category: String, appVersion: String, platform: String,
                     campaign: String, variant: String, os: String? = "") {
@@ -120,7 +120,7 @@ public struct RollupDeltas: Sendable, Equatable {
 
     public struct ActionKey: Hashable, Sendable {
         public var dimensions: Dimensions
-        public var action: String
+        @Bytewise public var action: String
         public init(dimensions: Dimensions, action: String) {
             self.dimensions = dimensions
             self.action = action
@@ -143,12 +143,12 @@ public struct RollupDeltas: Sendable, Equatable {
         public var appId: Int64
         /// Start of the UTC hour (hourly table) or day (daily table), µs since 1970.
         public var bucket: Int64
-        public var appVersion: String
-        public var platform: String
+        @Bytewise public var appVersion: String
+        @Bytewise public var platform: String
         public var type: EventType
-        public var category: String
+        @Bytewise public var category: String
         /// '' for events without an action (delivered, sent).
-        public var action: String
+        @Bytewise public var action: String
         /// The device's categoryRegistered: 1 true, 0 false, -1 not reported.
         public var categoryRegistered: Int16
 

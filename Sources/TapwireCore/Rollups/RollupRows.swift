@@ -30,7 +30,7 @@ public struct RollupRows: Sendable, Equatable {
         public var grain: Int16
         /// µs since 1970.
         public var bucket: Int64
-        public var category: String
+        @Bytewise public var category: String
         public var hasMedia: Bool
     }
 
@@ -38,15 +38,15 @@ public struct RollupRows: Sendable, Equatable {
         public var appId: Int64
         public var grain: Int16
         public var bucket: Int64
-        public var category: String
-        public var action: String
+        @Bytewise public var category: String
+        @Bytewise public var action: String
     }
 
     public struct TotalBinKey: Hashable, Sendable {
         public var appId: Int64
         public var grain: Int16
         public var bucket: Int64
-        public var category: String
+        @Bytewise public var category: String
         public var metric: HistogramMetric
         public var bin: Int16
     }
@@ -56,7 +56,7 @@ public struct RollupRows: Sendable, Equatable {
         public var appId: Int64
         /// The quarter hour's start, µs since 1970.
         public var quarter: Int64
-        public var category: String
+        @Bytewise public var category: String
     }
 
     /// A block of days of one category and app version (rollup_dismiss_base).
@@ -64,16 +64,16 @@ public struct RollupRows: Sendable, Equatable {
         public var appId: Int64
         public var grain: Int16
         public var bucket: Int64
-        public var category: String
-        public var appVersion: String
+        @Bytewise public var category: String
+        @Bytewise public var appVersion: String
     }
 
     /// A quarter hour of one category and app version (rollup_dismiss_quarters keeps a day's 96).
     public struct VersionQuarterKey: Hashable, Sendable {
         public var appId: Int64
         public var quarter: Int64
-        public var category: String
-        public var appVersion: String
+        @Bytewise public var category: String
+        @Bytewise public var appVersion: String
     }
 
     /// One side (rich or text-only) of a stratum of the adjusted difference: campaign × platform ×
@@ -82,9 +82,9 @@ public struct RollupRows: Sendable, Equatable {
         public var appId: Int64
         /// The UTC day's midnight, µs since 1970.
         public var day: Int64
-        public var category: String
-        public var campaign: String
-        public var platform: String
+        @Bytewise public var category: String
+        @Bytewise public var campaign: String
+        @Bytewise public var platform: String
         public var hasMedia: Bool
     }
 
@@ -92,8 +92,8 @@ public struct RollupRows: Sendable, Equatable {
         public var appId: Int64
         public var day: Int64
         public var dimension: ReportDimension
-        public var value: String
-        public var category: String
+        @Bytewise public var value: String
+        @Bytewise public var category: String
         public var hasMedia: Bool
     }
 
@@ -103,14 +103,14 @@ public struct RollupRows: Sendable, Equatable {
         public var appId: Int64
         /// The hour's start, µs since 1970.
         public var hour: Int64
-        public var category: String
-        public var appVersion: String
-        public var platform: String
+        @Bytewise public var category: String
+        @Bytewise public var appVersion: String
+        @Bytewise public var platform: String
     }
 
     public struct ReleaseActionKey: Hashable, Sendable {
         public var release: ReleaseKey
-        public var action: String
+        @Bytewise public var action: String
     }
 
     /// Two counters kept together (delivered and engaged; delivered and dismissals).
@@ -185,24 +185,24 @@ public struct RollupRows: Sendable, Equatable {
         public var appId: Int64
         /// The day's midnight, µs since 1970.
         public var day: Int64
-        public var category: String
+        @Bytewise public var category: String
     }
 
     /// A UTC day of one category and app version: rollup_dismiss_quarters' key.
     public struct VersionDayKey: Hashable, Sendable {
         public var appId: Int64
         public var day: Int64
-        public var category: String
-        public var appVersion: String
+        @Bytewise public var category: String
+        @Bytewise public var appVersion: String
     }
 
     /// A stratum, both sides in one row: rollup_strata's key.
     public struct StratumDayKey: Hashable, Sendable {
         public var appId: Int64
         public var day: Int64
-        public var category: String
-        public var campaign: String
-        public var platform: String
+        @Bytewise public var category: String
+        @Bytewise public var campaign: String
+        @Bytewise public var platform: String
     }
 
     /// A histogram of one bucket: rollup_total_histograms' key.
@@ -210,7 +210,7 @@ public struct RollupRows: Sendable, Equatable {
         public var appId: Int64
         public var grain: Int16
         public var bucket: Int64
-        public var category: String
+        @Bytewise public var category: String
         public var metric: HistogramMetric
     }
 
@@ -218,14 +218,14 @@ public struct RollupRows: Sendable, Equatable {
     public struct ReleaseDayKey: Hashable, Sendable {
         public var appId: Int64
         public var day: Int64
-        public var category: String
-        public var appVersion: String
-        public var platform: String
+        @Bytewise public var category: String
+        @Bytewise public var appVersion: String
+        @Bytewise public var platform: String
     }
 
     public struct ReleaseActionDayKey: Hashable, Sendable {
         public var release: ReleaseDayKey
-        public var action: String
+        @Bytewise public var action: String
     }
 
     /// Two counters of a day as running sums at its 97 quarter-hour edges: element q sums quarters
