@@ -38,7 +38,6 @@ enum BinaryValues {
 
     static func bigEndian(_ bytes: ArraySlice<UInt8>) -> UInt64 { bigEndian(bytes.span.bytes) }
     static func int16(_ bytes: ArraySlice<UInt8>) throws(DatabaseError) -> Int16 { try int16(bytes.span.bytes) }
-    static func int32(_ bytes: ArraySlice<UInt8>) throws(DatabaseError) -> Int32 { try int32(bytes.span.bytes) }
     static func int64(_ bytes: ArraySlice<UInt8>) throws(DatabaseError) -> Int64 { try int64(bytes.span.bytes) }
     static func bool(_ bytes: ArraySlice<UInt8>) throws(DatabaseError) -> Bool { try bool(bytes.span.bytes) }
     static func timestamp(_ bytes: ArraySlice<UInt8>) throws(DatabaseError) -> Timestamp { try timestamp(bytes.span.bytes) }

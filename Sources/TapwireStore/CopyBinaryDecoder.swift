@@ -98,8 +98,6 @@ struct CopyBinaryDecoder {
         fileprivate let bytes: UnsafeRawBufferPointer
         fileprivate let spans: UnsafeBufferPointer<Int>
 
-        var count: Int { spans.count / 2 }
-
         /// Field `index`'s bytes, nil for NULL.
         private func field(_ index: Int) -> UnsafeRawBufferPointer? {
             let length = spans[2 * index + 1]
@@ -107,7 +105,6 @@ struct CopyBinaryDecoder {
             return UnsafeRawBufferPointer(rebasing: bytes[spans[2 * index]..<spans[2 * index] + length])
         }
 
-        func isNull(_ index: Int) -> Bool { spans[2 * index + 1] < 0 }
         func int32(_ index: Int) throws(DatabaseError) -> Int32? { try field(index).map { (f) throws(DatabaseError) in try BinaryValues.int32(f.bytes) } }
         func int64(_ index: Int) throws(DatabaseError) -> Int64? { try field(index).map { (f) throws(DatabaseError) in try BinaryValues.int64(f.bytes) } }
         func bool(_ index: Int) throws(DatabaseError) -> Bool? { try field(index).map { (f) throws(DatabaseError) in try BinaryValues.bool(f.bytes) } }

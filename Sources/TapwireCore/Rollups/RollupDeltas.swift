@@ -332,9 +332,6 @@ public struct RollupDeltas: Sendable, Equatable {
     /// The id of a text's UTF-8 bytes in `texts`, for `EventFields`.
     public mutating func textId(_ bytes: RawSpan) -> Int32 { texts.id(bytes) }
 
-    /// The id of a String's text (its UTF-8 bytes) in `texts`.
-    public mutating func textId(_ text: String) -> Int32 { texts.id(text) }
-
     /// How many shapes are tallied and not yet finished.
     public var shapeCount: Int { shapes.count }
 
