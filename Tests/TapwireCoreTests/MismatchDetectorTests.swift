@@ -247,6 +247,45 @@ private func only(_ findings: [MismatchFinding], _ kind: MismatchKind) -> [Misma
         #expect(FindingSeverity.info < FindingSeverity.warning && FindingSeverity.warning < FindingSeverity.error)
         #expect(MismatchDetector.versionOrder("3.9", "3.10") && !MismatchDetector.versionOrder("3.10", "3.9"))
     }
+
+    /// The version order is total: irreflexive, no two distinct versions tie, transitive, over
+    /// versions that mix numbers, text, leading zeros and canonically equivalent spellings (the
+    /// order used to tie "1.01" with "1.1" and to cycle 9 < 10 < 10a < 9).
+    @Test func versionOrderIsATotalOrder() {
+        let versions = ["", "1", "1.0", "1.01", "1.1", "1.1.0", "9", "10", "10a", "9a", "2b", "3.10", "3.9",
+                        "caf\u{E9}", "cafe\u{301}", "99999999999999999999", "1..2", ".1"]
+        let lt = MismatchDetector.versionOrder
+        for a in versions {
+            #expect(!lt(a, a), "\(a) before itself")
+            for b in versions where !a.utf8.elementsEqual(b.utf8) {
+                #expect(lt(a, b) != lt(b, a), "\(a) and \(b) tie or precede each other")
+                for c in versions where lt(a, b) && lt(b, c) {
+                    #expect(lt(a, c), "\(a) < \(b) < \(c) but not \(a) < \(c)")
+                }
+            }
+        }
+    }
+
+    /// Merged findings list each version once, in version order, whatever the order the
+    /// per-version findings came in: what the one sort per finding must keep of the sort per merge.
+    @Test func mergedFindingsListTheirVersionsOnceInOrder() {
+        let detector = MismatchDetector()
+        var rng = SeededGenerator(seed: 7)
+        let versions = (0..<40).map { "3.\($0 % 13).\($0)" }
+        let usage = versions.flatMap { v in
+            ["iOS", "watchOS"].map { use(.delivered, "UNKNOWN_CAT", version: v, platform: $0, registered: .notReported, count: 3) }
+        }
+        let manifests = Dictionary(uniqueKeysWithValues: versions.map { ($0, scenarioManifest($0)) })
+        let expected = versions.sorted(by: MismatchDetector.versionOrder)
+        for _ in 0..<3 {
+            let findings = detector.findings(usage: usage.shuffled(using: &rng), manifests: manifests)
+            let unknown = findings.filter { $0.kind == .unknownCategory }
+            #expect(unknown.count == 1)
+            #expect(unknown.first?.appVersions == expected)
+            #expect(unknown.first?.platforms == ["iOS", "watchOS"])
+            #expect(unknown.first?.count == 240)
+        }
+    }
 }
 
 @Suite struct WebhookPolicyTests {

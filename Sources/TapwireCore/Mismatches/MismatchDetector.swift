@@ -80,17 +80,22 @@ public struct MismatchDetector: Sendable {
         }
         var order: [Key] = []
         var merged: [Key: MismatchFinding] = [:]
+        // The versions and platforms are gathered first and sorted once per finding: sorting the
+        // union again at every merge cost most of a report's findings at forty versions
+        // (docs/benchmarks.md, "The findings' version sort").
+        var versions: [Key: Set<String>] = [:]
+        var platforms: [Key: Set<String>] = [:]
         for f in perVersion {
             let key = Key(kind: f.kind, category: f.category, action: f.action, suggestion: f.suggestion,
                           wiped: f.wipedOnDevice)
+            versions[key, default: []].formUnion(f.appVersions)
+            platforms[key, default: []].formUnion(f.platforms)
             guard var m = merged[key] else {
                 merged[key] = f
                 order.append(key)
                 continue
             }
             m.tally = m.tally + f.tally
-            m.appVersions = Array(Set(m.appVersions + f.appVersions)).sorted(by: Self.versionOrder)
-            m.platforms = Array(Set(m.platforms + f.platforms)).sorted()
             m.firstSeen = [m.firstSeen, f.firstSeen].compactMap { $0 }.min()
             m.lastSeen = [m.lastSeen, f.lastSeen].compactMap { $0 }.max()
             merged[key] = m
@@ -98,6 +103,8 @@ public struct MismatchDetector: Sendable {
         let detector = MismatchDetector(rules: rules)
         return sorted(order.map { key in
             var m = merged[key]!
+            m.appVersions = sortedVersions(versions[key]!)
+            m.platforms = platforms[key]!.sorted()
             switch m.kind {
             case .unregisteredAction, .impossibleDismiss: m.count = m.tally.responses
             case .deadCategory: m.count = 0
@@ -122,9 +129,30 @@ public struct MismatchDetector: Sendable {
 
     /// Numeric-aware version order: 3.10 after 3.9; '' first.
     public static func versionOrder(_ a: String, _ b: String) -> Bool {
-        let x = a.split(separator: "."), y = b.split(separator: ".")
-        for (p, q) in zip(x, y) where p != q {
-            if let i = Int(p), let j = Int(q) { return i < j }
+        componentsPrecede(components(a), components(b))
+    }
+
+    /// `versionOrder`, with each version split once rather than at every comparison.
+    static func sortedVersions(_ versions: Set<String>) -> [String] {
+        versions.map { ($0, components($0)) }
+            .sorted { componentsPrecede($0.1, $1.1) }
+            .map(\.0)
+    }
+
+    /// Every component, empty ones included, so that "1..2" and ".1" stay apart from "1.2" and "1".
+    private static func components(_ version: String) -> [Substring] {
+        version.split(separator: ".", omittingEmptySubsequences: false)
+    }
+
+    /// A total order on components, so that distinct versions never tie and no three form a
+    /// cycle (a sort is then stable whatever order a set hands it): an empty component first
+    /// (so '' is the first version), then numbers, by value, then other text (as in Semantic
+    /// Versioning); ties by the UTF-8 bytes ("01" before "1", "é" composed apart from decomposed).
+    private static func componentsPrecede(_ x: [Substring], _ y: [Substring]) -> Bool {
+        func rank(_ c: Substring) -> Int { c.isEmpty ? 0 : Int(c) == nil ? 2 : 1 }
+        for (p, q) in zip(x, y) where !p.utf8.elementsEqual(q.utf8) {
+            if rank(p) != rank(q) { return rank(p) < rank(q) }
+            if let i = Int(p), let j = Int(q), i != j { return i < j }
             return p.utf8.lexicographicallyPrecedes(q.utf8)
         }
         return x.count < y.count
