@@ -77,6 +77,10 @@ extension BinaryValueWriter {
         case .bool(let v): bool(v)
         case .timestamp(let v): timestamp(v)
         case .text(let v): text(v)
+        case .utf8(let v):
+            append32(UInt32(v.count))
+            bytes.append(contentsOf: v)
+            didAppendValue(isNull: false)
         case .int64Array(let values):
             var elements = BinaryArray(.int8, reservingCapacity: values.count * 12)
             for v in values { elements.int64(v) }

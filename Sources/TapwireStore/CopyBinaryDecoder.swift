@@ -113,14 +113,14 @@ struct CopyBinaryDecoder {
         }
 
         /// Field `index`'s text as its id in `deltas` (`RollupDeltas.textId`), nil for NULL.
-        func textId(_ index: Int, in deltas: inout RollupDeltas) -> Int32? {
+        func textId<Text>(_ index: Int, in deltas: inout RollupTally<Text>) -> Int32? {
             guard let field = field(index) else { return nil }
             return deltas.textId(field.bytes)
         }
 
         /// Field `index`'s text as its id in `deltas`, NULL read as the empty text (a campaign
         /// or variant, as `RollupDeltas.add(Event)` counts them).
-        func textIdOrEmpty(_ index: Int, in deltas: inout RollupDeltas) -> Int32 {
+        func textIdOrEmpty<Text>(_ index: Int, in deltas: inout RollupTally<Text>) -> Int32 {
             deltas.textId((field(index) ?? UnsafeRawBufferPointer(start: nil, count: 0)).bytes)
         }
     }

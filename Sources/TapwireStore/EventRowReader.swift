@@ -2,10 +2,11 @@ import TapwireCore
 
 /// Reads the rows of sql/queries/rollups_rebuild_events.sql, piece by piece as COPY sends them,
 /// into `RollupDeltas`: the rebuild's and the report's edge minutes' side of the one definition
-/// of every aggregate.
-struct EventRowReader {
+/// of every aggregate. The rebuild keys the rows by the texts' ids (`TextId`), the report's edge
+/// minutes by the texts (`String`), which it merges into the rollups' rows.
+struct EventRowReader<Text: RollupText> {
     private var decoder = CopyBinaryDecoder()
-    private var deltas = RollupDeltas()
+    private var deltas = RollupTally<Text>()
     /// Per text id of the deltas, the event type it names, once it has been read as one.
     private var types: [EventType?] = []
     private(set) var eventsRead = 0
@@ -18,6 +19,9 @@ struct EventRowReader {
     /// The distinct event shapes read so far: the next day's `shapes`.
     var shapeCount: Int { deltas.shapeCount }
 
+    /// The texts the ids of `finish`'s rows name (empty for Strings).
+    var texts: TextIds { deltas.texts }
+
     mutating func consume(_ data: [UInt8]) throws(DatabaseError) {
         decoder.append(data)
         while let count = try decoder.advance() {
@@ -29,7 +33,7 @@ struct EventRowReader {
 
     /// One row's event into the tally, its texts numbered from their bytes (`TextIds`): no
     /// String or `Event` per row (docs/benchmarks.md, "The day's texts as ids").
-    private static func add(_ row: CopyBinaryDecoder.Row, to deltas: inout RollupDeltas, types: inout [EventType?]) throws(DatabaseError) {
+    private static func add(_ row: CopyBinaryDecoder.Row, to deltas: inout RollupTally<Text>, types: inout [EventType?]) throws(DatabaseError) {
         func required<T>(_ value: T?, _ index: Int) throws(DatabaseError) -> T {
             guard let value else { throw DatabaseError(.unexpectedResult, "a rebuild event row with column \(index + 1) NULL") }
             return value
@@ -41,7 +45,7 @@ struct EventRowReader {
         guard let type = types[typeId] else { throw DatabaseError(.unexpectedResult, "a rebuild event of an unknown type") }
         let time = try required(row.timestamp(1), 1)
         // Only what the rollups read: the id and the device's own time play no part.
-        let event = RollupDeltas.EventFields(
+        let event = RollupTally<Text>.EventFields(
             appId: try required(row.int64(0), 0), type: type, eventTime: time, category: try requiredText(3),
             action: row.textId(4, in: &deltas) ?? -1, userTextLength: try row.int32(5),
             hasMedia: try required(row.bool(6), 6), mediaRequested: try row.bool(7),
@@ -53,14 +57,14 @@ struct EventRowReader {
     }
 
     /// Every table's rows of the events read, once the COPY has ended (`RollupDeltas.derive`).
-    mutating func finish(blocksOfDays: Bool) throws(DatabaseError) -> RollupRows {
+    mutating func finish(blocksOfDays: Bool) throws(DatabaseError) -> RollupTables<Text> {
         guard decoder.finished else { throw DatabaseError(.unexpectedResult, "binary COPY data ended without its trailer") }
         deltas.finishFinest()
         return deltas.derive(blocksOfDays: blocksOfDays)
     }
 
     /// The finest rows only (quarter hours, by every dimension), once the COPY has ended.
-    mutating func finishFinest() throws(DatabaseError) -> RollupDeltas {
+    mutating func finishFinest() throws(DatabaseError) -> RollupTally<Text> {
         guard decoder.finished else { throw DatabaseError(.unexpectedResult, "binary COPY data ended without its trailer") }
         deltas.finishFinest()
         return deltas

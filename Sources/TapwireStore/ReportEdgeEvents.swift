@@ -11,7 +11,7 @@ package enum ReportEdgeEvents {
     /// The finest rows (quarter hours, every dimension) of the app's events in the ranges
     /// [lo, hi) (µs since 1970), read with one COPY however many ranges there are.
     package static func finest(appId: Int64, ranges: [(lo: Int64, hi: Int64)], on connection: PostgresConnection) throws(DatabaseError) -> RollupDeltas {
-        var reader = EventRowReader()
+        var reader = EventRowReader<String>()
         try connection.copyOut(built: EmbeddedSQL.reportEdgeEvents, [String(appId), PostgresValue.timestampArray(ranges.map(\.lo)),
                                                                      PostgresValue.timestampArray(ranges.map(\.hi))]) { (piece) throws(DatabaseError) in
             try reader.consume(piece)

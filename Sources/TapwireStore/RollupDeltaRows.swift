@@ -11,6 +11,8 @@ enum RollupDeltaRows {
     /// One field of a delta.
     enum Value {
         case null, int16(Int16), int64(Int64), bool(Bool), timestamp(Timestamp), text(String)
+        /// A text as its UTF-8 bytes, as `TextIds` stores them: the rebuild's rows, keyed by ids.
+        case utf8(ArraySlice<UInt8>)
         case int64Array([Int64]), int16Array([Int16])
     }
 
@@ -41,14 +43,14 @@ enum RollupDeltaRows {
             body(engagement(3, key.dimensions, metric: .int16(Int16(key.metric.rawValue)), bin: .int16(key.bin), counters: [n]))
         }
         for (key, usage) in deltas.usageHourly {
-            body(usageRow(4, key, usage) + [.text("")])
+            body(usageRow(4, key, usage, text: Value.text) + [.text("")])
         }
     }
 
     /// A usage row's first 24 fields (the columns of rollup_deltas before dimension and value).
-    private static func usageRow(_ kind: Int16, _ key: RollupDeltas.UsageKey, _ usage: RollupDeltas.Usage) -> [Value] {
-        [.int16(kind), .int64(key.appId), .null, .timestamp(Timestamp(microseconds: key.bucket)), .text(key.category),
-         .text(key.appVersion), .text(key.platform), .null, .null, .null, .text(key.action), .null, .null,
+    private static func usageRow<Text>(_ kind: Int16, _ key: RollupTally<Text>.UsageKey, _ usage: RollupUsage, text: (Text) -> Value) -> [Value] {
+        [.int16(kind), .int64(key.appId), .null, .timestamp(Timestamp(microseconds: key.bucket)), text(key.category),
+         text(key.appVersion), text(key.platform), .null, .null, .null, text(key.action), .null, .null,
          .text(key.type.rawValue), .int16(key.categoryRegistered), .int64(usage.count)]
             + Array(repeating: .null, count: 6) + [.timestamp(usage.firstSeen), .timestamp(usage.lastSeen)]
     }
@@ -60,9 +62,10 @@ enum RollupDeltaRows {
     /// last_seen, dimension, value, first_slot, a1…a4, bins. A row per key of its table, ready to
     /// upsert: the arrays (a day's running sums or hours, a histogram's bins) are made here, not
     /// in SQL, and a day's arrays travel trimmed (`trimmedRunning`, `trimmedHours`).
-    static func forEachRow(_ rows: RollupRows, _ body: ([Value]) -> Void) {
-        func row(_ kind: Int16, _ appId: Int64, grain: Int16? = nil, bucket: Int64, category: String, appVersion: String = "",
-                 platform: String = "", campaign: Value = .null, hasMedia: Value = .null, action: Value = .null,
+    /// `text` makes a key's text a field: the text itself, or the bytes of its id.
+    static func forEachRow<Text>(_ rows: RollupTables<Text>, text: (Text) -> Value, _ body: ([Value]) -> Void) {
+        func row(_ kind: Int16, _ appId: Int64, grain: Int16? = nil, bucket: Int64, category: Text, appVersion: Text = .empty,
+                 platform: Text = .empty, campaign: Value = .null, hasMedia: Value = .null, action: Value = .null,
                  metric: Value = .null, counters: [Int64] = [0], dimension: Value = .null, value: Value = .null,
                  slots: (lead: Int16, bodies: [[Int64]])? = nil, arrays: [[Int64]] = [], bins: Value = .null) -> [Value] {
             let arrays = slots?.bodies ?? arrays
@@ -74,9 +77,9 @@ enum RollupDeltaRows {
             values.append(.int64(appId))
             values.append(grain.map { .int16($0) } ?? .null)
             values.append(.timestamp(Timestamp(microseconds: bucket)))
-            values.append(.text(category))
-            values.append(.text(appVersion))
-            values.append(.text(platform))
+            values.append(text(category))
+            values.append(text(appVersion))
+            values.append(text(platform))
             values.append(campaign)
             values.append(.null)
             values.append(hasMedia)
@@ -100,7 +103,7 @@ enum RollupDeltaRows {
                      counters: [c.delivered, c.sent, c.mediaRequested, c.opens, c.dismissals, c.actions, c.replies]))
         }
         for (k, n) in rows.totalActions {
-            body(row(12, k.appId, grain: k.grain, bucket: k.bucket, category: k.category, action: .text(k.action), counters: [n]))
+            body(row(12, k.appId, grain: k.grain, bucket: k.bucket, category: k.category, action: text(k.action), counters: [n]))
         }
         for (k, b) in rows.histogramBins {
             body(row(13, k.appId, grain: k.grain, bucket: k.bucket, category: k.category, metric: .int16(Int16(k.metric.rawValue)),
@@ -117,12 +120,12 @@ enum RollupDeltaRows {
                      slots: trimmedRunning([r.first, r.second])))
         }
         for (k, c) in rows.strataDays {
-            body(row(16, k.appId, bucket: k.day, category: k.category, platform: k.platform, campaign: .text(k.campaign),
+            body(row(16, k.appId, bucket: k.day, category: k.category, platform: k.platform, campaign: text(k.campaign),
                      counters: [c.rich.first, c.rich.second, c.text.first, c.text.second]))
         }
         for (k, c) in rows.marginals {
             body(row(17, k.appId, bucket: k.day, category: k.category, hasMedia: .bool(k.hasMedia),
-                     counters: [c.delivered, c.sent, c.opens, c.actions], dimension: .text(k.dimension.rawValue), value: .text(k.value)))
+                     counters: [c.delivered, c.sent, c.opens, c.actions], dimension: .text(k.dimension.rawValue), value: text(k.value)))
         }
         for (k, h) in rows.releaseDays {
             body(row(18, k.appId, bucket: k.day, category: k.category, appVersion: k.appVersion, platform: k.platform,
@@ -131,10 +134,10 @@ enum RollupDeltaRows {
         for (k, hours) in rows.releaseActionDays {
             let r = k.release
             body(row(19, r.appId, bucket: r.day, category: r.category, appVersion: r.appVersion, platform: r.platform,
-                     action: .text(k.action), slots: trimmedHours([hours])))
+                     action: text(k.action), slots: trimmedHours([hours])))
         }
         for (kind, table) in [(Int16(4), rows.usageHourly), (5, rows.usageDaily)] {
-            for (key, usage) in table { body(usageRow(kind, key, usage) + Array(repeating: .null, count: 8)) }
+            for (key, usage) in table { body(usageRow(kind, key, usage, text: text) + Array(repeating: .null, count: 8)) }
         }
     }
 
@@ -312,9 +315,19 @@ enum RollupDeltaRows {
     /// The table rows as a binary COPY into rollup_fold_rows (or the rebuild's staging table), and
     /// how many there are.
     static func encodeRows(_ rows: RollupRows) -> (data: [UInt8], rows: Int) {
+        encodeRows(rows, text: Value.text)
+    }
+
+    /// The rebuild's rows, keyed by ids of `texts`: each text's bytes copied from where `texts`
+    /// holds them, no String made (docs/benchmarks.md, "The derived rows keyed by text ids").
+    static func encodeRows(_ rows: RollupTables<TextId>, texts: TextIds) -> (data: [UInt8], rows: Int) {
+        encodeRows(rows) { .utf8(texts.utf8($0.id)) }
+    }
+
+    private static func encodeRows<Text>(_ rows: RollupTables<Text>, text: (Text) -> Value) -> (data: [UInt8], rows: Int) {
         var encoder = CopyBinaryEncoder(reservingCapacity: 64 + rows.rowCount * 200)
         var count = 0
-        forEachRow(rows) { values in
+        forEachRow(rows, text: text) { values in
             encoder.beginRow(fields: values.count)
             for value in values { encoder.value(value) }
             count += 1

@@ -135,7 +135,7 @@ public struct RollupStore: Sendable {
             // the day's transaction if the session has none: behind PgBouncer's transaction
             // pooling, each transaction may run in another server session.
             try connection.query(EmbeddedSQL.rollupsRebuildStage)
-            var reader = EventRowReader(shapes: shapes)
+            var reader = EventRowReader<TextId>(shapes: shapes)
             try connection.copyOut(built: EmbeddedSQL.rollupsRebuildEvents, parameters) { (piece) throws(DatabaseError) in try reader.consume(piece) }
             // The day's quarter hours and its day rows only: its blocks of days are made once,
             // from their days, by forEachDay. They replace the day's stored rows, writing only
@@ -144,7 +144,7 @@ public struct RollupStore: Sendable {
             shapes = reader.shapeCount
             let rows = try reader.finish(blocksOfDays: false)
             if rows.rowCount > 0 {
-                try connection.copyIn(EmbeddedSQL.copyRollupRebuildRows, data: RollupDeltaRows.encodeRows(rows).data)
+                try connection.copyIn(EmbeddedSQL.copyRollupRebuildRows, data: RollupDeltaRows.encodeRows(rows, texts: reader.texts).data)
             }
             try connection.query(EmbeddedSQL.rollupsRebuildReplace, parameters)
             return reader.eventsRead

@@ -22,15 +22,20 @@ import TapwireCore
 
     @Test func idsSurviveTheTableGrowing() {
         var texts = TextIds()
+        // '' is numbered 0 from the start (`TextId.empty`).
+        #expect(texts.count == 1)
+        #expect(texts.id("") == 0)
+        #expect(texts.utf8(0).isEmpty)
         // Texts of every length around the hash's eight-byte words, and ones that share a prefix.
-        let all = (0..<5000).map { "com.example.action.\($0)" } + (0..<40).map { String(repeating: "x", count: $0) }
+        let all = (0..<5000).map { "com.example.action.\($0)" } + (1..<40).map { String(repeating: "x", count: $0) }
         let ids = all.map { texts.id($0) }
         #expect(Set(ids).count == all.count)
-        #expect(ids == Array(0..<Int32(all.count)))
+        #expect(ids == Array(1...Int32(all.count)))
         for (text, id) in zip(all, ids) {
             #expect(texts.id(text) == id)
             #expect(texts.strings[Int(id)] == text)
+            #expect(Array(texts.utf8(id)) == Array(text.utf8))
         }
-        #expect(texts.count == all.count)
+        #expect(texts.count == all.count + 1)
     }
 }

@@ -39,11 +39,11 @@ extension String: BytewiseText {
     }
 }
 
-extension Optional: BytewiseText where Wrapped == String {
-    public static func sameBytes(_ lhs: String?, _ rhs: String?) -> Bool {
+extension Optional: BytewiseText where Wrapped: BytewiseText {
+    public static func sameBytes(_ lhs: Wrapped?, _ rhs: Wrapped?) -> Bool {
         switch (lhs, rhs) {
         case (nil, nil): return true
-        case let (l?, r?): return String.sameBytes(l, r)
+        case let (l?, r?): return Wrapped.sameBytes(l, r)
         default: return false
         }
     }

@@ -10,14 +10,26 @@
 /// Events are first tallied by their full shape (everything any rollup keys on, except the
 /// histogram bins), so the per-event work is one dictionary update; the rows are then derived
 /// from the shapes, which are few.
-public struct RollupDeltas: Sendable, Equatable {
+///
+/// The keys hold their texts as `Text` (`RollupText`): Strings for the commits, the fold and the
+/// oracle (`RollupDeltas`), the day's text ids for the rebuild (`RollupTally<TextId>`), which
+/// derives its rows on ids and turns them into bytes only in its COPY rows (docs/benchmarks.md,
+/// "The derived rows keyed by text ids"). One derivation serves both.
+public typealias RollupDeltas = RollupTally<String>
+
+public struct RollupTally<Text: RollupText>: Sendable, Equatable {
+    /// The rows derived from these, keyed by the same texts.
+    public typealias Rows = RollupTables<Text>
+    public typealias Counts = RollupCounts
+    public typealias Usage = RollupUsage
+
     /// The `grain` of a finest row in rollup_delta_batches.
     public enum Grain {
         /// Quarter hours: what a commit stores (counts by every dimension, actions and bins by fewer).
-        public static let quarter: Int16 = 5
+        public static var quarter: Int16 { 5 }
         /// Hours, by every dimension but the OS: what a collector older than migration 0100
         /// stored. Read as the hour's first quarter hour.
-        public static let everyDimension: Int16 = 0
+        public static var everyDimension: Int16 { 0 }
     }
 
     /// The dimensions every finest row is keyed by; an old collector's grain-0 row keeps '' for
@@ -27,18 +39,18 @@ public struct RollupDeltas: Sendable, Equatable {
         public var grain: Int16
         /// Start of the quarter hour (the hour for an old collector's grain 0), µs since 1970.
         public var bucket: Int64
-        @Bytewise public var category: String
-        @Bytewise public var appVersion: String
-        @Bytewise public var platform: String
-        @Bytewise public var campaign: String
-        @Bytewise public var variant: String
+        @Bytewise public var category: Text
+        @Bytewise public var appVersion: Text
+        @Bytewise public var platform: Text
+        @Bytewise public var campaign: Text
+        @Bytewise public var variant: Text
         /// The OS major version (`ReportDimension.osMajor`); nil when unknown: the rows of a batch a
         /// collector older than migration 0150 appended, which carried none. Those add no OS
         /// marginal (migration 0150 counted their events' OS from the events instead).
-        @Bytewise public var os: String?
+        @Bytewise public var os: Text?
 
-        public init(appId: Int64, grain: Int16, bucket: Int64, category: String, appVersion: String, platform: String,
-                    campaign: String, variant: String, os: String? = "") {
+        public init(appId: Int64, grain: Int16, bucket: Int64, category: Text, appVersion: Text, platform: Text,
+                    campaign: Text, variant: Text, os: Text? = Text.empty) {
             self.appId = appId
             self.grain = grain
             self.bucket = bucket
@@ -54,19 +66,19 @@ public struct RollupDeltas: Sendable, Equatable {
         /// the release (version and platform, the release check's rows). `derive` reads no other.
         public var ofActions: Dimensions {
             Dimensions(appId: appId, grain: grain, bucket: bucket, category: category, appVersion: appVersion, platform: platform,
-                       campaign: "", variant: "", os: "")
+                       campaign: .empty, variant: .empty, os: .empty)
         }
 
         /// The dimensions a histogram bin's finest row keeps: the category, all `derive` and a
         /// report's pending quarter hours read of a bin.
         public var ofHistograms: Dimensions {
-            Dimensions(appId: appId, grain: grain, bucket: bucket, category: category, appVersion: "", platform: "",
-                       campaign: "", variant: "", os: "")
+            Dimensions(appId: appId, grain: grain, bucket: bucket, category: category, appVersion: .empty, platform: .empty,
+                       campaign: .empty, variant: .empty, os: .empty)
         }
 
         /// What filters test and `--by` groups on.
-        public var values: DimensionValues {
-            DimensionValues(appVersion: appVersion, platform: platform, campaign: campaign, variant: variant, os: os ?? "")
+        public var values: DimensionFields<Text> {
+            DimensionFields(appVersion: appVersion, platform: platform, campaign: campaign, variant: variant, os: os ?? .empty)
         }
     }
 
@@ -84,44 +96,10 @@ public struct RollupDeltas: Sendable, Equatable {
     /// opens and actions apart and every figure adds them here.
     public static func engaged<N: BinaryInteger>(opens: N, actions: N) -> N { opens + actions }
 
-    /// The counters of a finest row and of rollup_totals (migration 0010 says what each counts).
-    public struct Counts: Hashable, Sendable {
-        public var delivered: Int64 = 0
-        public var sent: Int64 = 0
-        public var mediaRequested: Int64 = 0
-        public var opens: Int64 = 0
-        public var dismissals: Int64 = 0
-        public var actions: Int64 = 0
-        public var replies: Int64 = 0
-        public init() {}
-
-        public mutating func add(_ other: Counts) {
-            delivered += other.delivered
-            sent += other.sent
-            mediaRequested += other.mediaRequested
-            opens += other.opens
-            dismissals += other.dismissals
-            actions += other.actions
-            replies += other.replies
-        }
-
-        public mutating func subtract(_ other: Counts) {
-            delivered -= other.delivered
-            sent -= other.sent
-            mediaRequested -= other.mediaRequested
-            opens -= other.opens
-            dismissals -= other.dismissals
-            actions -= other.actions
-            replies -= other.replies
-        }
-
-        public var isZero: Bool { self == Counts() }
-    }
-
     public struct ActionKey: Hashable, Sendable {
         public var dimensions: Dimensions
-        @Bytewise public var action: String
-        public init(dimensions: Dimensions, action: String) {
+        @Bytewise public var action: Text
+        public init(dimensions: Dimensions, action: Text) {
             self.dimensions = dimensions
             self.action = action
         }
@@ -143,17 +121,17 @@ public struct RollupDeltas: Sendable, Equatable {
         public var appId: Int64
         /// Start of the UTC hour (hourly table) or day (daily table), µs since 1970.
         public var bucket: Int64
-        @Bytewise public var appVersion: String
-        @Bytewise public var platform: String
+        @Bytewise public var appVersion: Text
+        @Bytewise public var platform: Text
         public var type: EventType
-        @Bytewise public var category: String
+        @Bytewise public var category: Text
         /// '' for events without an action (delivered, sent).
-        @Bytewise public var action: String
+        @Bytewise public var action: Text
         /// The device's categoryRegistered: 1 true, 0 false, -1 not reported.
         public var categoryRegistered: Int16
 
-        public init(appId: Int64, bucket: Int64, appVersion: String, platform: String, type: EventType, category: String,
-                    action: String, categoryRegistered: Int16) {
+        public init(appId: Int64, bucket: Int64, appVersion: Text, platform: Text, type: EventType, category: Text,
+                    action: Text, categoryRegistered: Int16) {
             self.appId = appId
             self.bucket = bucket
             self.appVersion = appVersion
@@ -162,24 +140,6 @@ public struct RollupDeltas: Sendable, Equatable {
             self.category = category
             self.action = action
             self.categoryRegistered = categoryRegistered
-        }
-    }
-
-    public struct Usage: Hashable, Sendable {
-        public var count: Int64
-        public var firstSeen: Timestamp
-        public var lastSeen: Timestamp
-
-        public init(count: Int64, firstSeen: Timestamp, lastSeen: Timestamp) {
-            self.count = count
-            self.firstSeen = firstSeen
-            self.lastSeen = lastSeen
-        }
-
-        public mutating func add(_ other: Usage) {
-            count += other.count
-            firstSeen = min(firstSeen, other.firstSeen)
-            lastSeen = max(lastSeen, other.lastSeen)
         }
     }
 
@@ -289,7 +249,8 @@ public struct RollupDeltas: Sendable, Equatable {
         }
     }
 
-    /// The texts of the shapes not yet finished; emptied with them.
+    /// The texts of the shapes not yet finished; emptied with them when the keys hold Strings,
+    /// kept when they hold ids (`TextId`), which name these texts until the rows are sent.
     public private(set) var texts = TextIds()
     /// Per text id, read once per distinct text: its OS major version's id (-1 until computed)
     /// and, as an action, what it is (`ActionKind`).
@@ -302,15 +263,17 @@ public struct RollupDeltas: Sendable, Equatable {
 
     public init() {}
 
-    public static let microsecondsPerQuarterHour: Int64 = 900_000_000
-    public static let microsecondsPerHour: Int64 = 3_600_000_000
-    public static let microsecondsPerDay: Int64 = 86_400_000_000
+    public static var microsecondsPerQuarterHour: Int64 { 900_000_000 }
+    public static var microsecondsPerHour: Int64 { 3_600_000_000 }
+    public static var microsecondsPerDay: Int64 { 86_400_000_000 }
 
     /// The events of one request (they share an app and a device context).
     public mutating func add<Events: Sequence>(_ events: Events, appId: Int64, context: DeviceContext) where Events.Element == Event {
         for event in events { add(event, appId: appId, context: context) }
     }
 
+    @_specialize(where Text == String)
+    @_specialize(where Text == TextId)
     public mutating func add(_ event: Event, appId: Int64, context: DeviceContext) {
         guard event.type != .conversion, event.type != .assignment else { return }
         add(EventFields(appId: appId, type: event.type, eventTime: event.eventTime, category: texts.id(event.category),
@@ -330,12 +293,16 @@ public struct RollupDeltas: Sendable, Equatable {
     }
 
     /// The id of a text's UTF-8 bytes in `texts`, for `EventFields`.
+    @_specialize(where Text == String)
+    @_specialize(where Text == TextId)
     public mutating func textId(_ bytes: RawSpan) -> Int32 { texts.id(bytes) }
 
     /// How many shapes are tallied and not yet finished.
     public var shapeCount: Int { shapes.count }
 
     /// The per-event work: one lookup of the event's shape.
+    @_specialize(where Text == String)
+    @_specialize(where Text == TextId)
     public mutating func add(_ event: EventFields) {
         // Conversions are counted by attribution (docs/outcomes.md) and assignments by the holdout
         // aggregates (docs/holdouts.md), not by engagement's rollups.
@@ -400,16 +367,21 @@ public struct RollupDeltas: Sendable, Equatable {
     /// the hourly mismatch usage. Every table's rows are sums of these (`derive`), so a group
     /// commit stores only them, and the fold, after summing many commits, derives the rest once.
     /// Adding more events afterwards and calling it again is fine.
+    @_specialize(where Text == String)
+    @_specialize(where Text == TextId)
     public mutating func finishFinest() {
         for (shape, tally) in zip(shapes, tallies) { fold(shape, tally) }
         for (key, n) in bins {
-            let dimensions = Dimensions(appId: key.appId, grain: Grain.quarter, bucket: key.quarter, category: texts.strings[Int(key.category)],
-                                        appVersion: "", platform: "", campaign: "", variant: "", os: "")
+            let dimensions = Dimensions(appId: key.appId, grain: Grain.quarter, bucket: key.quarter, category: Text.text(key.category, of: texts),
+                                        appVersion: .empty, platform: .empty, campaign: .empty, variant: .empty, os: .empty)
             histograms[HistogramKey(dimensions: dimensions, metric: key.metric, bin: key.bin), default: 0] += n
         }
-        texts = TextIds()
-        osMajorIds = []
-        actionKinds = []
+        // Keys of ids refer to the texts: they stay, and so does what was read of them.
+        if !Text.refersToTexts {
+            texts = TextIds()
+            osMajorIds = []
+            actionKinds = []
+        }
         shapeIndex = [:]
         shapes = []
         tallies = []
@@ -421,13 +393,15 @@ public struct RollupDeltas: Sendable, Equatable {
     /// leaves out the blocks of 2 to 16 days (grains 3 to 6) and keeps the quarter hours and the
     /// day: the rebuild makes each block once from its days' rows (`RollupStore.forEachDay`),
     /// so what it would add to them here is work thrown away.
-    public func derive(blocksOfDays: Bool = true) -> RollupRows {
-        var rows = RollupRows()
-        let grains = blocksOfDays ? RollupRows.Grain.dayBlocks : [RollupRows.Grain.day]
+    @_specialize(where Text == String)
+    @_specialize(where Text == TextId)
+    public func derive(blocksOfDays: Bool = true) -> Rows {
+        var rows = Rows()
+        let grains = blocksOfDays ? Rows.Grain.dayBlocks : [Rows.Grain.day]
         /// The day and each block of days that holds the quarter hour or day `at`.
         func dayBuckets(_ at: Int64) -> [(Int16, Int64)] {
             let day = Self.floor(at, Self.microsecondsPerDay)
-            return grains.map { ($0, RollupRows.Grain.block(of: day, grain: $0)) }
+            return grains.map { ($0, Rows.Grain.block(of: day, grain: $0)) }
         }
         // The quarter hours' rows from each key; the day's rows (and its blocks') from the keys
         // summed over their day first (a counts key whose bucket is the day, all of one grain): at
@@ -436,21 +410,21 @@ public struct RollupDeltas: Sendable, Equatable {
         var days: [CountsKey: DaySums] = [:]
         for (key, c) in counts {
             let d = key.dimensions
-            rows.totals[RollupRows.TotalsKey(appId: d.appId, grain: RollupRows.Grain.quarter, bucket: d.bucket, category: d.category,
+            rows.totals[Rows.TotalsKey(appId: d.appId, grain: Rows.Grain.quarter, bucket: d.bucket, category: d.category,
                                              hasMedia: key.hasMedia), default: Counts()].add(c)
             let engaged = Self.engaged(opens: c.opens, actions: c.actions)
             let counted = c.delivered != 0 || engaged != 0
             if counted {
-                rows.trend[RollupRows.QuarterKey(appId: d.appId, quarter: d.bucket, category: d.category), default: .zero]
+                rows.trend[Rows.QuarterKey(appId: d.appId, quarter: d.bucket, category: d.category), default: .zero]
                     .add(c.delivered, engaged)
             }
-            rows.dismissQuarters[RollupRows.VersionQuarterKey(appId: d.appId, quarter: d.bucket, category: d.category,
+            rows.dismissQuarters[Rows.VersionQuarterKey(appId: d.appId, quarter: d.bucket, category: d.category,
                                                               appVersion: d.appVersion), default: .zero].add(c.delivered, c.dismissals)
-            var release = RollupRows.ReleaseCounts()
+            var release = Rows.ReleaseCounts()
             release.add(c)
-            rows.releaseCounts[RollupRows.ReleaseKey(appId: d.appId, hour: Self.floor(d.bucket, Self.microsecondsPerHour),
+            rows.releaseCounts[Rows.ReleaseKey(appId: d.appId, hour: Self.floor(d.bucket, Self.microsecondsPerHour),
                                                      category: d.category, appVersion: d.appVersion, platform: d.platform),
-                               default: RollupRows.ReleaseCounts()].add(release)
+                               default: Rows.ReleaseCounts()].add(release)
             var day = key
             day.dimensions.grain = Grain.quarter
             day.dimensions.bucket = Self.floor(d.bucket, Self.microsecondsPerDay)
@@ -459,45 +433,45 @@ public struct RollupDeltas: Sendable, Equatable {
         for (dayKey, sums) in days {
             let shape = dayKey.dimensions
             for (grain, bucket) in dayBuckets(shape.bucket) {
-                rows.totals[RollupRows.TotalsKey(appId: shape.appId, grain: grain, bucket: bucket, category: shape.category,
+                rows.totals[Rows.TotalsKey(appId: shape.appId, grain: grain, bucket: bucket, category: shape.category,
                                                  hasMedia: dayKey.hasMedia), default: Counts()].add(sums.all)
                 // Every version with events has a dismiss row: whether its dismissals are measurable
                 // is the manifest's to say, even when it has no delivery in the range.
-                rows.dismissBase[RollupRows.DismissKey(appId: shape.appId, grain: grain, bucket: bucket, category: shape.category,
+                rows.dismissBase[Rows.DismissKey(appId: shape.appId, grain: grain, bucket: bucket, category: shape.category,
                                                        appVersion: shape.appVersion), default: .zero].add(sums.all.delivered, sums.all.dismissals)
             }
             if let stratum = sums.stratum {
-                rows.strata[RollupRows.StratumKey(appId: shape.appId, day: shape.bucket, category: shape.category, campaign: shape.campaign,
+                rows.strata[Rows.StratumKey(appId: shape.appId, day: shape.bucket, category: shape.category, campaign: shape.campaign,
                                                   platform: shape.platform, hasMedia: dayKey.hasMedia), default: .zero]
                     .add(stratum.first, stratum.second)
             }
             if let marginal = sums.marginal {
                 let values = shape.values
                 for dimension in ReportDimension.allCases where dimension != .os || shape.os != nil {
-                    rows.marginals[RollupRows.MarginalKey(appId: shape.appId, day: shape.bucket, dimension: dimension, value: values[dimension],
-                                                          category: shape.category, hasMedia: dayKey.hasMedia), default: RollupRows.MarginalCounts()]
+                    rows.marginals[Rows.MarginalKey(appId: shape.appId, day: shape.bucket, dimension: dimension, value: values[dimension],
+                                                          category: shape.category, hasMedia: dayKey.hasMedia), default: Rows.MarginalCounts()]
                         .add(marginal)
                 }
             }
         }
         for (key, n) in actions {
             let d = key.dimensions
-            rows.totalActions[RollupRows.TotalActionKey(appId: d.appId, grain: RollupRows.Grain.quarter, bucket: d.bucket, category: d.category,
+            rows.totalActions[Rows.TotalActionKey(appId: d.appId, grain: Rows.Grain.quarter, bucket: d.bucket, category: d.category,
                                                        action: key.action), default: 0] += n
             for (grain, bucket) in dayBuckets(d.bucket) {
-                rows.totalActions[RollupRows.TotalActionKey(appId: d.appId, grain: grain, bucket: bucket, category: d.category,
+                rows.totalActions[Rows.TotalActionKey(appId: d.appId, grain: grain, bucket: bucket, category: d.category,
                                                            action: key.action), default: 0] += n
             }
-            rows.releaseActions[RollupRows.ReleaseActionKey(release: RollupRows.ReleaseKey(
+            rows.releaseActions[Rows.ReleaseActionKey(release: Rows.ReleaseKey(
                 appId: d.appId, hour: Self.floor(d.bucket, Self.microsecondsPerHour), category: d.category, appVersion: d.appVersion,
                 platform: d.platform), action: key.action), default: 0] += n
         }
         for (key, n) in histograms {
             let d = key.dimensions
-            rows.totalHistograms[RollupRows.TotalBinKey(appId: d.appId, grain: RollupRows.Grain.quarter, bucket: d.bucket, category: d.category,
+            rows.totalHistograms[Rows.TotalBinKey(appId: d.appId, grain: Rows.Grain.quarter, bucket: d.bucket, category: d.category,
                                                        metric: key.metric, bin: key.bin), default: 0] += n
             for (grain, bucket) in dayBuckets(d.bucket) {
-                rows.totalHistograms[RollupRows.TotalBinKey(appId: d.appId, grain: grain, bucket: bucket, category: d.category,
+                rows.totalHistograms[Rows.TotalBinKey(appId: d.appId, grain: grain, bucket: bucket, category: d.category,
                                                            metric: key.metric, bin: key.bin), default: 0] += n
             }
         }
@@ -516,12 +490,12 @@ public struct RollupDeltas: Sendable, Equatable {
     /// key the quarter-hour rule leaves out is left out of the day too, whatever the signs.
     private struct DaySums {
         var all = Counts()
-        var stratum: RollupRows.Pair?
+        var stratum: Rows.Pair?
         var marginal: Counts?
 
         mutating func add(_ c: Counts, engaged: Int64, counted: Bool) {
             all.add(c)
-            if counted { stratum = RollupRows.Pair(first: (stratum?.first ?? 0) + c.delivered, second: (stratum?.second ?? 0) + engaged) }
+            if counted { stratum = Rows.Pair(first: (stratum?.first ?? 0) + c.delivered, second: (stratum?.second ?? 0) + engaged) }
             if c.delivered != 0 || c.sent != 0 || c.opens != 0 || c.actions != 0 {
                 var sum = marginal ?? Counts()
                 sum.add(c)
@@ -533,13 +507,13 @@ public struct RollupDeltas: Sendable, Equatable {
     /// The finest rows one shape adds (grain 5, hourly usage; its bins are added by
     /// `finishFinest`); `derive` does the rest.
     private mutating func fold(_ shape: Shape, _ tally: ShapeTally) {
-        let category = texts.strings[Int(shape.category)]
-        let appVersion = texts.strings[Int(shape.appVersion)]
-        let platform = texts.strings[Int(shape.platform)]
-        let action = shape.action < 0 ? nil : texts.strings[Int(shape.action)]
+        let category = Text.text(shape.category, of: texts)
+        let appVersion = Text.text(shape.appVersion, of: texts)
+        let platform = Text.text(shape.platform, of: texts)
+        let action = shape.action < 0 ? nil : Text.text(shape.action, of: texts)
         let full = Dimensions(appId: shape.appId, grain: Grain.quarter, bucket: shape.quarter, category: category,
-                              appVersion: appVersion, platform: platform, campaign: texts.strings[Int(shape.campaign)],
-                              variant: texts.strings[Int(shape.variant)], os: texts.strings[Int(shape.os)])
+                              appVersion: appVersion, platform: platform, campaign: Text.text(shape.campaign, of: texts),
+                              variant: Text.text(shape.variant, of: texts), os: Text.text(shape.os, of: texts))
 
         // Counts: every event makes a row, even one counted nowhere.
         var c = Counts()
@@ -575,21 +549,32 @@ public struct RollupDeltas: Sendable, Equatable {
         // mismatch_usage_hourly.
         let registered: Int16 = shape.categoryRegistered.map { $0 ? 1 : 0 } ?? -1
         mergeHourlyUsage(UsageKey(appId: shape.appId, bucket: Self.floor(shape.quarter, Self.microsecondsPerHour), appVersion: appVersion, platform: platform,
-                                  type: shape.type, category: category, action: action ?? "", categoryRegistered: registered),
+                                  type: shape.type, category: category, action: action ?? .empty, categoryRegistered: registered),
                          Usage(count: tally.events, firstSeen: tally.first, lastSeen: tally.last))
     }
 
     // Rows computed earlier, merged in: the fold sums the deltas of many commits this way
     // before it writes each key once.
 
+    @_specialize(where Text == String)
+    @_specialize(where Text == TextId)
     public mutating func merge(_ key: CountsKey, _ value: Counts) { counts[key, default: Counts()].add(value) }
+    @_specialize(where Text == String)
+    @_specialize(where Text == TextId)
     public mutating func merge(_ key: ActionKey, _ n: Int64) { actions[key, default: 0] += n }
+    @_specialize(where Text == String)
+    @_specialize(where Text == TextId)
     public mutating func merge(_ key: HistogramKey, _ n: Int64) { histograms[key, default: 0] += n }
+    @_specialize(where Text == String)
+    @_specialize(where Text == TextId)
     public mutating func mergeHourlyUsage(_ key: UsageKey, _ usage: Usage) {
         usageHourly[key, default: Usage(count: 0, firstSeen: usage.firstSeen, lastSeen: usage.lastSeen)].add(usage)
     }
-    /// Every row of `other` (its shapes not yet finished are not rows and are left out).
-    public mutating func merge(_ other: RollupDeltas) {
+    /// Every row of `other` (its shapes not yet finished are not rows and are left out). Keys of
+    /// ids name the texts of their own tally: only a tally of Strings merges another.
+    @_specialize(where Text == String)
+    @_specialize(where Text == TextId)
+    public mutating func merge(_ other: RollupTally) {
         for (key, value) in other.counts { merge(key, value) }
         for (key, n) in other.actions { merge(key, n) }
         for (key, n) in other.histograms { merge(key, n) }
@@ -599,7 +584,9 @@ public struct RollupDeltas: Sendable, Equatable {
     /// Every count, action and bin of `other` taken away (a report's quarter hour read whole, less
     /// its rest: TapwireReport/ReportPlan.swift). The hourly usage is left out: its first and last
     /// times cannot be taken away.
-    public mutating func subtract(_ other: RollupDeltas) {
+    @_specialize(where Text == String)
+    @_specialize(where Text == TextId)
+    public mutating func subtract(_ other: RollupTally) {
         for (key, value) in other.counts { counts[key, default: Counts()].subtract(value) }
         for (key, n) in other.actions { actions[key, default: 0] -= n }
         for (key, n) in other.histograms { histograms[key, default: 0] -= n }
@@ -634,5 +621,58 @@ public struct RollupDeltas: Sendable, Equatable {
         if let delivered = deliveredAt {
             body(.timeToResponse, Int16(LatencyBins.bin(forMicroseconds: eventTime.microseconds &- delivered.microseconds)))
         }
+    }
+}
+
+/// The counters of a finest row and of rollup_totals (migration 0010 says what each counts).
+public struct RollupCounts: Hashable, Sendable {
+    public var delivered: Int64 = 0
+    public var sent: Int64 = 0
+    public var mediaRequested: Int64 = 0
+    public var opens: Int64 = 0
+    public var dismissals: Int64 = 0
+    public var actions: Int64 = 0
+    public var replies: Int64 = 0
+    public init() {}
+
+    public mutating func add(_ other: RollupCounts) {
+        delivered += other.delivered
+        sent += other.sent
+        mediaRequested += other.mediaRequested
+        opens += other.opens
+        dismissals += other.dismissals
+        actions += other.actions
+        replies += other.replies
+    }
+
+    public mutating func subtract(_ other: RollupCounts) {
+        delivered -= other.delivered
+        sent -= other.sent
+        mediaRequested -= other.mediaRequested
+        opens -= other.opens
+        dismissals -= other.dismissals
+        actions -= other.actions
+        replies -= other.replies
+    }
+
+    public var isZero: Bool { self == RollupCounts() }
+}
+
+/// A mismatch usage row's count and first and last times.
+public struct RollupUsage: Hashable, Sendable {
+    public var count: Int64
+    public var firstSeen: Timestamp
+    public var lastSeen: Timestamp
+
+    public init(count: Int64, firstSeen: Timestamp, lastSeen: Timestamp) {
+        self.count = count
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+    }
+
+    public mutating func add(_ other: RollupUsage) {
+        count += other.count
+        firstSeen = min(firstSeen, other.firstSeen)
+        lastSeen = max(lastSeen, other.lastSeen)
     }
 }

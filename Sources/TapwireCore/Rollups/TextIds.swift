@@ -13,7 +13,8 @@ public struct TextIds: Sendable, Equatable {
     /// Each id's text.
     public private(set) var strings: [String] = []
 
-    public init() {}
+    /// '' is id 0 from the start, so that a key can name it without the table (`TextId.empty`).
+    public init() { _ = id("") }
 
     public var count: Int { strings.count }
 
@@ -41,6 +42,12 @@ public struct TextIds: Sendable, Equatable {
         slots[slot] = id
         if strings.count * 2 > slots.count { grow() }
         return id
+    }
+
+    /// The UTF-8 bytes of id `id`'s text, as stored (the rebuild's COPY rows copy them from here).
+    public func utf8(_ id: Int32) -> ArraySlice<UInt8> {
+        let at = Int(id)
+        return bytes[(at == 0 ? 0 : ends[at - 1])..<ends[at]]
     }
 
     /// The id of a String's text (its UTF-8 bytes).
