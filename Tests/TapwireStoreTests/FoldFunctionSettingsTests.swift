@@ -3,7 +3,8 @@ import TapwireTestSupport
 
 /// The fold's functions carry planner settings that their statements' plans rely on (0190's jit,
 /// 0233's seqscan, 0250's work_mem, 0271's bitmap scans, 0302's joins: its rule turns nested loops
-/// and merge joins off with SET LOCAL, which the function's own SET of both keeps to the function). `CREATE OR REPLACE FUNCTION` drops every
+/// and merge joins off with SET LOCAL, which the function's own SET of both keeps to the function;
+/// 0308's generic plan of the uplift insert). `CREATE OR REPLACE FUNCTION` drops every
 /// setting its text does not restate, so a later migration that replaces a function without them
 /// would silently bring back the plans they ruled out (docs/outcomes.md, "What a fold costs").
 @Suite struct FoldFunctionSettingsTests {
@@ -18,5 +19,7 @@ import TapwireTestSupport
                                                  "enable_nestloop=on", "enable_mergejoin=on"]), "\(attribution)")
         let holdouts = try settings("tapwire_holdouts_pending")
         #expect(holdouts.contains("enable_bitmapscan=off"), "\(holdouts)")
+        let upliftAdd = try settings("tapwire_conversion_uplift_add")
+        #expect(upliftAdd.contains("plan_cache_mode=force_generic_plan"), "\(upliftAdd)")
     }
 }

@@ -52,7 +52,7 @@ import Testing
     /// one statement it names, and only that.
     @Test func citusReplacesTheStatementItsFileNames() throws {
         let amended = EmbeddedSQL.migrations.filter { $0.citus != nil }
-        #expect(Set(amended.map(\.version)) == [30, 100])
+        #expect(Set(amended.map(\.version)) == [30, 100, 308])
         for migration in amended {
             let plain = try Migrator.statements(of: migration, citus: false)
             let onCitus = try Migrator.statements(of: migration, citus: true)
@@ -61,6 +61,10 @@ import Testing
             #expect(replaced.count == 1, "\(migration.file): \(replaced.map(\.name))")
             #expect(onCitus.contains { $0.name.hasPrefix(migration.citus?.file ?? "?") })
         }
+        // 0308's generic plan of the uplift insert is not for Citus (docs/deployment.md).
+        let uplift = try #require(amended.first { $0.version == 308 })
+        #expect(try Migrator.statements(of: uplift, citus: true).allSatisfy { !$0.text.contains("SET plan_cache_mode") })
+        #expect(try Migrator.statements(of: uplift, citus: false).contains { $0.text.contains("SET plan_cache_mode = force_generic_plan") })
         let layout = try #require(amended.first { $0.version == 30 })
         #expect(try Migrator.statements(of: layout, citus: true).suffix(3).map { String(SQLScript($0.text).statements[0].head) } == [
             "SELECT create_reference_table('apps')", "SELECT create_reference_table('api_keys')", "SELECT tapwire_apply_citus_layout()",
