@@ -9,14 +9,14 @@ public struct EventBuilder: Sendable {
     /// `registeredCategories` is the set from `getNotificationCategories` when it is known; the
     /// event then says whether iOS could show the category's buttons.
     public func delivered(_ content: NotificationContentValues, notificationId: String?, id: TelemetryEventID,
-                          at time: Date, registeredCategories: Set<String>?) -> TelemetryEvent {
+                          at time: Date, registeredCategories: Set<Bytewise<String>>?) -> TelemetryEvent {
         var event = base(content, type: .delivered, id: id, at: time, registeredCategories: registeredCategories)
         event.notificationId = notificationId
         return event
     }
 
     public func response(_ response: NotificationResponseValues, id: TelemetryEventID, at time: Date,
-                         registeredCategories: Set<String>?) -> TelemetryEvent {
+                         registeredCategories: Set<Bytewise<String>>?) -> TelemetryEvent {
         var event = base(response.content, type: .response, id: id, at: time, registeredCategories: registeredCategories)
         event.notificationId = response.notificationId
         event.actionIdentifier = response.actionIdentifier
@@ -71,7 +71,7 @@ public struct EventBuilder: Sendable {
     }
 
     private func base(_ content: NotificationContentValues, type: TelemetryEventType, id: TelemetryEventID, at time: Date,
-                      registeredCategories: Set<String>?) -> TelemetryEvent {
+                      registeredCategories: Set<Bytewise<String>>?) -> TelemetryEvent {
         let kinds = Set(content.attachments.map { AttachmentKind(typeIdentifier: $0.typeIdentifier, fileExtension: $0.fileExtension) })
         let category = content.categoryIdentifier
         func value(_ key: String?) -> String? {
@@ -83,7 +83,7 @@ public struct EventBuilder: Sendable {
             hasMedia: !content.attachments.isEmpty, mediaTypes: kinds.sorted(),
             mediaRequested: keys.mediaRequest.map { content.userInfo[$0] != nil },
             // Exact, case-sensitive match, as iOS looks categories up. No category: nothing to register.
-            categoryRegistered: category.isEmpty ? nil : registeredCategories.map { $0.contains(category) },
+            categoryRegistered: category.isEmpty ? nil : registeredCategories.map { $0.contains(Bytewise(category)) },
             campaign: value(keys.campaign), variant: value(keys.variant))
     }
 }

@@ -14,7 +14,8 @@ public struct RegisteredCategoryCache: Sendable, Equatable {
     /// The version this process runs as (`DeviceInfo.appVersion`).
     public let appVersion: String
     /// nil until known: no reading yet for this app version. Events then leave `categoryRegistered` out.
-    public private(set) var identifiers: Set<String>?
+    /// By their bytes, so a payload's category in another normal form is not found (`Bytewise`).
+    public private(set) var identifiers: Set<Bytewise<String>>?
 
     /// Cold start from the file the previous process of this app version wrote (nil: no file). A
     /// damaged file or one from another version gives an unknown set, never an error.
@@ -22,7 +23,7 @@ public struct RegisteredCategoryCache: Sendable, Equatable {
         self.appVersion = appVersion
         guard let persisted, let stored = try? JSONDecoder().decode(Persisted.self, from: Data(persisted)),
               stored.appVersion == appVersion else { return }
-        identifiers = Set(stored.identifiers)
+        identifiers = Set(stored.identifiers.map { Bytewise($0) })
     }
 
     /// A fresh reading from the system. Returns the bytes to persist when the set changed, nil when
@@ -40,7 +41,7 @@ public struct RegisteredCategoryCache: Sendable, Equatable {
         guard let identifiers else { return nil }
         return JSONValue.object([
             ("appVersion", .string(appVersion)),
-            ("identifiers", .array(identifiers.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { .string($0) })),
+            ("identifiers", .array(identifiers.map(\.wrappedValue).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { .string($0) })),
         ]).serializedBytes()
     }
 

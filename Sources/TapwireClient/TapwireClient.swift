@@ -76,7 +76,7 @@ public final class TapwireClient: Sendable {
     /// uses the set the client keeps (`self.registeredCategories`).
     @discardableResult
     public func recordDelivery(_ content: NotificationContentValues, notificationId: String? = nil,
-                               registeredCategories: Set<String>? = nil) throws(TapwireClientError) -> TelemetryEventID {
+                               registeredCategories: Set<Bytewise<String>>? = nil) throws(TapwireClientError) -> TelemetryEventID {
         let registered = registeredCategories ?? self.registeredCategories
         return try append { id, time, _ throws(TapwireClientError) in
             builder.delivered(content, notificationId: notificationId, id: id, at: time, registeredCategories: registered)
@@ -88,7 +88,7 @@ public final class TapwireClient: Sendable {
     /// failure to keep it goes to `configuration.onError` (the response itself is recorded).
     @discardableResult
     public func recordResponse(_ response: NotificationResponseValues,
-                               registeredCategories: Set<String>? = nil) throws(TapwireClientError) -> TelemetryEventID {
+                               registeredCategories: Set<Bytewise<String>>? = nil) throws(TapwireClientError) -> TelemetryEventID {
         let registered = registeredCategories ?? self.registeredCategories
         let tapFile = configuration.queueDirectory.appendingPathComponent(RememberedTap.fileName)
         let durability = configuration.durability
@@ -252,7 +252,7 @@ public final class TapwireClient: Sendable {
 
     /// The identifiers of the categories registered on this device as last read (persisted across
     /// launches of this app version); nil while unknown.
-    public var registeredCategories: Set<String>? { categories.withLock { $0.identifiers } }
+    public var registeredCategories: Set<Bytewise<String>>? { categories.withLock { $0.identifiers } }
 
     /// Keeps a fresh reading of the registered categories for `record…` and persists it in the
     /// queue directory when it changed. The Apple adapter calls this with what

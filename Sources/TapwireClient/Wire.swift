@@ -15,8 +15,9 @@ public typealias RegisteredCategory = ManifestCategory
 public typealias RegisteredAction = ManifestAction
 
 extension Manifest {
-    /// The set of registered identifiers, for `categoryRegistered`.
-    public var identifiers: Set<String> { Set(categories.map(\.identifier)) }
+    /// The set of registered identifiers, for `categoryRegistered`: by their bytes, as iOS finds a
+    /// notification's category among them (NSString compares literally; docs/SDK.md).
+    public var identifiers: Set<Bytewise<String>> { Set(categories.map { Bytewise($0.identifier) }) }
 }
 
 extension Timestamp {

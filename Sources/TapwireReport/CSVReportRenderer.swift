@@ -151,7 +151,7 @@ public struct CSVReportRenderer: Sendable {
             c.conversionUplift.map { Self.conversionKey($0.name, $0.currency) + "=" + value($0.uplift) }.joined(separator: ";")
         }
         let byAction = c.directConversionsByAction.keys.sorted().flatMap { action in
-            c.directConversionsByAction[action]!.keys.sorted().map { "\(action)/\($0)=\(c.directConversionsByAction[action]![$0]!)" }
+            c.directConversionsByAction[action]!.keys.sorted().map { "\(action.wrappedValue)/\($0.wrappedValue)=\(c.directConversionsByAction[action]![$0]!)" }
         }
         return [
             list { String($0.direct) }, list { String($0.influenced) }, list { String($0.converted) }, list { n($0.rate) },

@@ -29,8 +29,8 @@ public struct CategoryEngagement: Sendable, Equatable {
     /// What the notifications led to, per conversion name and currency (docs/reports.md, "Conversions").
     public var conversions: [CategoryConversion] = []
     /// Direct conversions by the action of the tap before them, then by name (opens under Apple's
-    /// default action identifier).
-    public var directConversionsByAction: [String: [String: Int]] = [:]
+    /// default action identifier), each keyed by its bytes (`Bytewise`).
+    public var directConversionsByAction: [Bytewise<String>: [Bytewise<String>: Int]] = [:]
     /// Rich vs text-only on each conversion name, as `uplift` is on engagement.
     public var conversionUplift: [ConversionUplift] = []
 

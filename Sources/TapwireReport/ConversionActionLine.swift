@@ -13,7 +13,7 @@ struct ConversionActionLine: Sendable {
         (categories + [overall]).flatMap { c in
             c.directConversionsByAction.keys.sorted().flatMap { action in
                 c.directConversionsByAction[action]!.keys.sorted().map { name in
-                    ConversionActionLine(categoryName: c.displayName, isTotal: c.category == nil, action: action, name: name,
+                    ConversionActionLine(categoryName: c.displayName, isTotal: c.category == nil, action: action.wrappedValue, name: name.wrappedValue,
                                          direct: c.directConversionsByAction[action]![name]!)
                 }
             }

@@ -22,9 +22,9 @@ public struct ConversionTotal: Sendable, Equatable {
 
     /// One total per name and currency, in name order.
     static func totals(_ rows: [ReportConversionTotalRow]) -> [ConversionTotal] {
-        var byKey: [String: ConversionTotal] = [:]
+        var byKey: [Bytewise<String>: ConversionTotal] = [:]
         for row in rows {
-            let key = row.name + "\u{0}" + row.currency
+            let key = Bytewise(row.name + "\u{0}" + row.currency)
             var total = byKey[key] ?? ConversionTotal(name: row.name, currency: row.currency)
             switch row.kind {
             case .direct:
@@ -39,6 +39,6 @@ public struct ConversionTotal: Sendable, Equatable {
             }
             byKey[key] = total
         }
-        return byKey.values.sorted { ($0.name, $0.currency) < ($1.name, $1.currency) }
+        return byKey.values.sorted { (Bytewise($0.name), Bytewise($0.currency)) < (Bytewise($1.name), Bytewise($1.currency)) }
     }
 }

@@ -22,16 +22,18 @@ public struct EngagementReportBuilder: Sendable {
         // The current volume is the range's: deliveries per day over its length.
         let rangeDays = Double(scope.to.microseconds - scope.from.microseconds) / 86_400_000_000
         var groups: [ReportGroup] = []
-        var sections: [String: Section] = [:]
-        for row in data.totals { sections[row.group, default: Section()].totals.append(row) }
-        for row in data.trend { sections[row.group, default: Section()].trend.append(row) }
-        for row in data.dismiss { sections[row.group, default: Section()].dismiss.append(row) }
-        for row in data.actions { sections[row.group, default: Section()].actions.append(row) }
-        for row in data.histograms { sections[row.group, default: Section()].histograms.append(row) }
-        for row in data.uplift where !row.wholeReport { sections[row.group, default: Section()].uplift.append(row) }
-        for row in data.conversions { sections[row.group, default: Section()].conversions.append(row) }
-        for row in data.conversionActions { sections[row.group, default: Section()].conversionActions.append(row) }
-        for row in data.conversionUplift { sections[row.row.group, default: Section()].conversionUplift.append(row) }
+        // Groups, categories, actions and names are keyed by their bytes, as SQL groups them and
+        // the device tells them apart (docs/reports.md, "Texts compared by their bytes").
+        var sections: [Bytewise<String>: Section] = [:]
+        for row in data.totals { sections[Bytewise(row.group), default: Section()].totals.append(row) }
+        for row in data.trend { sections[Bytewise(row.group), default: Section()].trend.append(row) }
+        for row in data.dismiss { sections[Bytewise(row.group), default: Section()].dismiss.append(row) }
+        for row in data.actions { sections[Bytewise(row.group), default: Section()].actions.append(row) }
+        for row in data.histograms { sections[Bytewise(row.group), default: Section()].histograms.append(row) }
+        for row in data.uplift where !row.wholeReport { sections[Bytewise(row.group), default: Section()].uplift.append(row) }
+        for row in data.conversions { sections[Bytewise(row.group), default: Section()].conversions.append(row) }
+        for row in data.conversionActions { sections[Bytewise(row.group), default: Section()].conversionActions.append(row) }
+        for row in data.conversionUplift { sections[Bytewise(row.row.group), default: Section()].conversionUplift.append(row) }
         let wholeUplift = data.uplift.filter(\.wholeReport)
         let valuePools = Self.valuePools(data)
         // The report as a whole: every group's rows, and the strata's sums over all of them.
@@ -42,7 +44,7 @@ public struct EngagementReportBuilder: Sendable {
             guard let dimension = scope.groupBy, !part.totals.isEmpty || !part.actions.isEmpty else { continue }
             let (groupCategories, groupOverall) = build(part, days: data.days, rangeDays: rangeDays, manifests: manifests,
                                                         valuePools: valuePools)
-            groups.append(ReportGroup(dimension: dimension, value: value, categories: groupCategories, overall: groupOverall))
+            groups.append(ReportGroup(dimension: dimension, value: value.wrappedValue, categories: groupCategories, overall: groupOverall))
         }
         everything.uplift = wholeUplift
         let (categories, overall) = build(everything, days: data.days, rangeDays: rangeDays, manifests: manifests,
@@ -98,7 +100,7 @@ public struct EngagementReportBuilder: Sendable {
     /// One side of one category's part of a day the range cuts: its delivered and its successes
     /// (engaged, or converted notifications). Several may share a key: they are added.
     struct CutCell {
-        var category: String
+        var category: Bytewise<String>
         var utcDay: Int
         var hasMedia: Bool
         var delivered: Int
@@ -108,12 +110,15 @@ public struct EngagementReportBuilder: Sendable {
     /// Each category's sums per UTC day (whole days from their rows; a cut day's part as one
     /// stratum, from its cells), in order of the day: what `RichUplift` reads, for engagement and
     /// for each conversion name alike.
-    static func upliftDays(whole rows: [ReportUpliftDayRow], cut: [CutCell]) -> [String: [(utcDay: Int, sums: UpliftDay)]] {
-        var whole: [String: [Int: UpliftDay]] = [:]
+    static func upliftDays(whole rows: [ReportUpliftDayRow], cut: [CutCell]) -> [Bytewise<String>: [(utcDay: Int, sums: UpliftDay)]] {
+        var whole: [Bytewise<String>: [Int: UpliftDay]] = [:]
         // Several rows of one category and day are groups of one report (conversions by campaign
         // or platform, whose groups never split a stratum): they add up.
-        for row in rows { whole[row.category, default: [:]][row.utcDay] = whole[row.category]?[row.utcDay].map { $0 + row.day } ?? row.day }
-        struct CutKey: Hashable { var category: String; var day: Int }
+        for row in rows {
+            let category = Bytewise(row.category)
+            whole[category, default: [:]][row.utcDay] = whole[category]?[row.utcDay].map { $0 + row.day } ?? row.day
+        }
+        struct CutKey: Hashable { var category: Bytewise<String>; var day: Int }
         var cells: [CutKey: (rich: (delivered: Int, engaged: Int), text: (delivered: Int, engaged: Int))] = [:]
         for c in cut {
             var cell = cells[CutKey(category: c.category, day: c.utcDay)] ?? ((0, 0), (0, 0))
@@ -136,7 +141,7 @@ public struct EngagementReportBuilder: Sendable {
     static func engagementCutCells(_ totals: [ReportTotalsRow]) -> [CutCell] {
         totals.compactMap { row in
             row.cutDay.map { day in
-                CutCell(category: row.category, utcDay: day, hasMedia: row.hasMedia, delivered: Int(row.counts.delivered),
+                CutCell(category: Bytewise(row.category), utcDay: day, hasMedia: row.hasMedia, delivered: Int(row.counts.delivered),
                         successes: Int(RollupDeltas.engaged(opens: row.counts.opens, actions: row.counts.actions)))
             }
         }
@@ -144,7 +149,7 @@ public struct EngagementReportBuilder: Sendable {
 
     /// Every category's days added into one sequence, the categories in name order so the sums
     /// never depend on hashing: the overall's strata (× category).
-    static func overallDays(_ byCategory: [String: [(utcDay: Int, sums: UpliftDay)]]) -> [(day: String, sums: UpliftDay)] {
+    static func overallDays(_ byCategory: [Bytewise<String>: [(utcDay: Int, sums: UpliftDay)]]) -> [(day: String, sums: UpliftDay)] {
         var overallDays: [Int: UpliftDay] = [:]
         for name in byCategory.keys.sorted() {
             for (day, sums) in byCategory[name] ?? [] { overallDays[day] = overallDays[day].map { $0 + sums } ?? sums }
@@ -154,7 +159,7 @@ public struct EngagementReportBuilder: Sendable {
 
     /// The members' daily line as one row per day (the overall reads only each day's sums): the
     /// same integers `engagement` would add, without copying a real app's 900 rows first.
-    static func overallTrend(_ members: Set<String>, _ byCategory: [String: [ReportTrendRow]]) -> [ReportTrendRow] {
+    static func overallTrend(_ members: Set<Bytewise<String>>, _ byCategory: [Bytewise<String>: [ReportTrendRow]]) -> [ReportTrendRow] {
         var daily: [String: DaySum] = [:]
         for name in members {
             for row in byCategory[name] ?? [] { daily[row.day, default: DaySum()].add(delivered: row.delivered, engaged: row.engaged) }
@@ -163,7 +168,7 @@ public struct EngagementReportBuilder: Sendable {
     }
 
     /// The members' bins as one row per metric and bin (the overall reads only their sums).
-    static func overallBins(_ members: Set<String>, _ byCategory: [String: [ReportHistogramRow]]) -> [ReportHistogramRow] {
+    static func overallBins(_ members: Set<Bytewise<String>>, _ byCategory: [Bytewise<String>: [ReportHistogramRow]]) -> [ReportHistogramRow] {
         struct Key: Hashable { var metric: HistogramMetric, bin: Int }
         var sums: [Key: Int] = [:]
         for name in members {
@@ -178,34 +183,34 @@ public struct EngagementReportBuilder: Sendable {
 
     func build(_ section: Section, days: [String], rangeDays: Double, manifests: [String: Manifest],
                valuePools: [Outcome: SkewAdjustedMean.Moments]) -> ([CategoryEngagement], CategoryEngagement) {
-        let names = Set(section.totals.map(\.category)).union(section.actions.map(\.category))
-        let totalsByCategory = Dictionary(grouping: section.totals, by: \.category)
-        let trendByCategory = Dictionary(grouping: section.trend, by: \.category)
-        let dismissByCategory = Dictionary(grouping: section.dismiss, by: \.category)
-        let actionsByCategory = Dictionary(grouping: section.actions, by: \.category)
-        let histogramsByCategory = Dictionary(grouping: section.histograms, by: \.category)
+        let names = Set(section.totals.map { Bytewise($0.category) }).union(section.actions.map { Bytewise($0.category) })
+        let totalsByCategory = Dictionary(grouping: section.totals) { Bytewise($0.category) }
+        let trendByCategory = Dictionary(grouping: section.trend) { Bytewise($0.category) }
+        let dismissByCategory = Dictionary(grouping: section.dismiss) { Bytewise($0.category) }
+        let actionsByCategory = Dictionary(grouping: section.actions) { Bytewise($0.category) }
+        let histogramsByCategory = Dictionary(grouping: section.histograms) { Bytewise($0.category) }
         let upliftByCategory = Self.upliftDays(whole: section.uplift, cut: Self.engagementCutCells(section.totals))
         // Each day's label once, not once per category (a real app's 30 categories × 30 days).
         var labels: [Int: String] = [:]
         for look in upliftByCategory.values.joined() where labels[look.utcDay] == nil { labels[look.utcDay] = Self.label(look.utcDay) }
-        func looks(_ category: String) -> [(day: String, sums: UpliftDay)] {
+        func looks(_ category: Bytewise<String>) -> [(day: String, sums: UpliftDay)] {
             (upliftByCategory[category] ?? []).map { (labels[$0.utcDay] ?? Self.label($0.utcDay), $0.sums) }
         }
         // Every category's title in one pass over the manifests, not a search of each version's
         // categories per category (a real app's 40 manifests × 30 categories, squared).
         let titles = Self.titles(manifests)
         var categories: [CategoryEngagement] = names.map { name in
-            engagement(category: name, title: titles[name], totals: totalsByCategory[name] ?? [],
+            engagement(category: name.wrappedValue, title: titles[name], totals: totalsByCategory[name] ?? [],
                        trend: trendByCategory[name] ?? [], actions: actionsByCategory[name] ?? [],
                        histograms: histogramsByCategory[name] ?? [], uplift: looks(name), days: days, rangeDays: rangeDays,
-                       dismiss: dismissStats(category: name, rows: dismissByCategory[name] ?? [], manifests: manifests))
+                       dismiss: dismissStats(category: name.wrappedValue, rows: dismissByCategory[name] ?? [], manifests: manifests))
         }
-        categories.sort { ($0.baseCount, $1.displayName) > ($1.baseCount, $0.displayName) }
+        categories.sort { ($0.baseCount, Bytewise($1.displayName)) > ($1.baseCount, Bytewise($0.displayName)) }
 
         // The overall's members: the categories whose rates are over the overall's base and meaningful.
         let base: EngagementBase = categories.contains { $0.delivered > 0 } ? .delivered : .sent
         var excluded: [OverallExclusion] = []
-        var members: Set<String> = []
+        var members: Set<Bytewise<String>> = []
         for c in categories {
             guard let name = c.category else { continue }
             let reason: OverallExclusion.Reason?
@@ -221,11 +226,11 @@ public struct EngagementReportBuilder: Sendable {
             if let reason {
                 excluded.append(OverallExclusion(category: name, reason: reason, delivered: c.delivered, sent: c.sent, engaged: c.engaged))
             } else {
-                members.insert(name)
+                members.insert(Bytewise(name))
             }
         }
         // Dismissals over the members whose dismiss rate is itself measurable and meaningful.
-        let measured = categories.filter { $0.category.map(members.contains) == true && $0.dismiss.rate != nil }
+        let measured = categories.filter { $0.category.map { members.contains(Bytewise($0)) } == true && $0.dismiss.rate != nil }
         let overallDismiss: DismissStats
         if measured.isEmpty {
             overallDismiss = .notMeasurable
@@ -236,13 +241,13 @@ public struct EngagementReportBuilder: Sendable {
         }
         // Rich vs text-only takes the used cells of every category: a category without
         // deliveries has none, and an odd cell leaves out only itself.
-        var overall = engagement(category: nil, title: nil, totals: section.totals.filter { members.contains($0.category) },
+        var overall = engagement(category: nil, title: nil, totals: section.totals.filter { members.contains(Bytewise($0.category)) },
                                  trend: Self.overallTrend(members, trendByCategory),
-                                 actions: section.actions.filter { members.contains($0.category) },
+                                 actions: section.actions.filter { members.contains(Bytewise($0.category)) },
                                  histograms: Self.overallBins(members, histogramsByCategory),
                                  uplift: Self.overallDays(upliftByCategory.filter { names.contains($0.key) }), days: days,
                                  rangeDays: rangeDays, dismiss: overallDismiss)
-        overall.excludedCategories = excluded.sorted { $0.category < $1.category }
+        overall.excludedCategories = excluded.sorted { Bytewise($0.category) < Bytewise($1.category) }
         addConversions(section, to: &categories, overall: &overall, members: members, rangeDays: rangeDays, valuePools: valuePools)
         return (categories, overall)
     }
@@ -263,17 +268,17 @@ public struct EngagementReportBuilder: Sendable {
 
     /// A conversion name with its currency: what each conversions list has an entry per.
     struct Outcome: Hashable, Comparable {
-        var name: String
-        var currency: String
-        static func < (a: Outcome, b: Outcome) -> Bool { (a.name, a.currency) < (b.name, b.currency) }
+        @Bytewise var name: String
+        @Bytewise var currency: String
+        static func < (a: Outcome, b: Outcome) -> Bool { (a._name, a._currency) < (b._name, b._currency) }
     }
 
     /// Conversion rows in one order whatever order the database sent them in, so sums of doubles
     /// (values, the strata's sums over groups) come out the same from the rollups and from the events.
     static func inConversionOrder(_ rows: [ReportConversionRow]) -> [ReportConversionRow] {
         rows.sorted {
-            ($0.group, $0.category, $0.name, $0.currency, $0.hasMedia ? 1 : 0, $0.cutDay ?? -1)
-                < ($1.group, $1.category, $1.name, $1.currency, $1.hasMedia ? 1 : 0, $1.cutDay ?? -1)
+            (Bytewise($0.group), Bytewise($0.category), Bytewise($0.name), Bytewise($0.currency), $0.hasMedia ? 1 : 0, $0.cutDay ?? -1)
+                < (Bytewise($1.group), Bytewise($1.category), Bytewise($1.name), Bytewise($1.currency), $1.hasMedia ? 1 : 0, $1.cutDay ?? -1)
         }
     }
 
@@ -287,7 +292,7 @@ public struct EngagementReportBuilder: Sendable {
     }
 
     func addConversions(_ section: Section, to categories: inout [CategoryEngagement], overall: inout CategoryEngagement,
-                        members: Set<String>, rangeDays: Double, valuePools: [Outcome: SkewAdjustedMean.Moments]) {
+                        members: Set<Bytewise<String>>, rangeDays: Double, valuePools: [Outcome: SkewAdjustedMean.Moments]) {
         guard !section.conversions.isEmpty || !section.conversionActions.isEmpty else { return }
         let conversionRows = Self.inConversionOrder(section.conversions)
         let upliftRows = Self.inOrder(section.conversionUplift) {
@@ -299,10 +304,10 @@ public struct EngagementReportBuilder: Sendable {
             CutCell(category: cell.category, utcDay: cell.utcDay, hasMedia: cell.hasMedia, delivered: cell.delivered, successes: 0)
         }
         // Each name's days per category, over every category's strata.
-        var days: [Outcome: [String: [(utcDay: Int, sums: UpliftDay)]]] = [:]
+        var days: [Outcome: [Bytewise<String>: [(utcDay: Int, sums: UpliftDay)]]] = [:]
         for outcome in rowsByOutcome.keys {
             let cut = totalsCut + (rowsByOutcome[outcome] ?? []).compactMap { row in
-                row.cutDay.map { CutCell(category: row.category, utcDay: $0, hasMedia: row.hasMedia, delivered: 0, successes: row.converted) }
+                row.cutDay.map { CutCell(category: Bytewise(row.category), utcDay: $0, hasMedia: row.hasMedia, delivered: 0, successes: row.converted) }
             }
             days[outcome] = Self.upliftDays(whole: (upliftRowsByOutcome[outcome] ?? []).map(\.row), cut: cut)
         }
@@ -311,24 +316,24 @@ public struct EngagementReportBuilder: Sendable {
                              uplift: RichUplift(days: looks, dimensions: dimensions, minimum: minimumSample, target: nil,
                                                 rangeDays: rangeDays))
         }
-        func byAction(_ rows: [ReportConversionActionRow]) -> [String: [String: Int]] {
-            var out: [String: [String: Int]] = [:]
-            for row in rows { out[row.action, default: [:]][row.name, default: 0] += row.direct }
+        func byAction(_ rows: [ReportConversionActionRow]) -> [Bytewise<String>: [Bytewise<String>: Int]] {
+            var out: [Bytewise<String>: [Bytewise<String>: Int]] = [:]
+            for row in rows { out[Bytewise(row.action), default: [:]][Bytewise(row.name), default: 0] += row.direct }
             return out
         }
-        let actionsByCategory = Dictionary(grouping: section.conversionActions, by: \.category)
+        let actionsByCategory = Dictionary(grouping: section.conversionActions) { Bytewise($0.category) }
         // Each day's label once, not once per category and name.
         var labels: [Int: String] = [:]
         for look in days.values.flatMap(\.values).joined() where labels[look.utcDay] == nil {
             labels[look.utcDay] = Self.label(look.utcDay)
         }
         for i in categories.indices {
-            guard let name = categories[i].category else { continue }
-            let rows = conversionRows.filter { $0.category == name }
+            guard let name = categories[i].category.map({ Bytewise($0) }) else { continue }
+            let rows = conversionRows.filter { Bytewise($0.category) == name }
             let outcomes = Set(rows.map { Outcome(name: $0.name, currency: $0.currency) }).sorted()
             categories[i].conversions = outcomes.map { outcome in
                 CategoryConversion(name: outcome.name, currency: outcome.currency,
-                                   rows: rows.filter { $0.name == outcome.name && $0.currency == outcome.currency },
+                                   rows: rows.filter { Outcome(name: $0.name, currency: $0.currency) == outcome },
                                    delivered: categories[i].delivered, valuePool: valuePools[outcome])
             }
             categories[i].directConversionsByAction = byAction(actionsByCategory[name] ?? [])
@@ -337,13 +342,13 @@ public struct EngagementReportBuilder: Sendable {
                        dimensions: Self.strataDimensions)
             }
         }
-        let memberRows = conversionRows.filter { members.contains($0.category) }
+        let memberRows = conversionRows.filter { members.contains(Bytewise($0.category)) }
         overall.conversions = Set(memberRows.map { Outcome(name: $0.name, currency: $0.currency) }).sorted().map { outcome in
             CategoryConversion(name: outcome.name, currency: outcome.currency,
-                               rows: memberRows.filter { $0.name == outcome.name && $0.currency == outcome.currency },
+                               rows: memberRows.filter { Outcome(name: $0.name, currency: $0.currency) == outcome },
                                delivered: overall.delivered, valuePool: valuePools[outcome])
         }
-        overall.directConversionsByAction = byAction(section.conversionActions.filter { members.contains($0.category) })
+        overall.directConversionsByAction = byAction(section.conversionActions.filter { members.contains(Bytewise($0.category)) })
         overall.conversionUplift = rowsByOutcome.keys.sorted().map { outcome in
             uplift(outcome, Self.overallDays(days[outcome] ?? [:]), dimensions: "category × " + Self.strataDimensions)
         }
@@ -368,11 +373,11 @@ public struct EngagementReportBuilder: Sendable {
         let base: EngagementBase = delivered == 0 && sent > 0 ? .sent : .delivered
         let baseCount = base == .delivered ? delivered : sent
         let notMeaningful = engagementNotMeaningful(engaged: engaged, base: baseCount, baseName: base.rawValue)
-        var perAction: [String: Int] = [:]
-        for row in actions { perAction[row.action, default: 0] += row.count }
-        let actionList = perAction.map { ActionCount(identifier: $0.key, count: $0.value,
+        var perAction: [Bytewise<String>: Int] = [:]
+        for row in actions { perAction[Bytewise(row.action), default: 0] += row.count }
+        let actionList = perAction.map { ActionCount(identifier: $0.key.wrappedValue, count: $0.value,
                                                      rate: ProportionStatistics.share($0.value, of: baseCount)) }
-            .sorted { ($0.count, $1.identifier) > ($1.count, $0.identifier) }
+            .sorted { ($0.count, Bytewise($1.identifier)) > ($1.count, Bytewise($0.identifier)) }
         var replyLengths = BinnedHistogram(), latencies = BinnedHistogram()
         for row in histograms {
             switch row.metric {
@@ -404,11 +409,11 @@ public struct EngagementReportBuilder: Sendable {
     /// Measurable for the app versions in scope whose manifest registers the category with
     /// customDismissAction; count and rate cover exactly those versions.
     func dismissStats(category: String, rows: [ReportDismissRow], manifests: [String: Manifest]) -> DismissStats {
-        let measurableVersions = Set(rows.map(\.appVersion)).filter {
-            manifests[$0]?.category(category)?.hasCustomDismissAction == true
+        let measurableVersions = Set(rows.map { Bytewise($0.appVersion) }).filter {
+            manifests[$0.wrappedValue]?.category(category)?.hasCustomDismissAction == true
         }
         guard !measurableVersions.isEmpty else { return .notMeasurable }
-        let measured = rows.filter { measurableVersions.contains($0.appVersion) }
+        let measured = rows.filter { measurableVersions.contains(Bytewise($0.appVersion)) }
         let count = measured.reduce(0) { $0 + $1.dismissals }
         let base = measured.reduce(0) { $0 + $1.delivered }
         return DismissStats(measurable: true, count: count, rate: ProportionStatistics.share(count, of: base), base: base)
@@ -421,15 +426,15 @@ public struct EngagementReportBuilder: Sendable {
     /// version's earlier entries, by comparing identifiers. A real app's 40 manifests × 30
     /// categories, none with a title, otherwise built a set per version on every report
     /// (docs/reports.md, "Issue 33's ratio: the manifests' derived facts"; branch report6).
-    static func titles(_ manifests: [String: Manifest]) -> [String: String] {
-        var titles: [String: String] = [:]
+    static func titles(_ manifests: [String: Manifest]) -> [Bytewise<String>: String] {
+        var titles: [Bytewise<String>: String] = [:]
         for version in manifests.keys.sorted(by: >) {
             let categories = manifests[version]!.categories
-            for (i, category) in categories.enumerated() where titles[category.identifier] == nil {
+            for (i, category) in categories.enumerated() where titles[Bytewise(category.identifier)] == nil {
                 // Only the version's first entry of an identifier counts, titled or not.
                 guard let title = category.title,
-                      !categories[..<i].contains(where: { $0.identifier == category.identifier }) else { continue }
-                titles[category.identifier] = title
+                      !categories[..<i].contains(where: { String.sameBytes($0.identifier, category.identifier) }) else { continue }
+                titles[Bytewise(category.identifier)] = title
             }
         }
         return titles

@@ -164,7 +164,7 @@ public struct JSONReportRenderer: Sendable {
             ])
         })))
         members.append(("directConversionsByAction", .object(c.directConversionsByAction.keys.sorted().map { action in
-            (action, .object(c.directConversionsByAction[action]!.keys.sorted().map { ($0, .int(c.directConversionsByAction[action]![$0]!)) }))
+            (action.wrappedValue, .object(c.directConversionsByAction[action]!.keys.sorted().map { ($0.wrappedValue, .int(c.directConversionsByAction[action]![$0]!)) }))
         })))
         members.append(("conversionUplift", .array(c.conversionUplift.map { u in
             .object([

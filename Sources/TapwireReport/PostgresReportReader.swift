@@ -132,7 +132,7 @@ public struct PostgresReportReader: ReportReading {
         // The minutes no rollup answers, from events through RollupDeltas.
         // Only the edges read from events need it: a real app's 1,160 pairs are not spelled otherwise.
         let measurable = plan.eventRanges.isEmpty && plan.wholeQuarters.isEmpty
-            ? [] : Set(dismissMeasurable.map { "\($0.category)\u{0}\($0.appVersion)" })
+            ? [] : Set(dismissMeasurable.map { Bytewise("\($0.category)\u{0}\($0.appVersion)") })
         var totalsEvents: RollupDeltas?
         if !plan.eventRanges.isEmpty {
             let finest = try ReportEdgeEvents.finest(appId: scope.appId, ranges: plan.eventRanges.map { ($0.lo, $0.hi) }, on: connection)
@@ -141,7 +141,7 @@ public struct PostgresReportReader: ReportReading {
                 let d = key.dimensions
                 data.totals.append(ReportTotalsRow(category: d.category, hasMedia: key.hasMedia,
                                                    cutDay: Int(RollupDeltas.floor(d.bucket, ReportPlan.day) / ReportPlan.day), counts: c))
-                if measurable.contains("\(d.category)\u{0}\(d.appVersion)") {
+                if measurable.contains(Bytewise("\(d.category)\u{0}\(d.appVersion)")) {
                     data.dismiss.append(ReportDismissRow(category: d.category, appVersion: d.appVersion, delivered: Int(c.delivered),
                                                          dismissals: Int(c.dismissals)))
                 }
@@ -193,12 +193,12 @@ public struct PostgresReportReader: ReportReading {
                              blockStarts: String) throws(DatabaseError) -> [ReportDismissRow] {
         guard let version = versions.first else { return [] }
         let versionsArray = PostgresValue.textArray(versions)
-        var sums: [String: (delivered: Int, dismissals: Int)] = [:]
+        var sums: [Bytewise<String>: (delivered: Int, dismissals: Int)] = [:]
         func add(_ result: BinaryQueryResult) throws(DatabaseError) {
             let category = try result.position("category"), delivered = try result.position("delivered")
             let dismissals = try result.position("dismissals")
             for row in 0..<result.rowCount {
-                let r = BinaryRow(result: result, row: row), name = try r.text(category)
+                let r = BinaryRow(result: result, row: row), name = Bytewise(try r.text(category))
                 let sum = sums[name] ?? (0, 0)
                 sums[name] = (sum.delivered + (try r.count(delivered)), sum.dismissals + (try r.count(dismissals)))
             }
@@ -223,7 +223,7 @@ public struct PostgresReportReader: ReportReading {
             ]))
         }
         return categories.compactMap { category in
-            sums[category].map { ReportDismissRow(category: category, appVersion: version, delivered: $0.delivered, dismissals: $0.dismissals) }
+            sums[Bytewise(category)].map { ReportDismissRow(category: category, appVersion: version, delivered: $0.delivered, dismissals: $0.dismissals) }
         }
     }
 
@@ -240,7 +240,7 @@ public struct PostgresReportReader: ReportReading {
             dayIndex[r.day] = days.count - 1
             return days.count - 1
         }
-        struct Key: Hashable { var category: String, day: Int }
+        struct Key: Hashable { @Bytewise var category: String; var day: Int }
         // Each key's place in `rows`, found with one lookup a row (the table sized for every row
         // its own key, as in UTC): the lookups and the table's growth were half this step.
         var position: [Key: Int] = [:]
@@ -278,11 +278,11 @@ public struct PostgresReportReader: ReportReading {
     /// `dismissPairs` by hashing every pair: finds the grid in any order, or spells the keys.
     static func hashedDismissPairs(_ pairs: [(category: String, appVersion: String)]) -> (categories: [String], versions: [String], keys: [String]) {
         var categories: [String] = [], versions: [String] = []
-        var categoryAt: [String: Int] = [:], versionAt: [String: Int] = [:], seen: Set<Int> = []
-        func position(of name: String, in names: inout [String], _ positions: inout [String: Int]) -> Int {
-            if let known = positions[name] { return known }
+        var categoryAt: [Bytewise<String>: Int] = [:], versionAt: [Bytewise<String>: Int] = [:], seen: Set<Int> = []
+        func position(of name: String, in names: inout [String], _ positions: inout [Bytewise<String>: Int]) -> Int {
+            if let known = positions[Bytewise(name)] { return known }
             names.append(name)
-            positions[name] = names.count - 1
+            positions[Bytewise(name)] = names.count - 1
             return names.count - 1
         }
         for pair in pairs {
@@ -290,7 +290,7 @@ public struct PostgresReportReader: ReportReading {
             seen.insert(c << 32 | v)
         }
         if seen.count == categories.count * versions.count { return (categories, versions, []) }
-        let keys = Set(pairs.map { dismissKey(category: $0.category, appVersion: $0.appVersion) }).sorted()
+        let keys = Set(pairs.map { Bytewise(dismissKey(category: $0.category, appVersion: $0.appVersion)) }).sorted().map(\.wrappedValue)
         return ([], [], keys)
     }
 
@@ -304,7 +304,7 @@ public struct PostgresReportReader: ReportReading {
     static func versionByVersionGrid(_ pairs: [(category: String, appVersion: String)]) -> (categories: [String], versions: [String])? {
         guard let first = pairs.first else { return nil }
         var width = 0
-        while width < pairs.count, pairs[width].appVersion == first.appVersion { width += 1 }
+        while width < pairs.count, String.sameBytes(pairs[width].appVersion, first.appVersion) { width += 1 }
         guard pairs.count % width == 0 else { return nil }
         let categories = pairs[0..<width].map(\.category)
         var versions: [String] = []
@@ -312,11 +312,11 @@ public struct PostgresReportReader: ReportReading {
         for start in stride(from: 0, to: pairs.count, by: width) {
             let version = pairs[start].appVersion
             for i in 0..<width {
-                guard pairs[start + i].appVersion == version, pairs[start + i].category == categories[i] else { return nil }
+                guard String.sameBytes(pairs[start + i].appVersion, version), String.sameBytes(pairs[start + i].category, categories[i]) else { return nil }
             }
             versions.append(version)
         }
-        guard Set(categories).count == categories.count, Set(versions).count == versions.count else { return nil }
+        guard Set(categories.map { Bytewise($0) }).count == categories.count, Set(versions.map { Bytewise($0) }).count == versions.count else { return nil }
         return (categories, versions)
     }
 
@@ -332,28 +332,31 @@ public struct PostgresReportReader: ReportReading {
     /// events instead: a count below zero (the rollups and the events disagree), or a cut day's
     /// row of a category and side that the rest alone made, which nets to nothing (the part may
     /// still hold an event counted nowhere, which a category shows with zeros: the events say).
-    static func apply(_ change: RollupDeltas, rest: RollupDeltas, plan: ReportPlan, measurable: Set<String>, to data: inout ReportData) -> Bool {
-        struct TotalsKey: Hashable { var category: String, hasMedia: Bool, cutDay: Int }
+    static func apply(_ change: RollupDeltas, rest: RollupDeltas, plan: ReportPlan, measurable: Set<Bytewise<String>>, to data: inout ReportData) -> Bool {
+        struct TotalsKey: Hashable { @Bytewise var category: String; var hasMedia: Bool; var cutDay: Int }
+        /// A category and a second text (a day, an action), both by their bytes.
+        struct PairKey: Hashable { @Bytewise var category: String; @Bytewise var other: String }
         func cutDay(_ bucket: Int64) -> Int { Int(RollupDeltas.floor(bucket, ReportPlan.day) / ReportPlan.day) }
-        var totals: [TotalsKey: RollupDeltas.Counts] = [:], dismiss: [String: (delivered: Int, dismissals: Int, version: String)] = [:]
-        var trend: [[String]: (delivered: Int, engaged: Int)] = [:]
+        var totals: [TotalsKey: RollupDeltas.Counts] = [:], dismiss: [Bytewise<String>: (delivered: Int, dismissals: Int, version: String)] = [:]
+        var trend: [PairKey: (delivered: Int, engaged: Int)] = [:]
         let trendDays = Dictionary(plan.trendWholeQuarters.map { ($0.lo, $0.day) }, uniquingKeysWith: { a, _ in a })
         for (key, c) in change.counts {
             let d = key.dimensions
             totals[TotalsKey(category: d.category, hasMedia: key.hasMedia, cutDay: cutDay(d.bucket)), default: .init()].add(c)
-            if measurable.contains("\(d.category)\u{0}\(d.appVersion)") {
-                let sum = dismiss[d.category] ?? (0, 0, d.appVersion)
-                dismiss[d.category] = (sum.delivered + Int(c.delivered), sum.dismissals + Int(c.dismissals), min(sum.version, d.appVersion))
+            if measurable.contains(Bytewise("\(d.category)\u{0}\(d.appVersion)")) {
+                let sum = dismiss[Bytewise(d.category)] ?? (0, 0, d.appVersion)
+                dismiss[Bytewise(d.category)] = (sum.delivered + Int(c.delivered), sum.dismissals + Int(c.dismissals),
+                                        min(Bytewise(sum.version), Bytewise(d.appVersion)).wrappedValue)
             }
             if let day = trendDays[d.bucket] {
-                let sum = trend[[d.category, day]] ?? (0, 0)
-                trend[[d.category, day]] = (sum.delivered + Int(c.delivered), sum.engaged + Int(RollupDeltas.engaged(opens: c.opens, actions: c.actions)))
+                let sum = trend[PairKey(category: d.category, other: day)] ?? (0, 0)
+                trend[PairKey(category: d.category, other: day)] = (sum.delivered + Int(c.delivered), sum.engaged + Int(RollupDeltas.engaged(opens: c.opens, actions: c.actions)))
             }
         }
         let restKeys = Set(rest.counts.keys.map { TotalsKey(category: $0.dimensions.category, hasMedia: $0.hasMedia, cutDay: cutDay($0.dimensions.bucket)) })
         for (key, c) in totals {
             let rows = data.totals.indices.filter {
-                data.totals[$0].group.isEmpty && data.totals[$0].category == key.category && data.totals[$0].hasMedia == key.hasMedia
+                data.totals[$0].group.isEmpty && String.sameBytes(data.totals[$0].category, key.category) && data.totals[$0].hasMedia == key.hasMedia
                     && data.totals[$0].cutDay == key.cutDay
             }
             if let i = rows.first {
@@ -367,43 +370,43 @@ public struct PostgresReportReader: ReportReading {
             if merged.isZero, rows.count <= 1, restKeys.contains(key) { return false }
         }
         for (category, sum) in dismiss {
-            if let i = data.dismiss.firstIndex(where: { $0.category == category }) {
+            if let i = data.dismiss.firstIndex(where: { Bytewise($0.category) == category }) {
                 data.dismiss[i].delivered += sum.delivered
                 data.dismiss[i].dismissals += sum.dismissals
                 guard data.dismiss[i].delivered >= 0, data.dismiss[i].dismissals >= 0 else { return false }
             } else {
                 guard sum.delivered >= 0, sum.dismissals >= 0 else { return false }
-                data.dismiss.append(ReportDismissRow(category: category, appVersion: sum.version, delivered: sum.delivered, dismissals: sum.dismissals))
+                data.dismiss.append(ReportDismissRow(category: category.wrappedValue, appVersion: sum.version, delivered: sum.delivered, dismissals: sum.dismissals))
             }
         }
         for (key, sum) in trend {
-            if let i = data.trend.firstIndex(where: { $0.category == key[0] && $0.day == key[1] }) {
+            if let i = data.trend.firstIndex(where: { String.sameBytes($0.category, key.category) && $0.day == key.other }) {
                 data.trend[i].delivered += sum.delivered
                 data.trend[i].engaged += sum.engaged
                 guard data.trend[i].delivered >= 0, data.trend[i].engaged >= 0 else { return false }
             } else {
                 guard sum.delivered >= 0, sum.engaged >= 0 else { return false }
-                data.trend.append(ReportTrendRow(category: key[0], day: key[1], delivered: sum.delivered, engaged: sum.engaged))
+                data.trend.append(ReportTrendRow(category: key.category, day: key.other, delivered: sum.delivered, engaged: sum.engaged))
             }
         }
         // Actions and bins count events: a row that nets to nothing has none in the range.
-        var actions: [[String]: Int] = [:]
-        for (key, n) in change.actions { actions[[key.dimensions.category, key.action], default: 0] += Int(n) }
+        var actions: [PairKey: Int] = [:]
+        for (key, n) in change.actions { actions[PairKey(category: key.dimensions.category, other: key.action), default: 0] += Int(n) }
         for (key, n) in actions where n != 0 {
-            if let i = data.actions.firstIndex(where: { $0.category == key[0] && $0.action == key[1] }) {
+            if let i = data.actions.firstIndex(where: { String.sameBytes($0.category, key.category) && String.sameBytes($0.action, key.other) }) {
                 data.actions[i].count += n
                 guard data.actions[i].count >= 0 else { return false }
                 if data.actions[i].count == 0 { data.actions.remove(at: i) }
             } else {
                 guard n > 0 else { return false }
-                data.actions.append(ReportActionRow(category: key[0], action: key[1], count: n))
+                data.actions.append(ReportActionRow(category: key.category, action: key.other, count: n))
             }
         }
-        struct BinKey: Hashable { var category: String, metric: HistogramMetric, bin: Int }
+        struct BinKey: Hashable { @Bytewise var category: String; var metric: HistogramMetric; var bin: Int }
         var bins: [BinKey: Int] = [:]
         for (key, n) in change.histograms { bins[BinKey(category: key.dimensions.category, metric: key.metric, bin: Int(key.bin)), default: 0] += Int(n) }
         for (key, n) in bins where n != 0 {
-            if let i = data.histograms.firstIndex(where: { $0.category == key.category && $0.metric == key.metric && $0.bin == key.bin }) {
+            if let i = data.histograms.firstIndex(where: { String.sameBytes($0.category, key.category) && $0.metric == key.metric && $0.bin == key.bin }) {
                 data.histograms[i].count += n
                 guard data.histograms[i].count >= 0 else { return false }
                 if data.histograms[i].count == 0 { data.histograms.remove(at: i) }

@@ -26,7 +26,7 @@ struct CollectorEndToEndTests {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let client = try Self.client(dir, port: collector.port, key: app.writeKey.text)
-        let registered: Set<String> = ["message", "social_post"]
+        let registered: Set<Bytewise<String>> = ["message", "social_post"]
         let image = [AttachmentValues(typeIdentifier: "public.jpeg")]
         let rich = NotificationContentValues(categoryIdentifier: "message", attachments: image,
                                              userInfo: ["campaign": "winter-sale", "variant": "B", "media-url": "https://cdn/x.jpg"])

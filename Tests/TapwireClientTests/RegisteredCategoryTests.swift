@@ -67,6 +67,26 @@ import Testing
         }
     }
 
+    /// iOS finds a notification's category by its identifier's bytes (NSString compares UTF-16
+    /// code units literally): a payload naming "café" decomposed is not registered when the app
+    /// registered it composed, though the two are equal `String`s; an app that registers both
+    /// forms keeps both, across a relaunch too (docs/SDK.md).
+    @Test func aCategoryInAnotherNormalFormIsNotRegistered() throws {
+        var cache = RegisteredCategoryCache(appVersion: "3.2.1", persisted: nil)
+        _ = cache.refresh(Self.manifest(["caf\u{E9}"]))
+        let identifiers = try #require(cache.identifiers)
+        func registered(_ category: String) -> Bool? {
+            EventBuilder().delivered(Self.delivery(category), notificationId: nil, id: .v7(at: .now), at: Date(),
+                                     registeredCategories: identifiers).categoryRegistered
+        }
+        #expect(registered("caf\u{E9}") == true)
+        #expect(registered("cafe\u{301}") == false)
+        let written = cache.refresh(Self.manifest(["caf\u{E9}", "cafe\u{301}"]))
+        let bytes = try #require(written, "registering the other form too is a change")
+        #expect(cache.identifiers?.count == 2)
+        #expect(RegisteredCategoryCache(appVersion: "3.2.1", persisted: bytes).identifiers?.count == 2)
+    }
+
     // MARK: The client
 
     @Test func coldStartRefreshAndRelaunchDecideCategoryRegistered() throws {

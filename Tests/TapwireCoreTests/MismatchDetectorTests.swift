@@ -231,6 +231,31 @@ private func only(_ findings: [MismatchFinding], _ kind: MismatchKind) -> [Misma
         #expect(merged[0].message.contains("1.0, 1.1"))
     }
 
+    /// iOS finds a category and an action by their identifiers' bytes (NSString compares UTF-16
+    /// code units literally), so one registered in another normal form ("café" composed in the
+    /// manifest, decomposed in the payload) is not registered, though the two are equal
+    /// `String`s; nor is it the registered one "but for case".
+    @Test func anIdentifierInAnotherNormalFormIsNotRegistered() {
+        let manifest = Manifest(appVersion: "3.2.1", categories: [
+            ManifestCategory(identifier: "caf\u{E9}", actions: [ManifestAction(identifier: "r\u{E9}ply")]),
+            ManifestCategory(identifier: "pr\u{E9}sent"),
+        ])
+        let usage = [use(.delivered, "cafe\u{301}", count: 2), use(.delivered, "caf\u{E9}", count: 3),
+                     use(.response, "caf\u{E9}", "re\u{301}ply", count: 1), use(.delivered, "pre\u{301}sent", count: 4)]
+        let findings = detector.findings(usage: usage, manifests: ["3.2.1": manifest])
+        let unknown = only(findings, .unknownCategory)
+        #expect(unknown.map { Array($0.category.utf8) } == [Array("cafe\u{301}".utf8)] && unknown.first?.count == 2)
+        // Long enough for two edits (a letter replaced, a mark removed): a near miss of the registered form.
+        let near = only(findings, .nearMiss)
+        #expect(near.map { Array($0.category.utf8) } == [Array("pre\u{301}sent".utf8)] && near.first?.count == 4)
+        #expect(near.first?.suggestion.map { Array($0.utf8) } == Array("pr\u{E9}sent".utf8))
+        let action = only(findings, .unregisteredAction)
+        #expect(action.map { $0.action.map { Array($0.utf8) } } == [Array("re\u{301}ply".utf8)])
+        let dead = only(findings, .deadCategory)
+        #expect(dead.map { Array($0.category.utf8) } == [Array("pr\u{E9}sent".utf8)])
+        #expect(findings.count == 4)
+    }
+
     @Test func categorylessNotificationsAreLegitimate() {
         let findings = detector.findings(usage: [use(.delivered, "", count: 100), use(.delivered, "", version: "7.0", count: 1)],
                                          manifests: ["3.2.1": scenarioManifest()])
@@ -341,5 +366,11 @@ private func only(_ findings: [MismatchFinding], _ kind: MismatchKind) -> [Misma
         for outcome in [RegressionOutcome.opens, .action("accept"), .textReplies, .dismissals] {
             #expect(RegressionOutcome(stableName: outcome.stableName) == outcome)
         }
+        // Look-alike categories (composed and decomposed) are two keys, as their ids are: the
+        // messages grouped by key do not merge them.
+        let composed = FindingKey(appId: 1, appVersion: "1.0", kind: .mismatch(.unknownCategory), category: "caf\u{E9}")
+        let decomposed = FindingKey(appId: 1, appVersion: "1.0", kind: .mismatch(.unknownCategory), category: "cafe\u{301}")
+        #expect(composed.description != decomposed.description)
+        #expect(composed != decomposed && Set([composed, decomposed]).count == 2)
     }
 }

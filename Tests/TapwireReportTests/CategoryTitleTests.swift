@@ -41,7 +41,7 @@ import TapwireStatistics
             }
             let titles = EngagementReportBuilder.titles(manifests)
             for category in (0...4).map({ "c\($0)" }) {
-                #expect(titles[category] == Self.searched(category, manifests))
+                #expect(titles[Bytewise(category)] == Self.searched(category, manifests))
             }
         }
     }

@@ -268,12 +268,12 @@ struct ConversionReportTests {
         }
 
         // Direct conversions by action.
-        var actions: [String: [String: [String: Int]]] = [:]
+        var actions: [String: [Bytewise<String>: [Bytewise<String>: Int]]] = [:]
         for row in try connection.query(ConversionOracle.actions, range).namedRows {
-            actions[row["category"]!, default: [:]][row["action_identifier"]!, default: [:]][row["name"]!] = Int(row["n"]!)!
+            actions[row["category"]!, default: [:]][Bytewise(row["action_identifier"]!), default: [:]][Bytewise(row["name"]!)] = Int(row["n"]!)!
         }
         for c in report.categories { #expect(c.directConversionsByAction == (actions[c.category!] ?? [:]), "\(c.displayName) by action") }
-        #expect(actions.values.contains { $0[SystemAction.open] != nil } && actions.values.contains { $0[ConversionApp.buy] != nil },
+        #expect(actions.values.contains { $0[Bytewise(SystemAction.open)] != nil } && actions.values.contains { $0[Bytewise(ConversionApp.buy)] != nil },
                 "the fixture has direct conversions after opens and after the button")
 
         // Every conversion by its own time.

@@ -1,12 +1,14 @@
-/// The identity of an announced finding: the webhook sends one message per key, ever.
+/// The identity of an announced finding: the webhook sends one message per key, ever. Its texts
+/// are compared by their bytes (`Bytewise`), as its id hashes them: look-alike categories are
+/// two findings and two messages.
 public struct FindingKey: Sendable, Hashable, CustomStringConvertible {
     public var appId: Int64
-    public var appVersion: String
+    @Bytewise public var appVersion: String
     public var kind: FindingKind
-    public var category: String
+    @Bytewise public var category: String
     /// What distinguishes findings of one kind and category: '' for mismatches, the outcome's
     /// stable name for release regressions (`opens`, `action:accept`, `textReplies`, `dismissals`).
-    public var detail: String
+    @Bytewise public var detail: String
 
     public init(appId: Int64, appVersion: String, kind: FindingKind, category: String, detail: String = "") {
         self.appId = appId

@@ -12,7 +12,8 @@ extension ManifestCategory {
 }
 
 extension Manifest {
-    public func category(_ identifier: String) -> ManifestCategory? { categories.first { $0.identifier == identifier } }
+    /// The first entry of this identifier, by its bytes as iOS matches it (`Bytewise`).
+    public func category(_ identifier: String) -> ManifestCategory? { categories.first { String.sameBytes($0.identifier, identifier) } }
 
     public static let knownCategoryOptions: Set<String> = [
         "customDismissAction", "allowInCarPlay", "hiddenPreviewsShowTitle", "hiddenPreviewsShowSubtitle",

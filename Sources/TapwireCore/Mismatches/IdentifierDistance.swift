@@ -40,9 +40,13 @@ public enum IdentifierDistance {
     public static func closest(to candidate: String, among registered: [String], rules: MismatchRules) -> Match? {
         let folded = candidate.lowercased()
         let ordered = registered.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        if let same = ordered.first(where: { $0 != candidate && $0.lowercased() == folded }) { return .caseOnly(same) }
+        // By bytes, as iOS matches: a registered identifier in another normal form is not the
+        // candidate, nor the same but for case (docs/mismatches.md).
+        if let same = ordered.first(where: { !String.sameBytes($0, candidate) && String.sameBytes($0.lowercased(), folded) }) {
+            return .caseOnly(same)
+        }
         var best: (String, Int)?
-        for name in ordered where name != candidate {
+        for name in ordered where !String.sameBytes(name, candidate) {
             let allowed = rules.allowedDistance(candidate, name)
             guard allowed > 0 else { continue }
             let d = distance(folded, name.lowercased(), limit: allowed)

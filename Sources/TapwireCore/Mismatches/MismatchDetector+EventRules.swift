@@ -16,7 +16,7 @@ extension MismatchDetector {
             }
             return [MismatchClassification(kind: .noManifest, category: category)]
         }
-        guard let registered = reference[category] else {
+        guard let registered = reference[Bytewise(category)] else {
             return [categoryProblem(category, against: reference, registration: registration)]
         }
         if registration == .unregistered {
@@ -28,7 +28,7 @@ extension MismatchDetector {
             return registered.hasCustomDismissAction ? [] : [MismatchClassification(kind: .impossibleDismiss, category: category, action: action)]
         }
         let actions = registered.actions.map(\.identifier)
-        if actions.contains(action) { return [] }
+        if actions.contains(where: { String.sameBytes($0, action) }) { return [] }
         var suggestion: String?
         switch IdentifierDistance.closest(to: action, among: actions, rules: rules) {
         case .caseOnly(let name)?, .near(let name, _)?: suggestion = name
@@ -37,12 +37,12 @@ extension MismatchDetector {
         return [MismatchClassification(kind: .unregisteredAction, category: category, action: action, suggestion: suggestion)]
     }
 
-    private func categoryProblem(_ category: String, against reference: [String: ManifestCategory],
+    private func categoryProblem(_ category: String, against reference: [Bytewise<String>: ManifestCategory],
                                  registration: RegistrationReport) -> MismatchClassification {
-        if reference[category] != nil {
+        if reference[Bytewise(category)] != nil {
             return MismatchClassification(kind: .unknownCategory, category: category, wipedOnDevice: registration == .unregistered)
         }
-        switch IdentifierDistance.closest(to: category, among: Array(reference.keys), rules: rules) {
+        switch IdentifierDistance.closest(to: category, among: reference.keys.map(\.wrappedValue), rules: rules) {
         case .caseOnly(let name)?: return MismatchClassification(kind: .caseMismatch, category: category, suggestion: name)
         case .near(let name, _)?: return MismatchClassification(kind: .nearMiss, category: category, suggestion: name)
         case nil: return MismatchClassification(kind: .unknownCategory, category: category)

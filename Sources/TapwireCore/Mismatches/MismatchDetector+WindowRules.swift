@@ -3,11 +3,11 @@
 
 extension MismatchDetector {
     /// `dead_category`: a category a version registers that none of its events named in the window.
-    func deadCategories(index: ManifestIndex, activeVersions: Set<String>, seen: Set<String>) -> [MismatchFinding] {
+    func deadCategories(index: ManifestIndex, activeVersions: Set<String>, seen: Set<Bytewise<String>>) -> [MismatchFinding] {
         var out: [MismatchFinding] = []
         for version in activeVersions.sorted() {
             guard let manifest = index.byVersion[version] else { continue }
-            for category in manifest.categories where !seen.contains(category.identifier) {
+            for category in manifest.categories where !seen.contains(Bytewise(category.identifier)) {
                 out.append(MismatchFinding(kind: .deadCategory, severity: rules.severity(.deadCategory), category: category.identifier,
                                            count: 0, appVersions: [version], platforms: [], firstSeen: nil, lastSeen: nil,
                                            message: ""))
@@ -23,13 +23,13 @@ extension MismatchDetector {
         for caveat in rules.platformCaveats {
             struct Key: Hashable {
                 var version: String
-                var category: String
-                var action: String?
+                @Bytewise var category: String
+                @Bytewise var action: String?
             }
             var groups: [Key: (tally: MismatchTally, first: Timestamp, last: Timestamp)] = [:]
             for row in usage where row.count > 0 {
                 if caveat.observedOnly, row.platform.lowercased() != caveat.platform.lowercased() { continue }
-                guard let reference = index.reference(for: row.appVersion), let category = reference[row.category] else { continue }
+                guard let reference = index.reference(for: row.appVersion), let category = reference[Bytewise(row.category)] else { continue }
                 if let option = caveat.requiredCategoryOption, !category.options.contains(option) { continue }
                 let actions: [String?]
                 switch caveat.scope {

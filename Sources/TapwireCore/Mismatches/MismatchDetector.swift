@@ -40,10 +40,10 @@ public struct MismatchDetector: Sendable {
             }
         }
         var groups: [Key: Accumulator] = [:]
-        var seenCategories = Set<String>()
+        var seenCategories = Set<Bytewise<String>>()
         var activeVersions = Set<String>()
         for row in usage where row.count > 0 {
-            seenCategories.insert(row.category)
+            seenCategories.insert(Bytewise(row.category))
             activeVersions.insert(row.appVersion)
             for c in classify(appVersion: row.appVersion, type: row.type, category: row.category, action: row.action,
                               registration: row.registration, manifests: index) {
@@ -73,9 +73,9 @@ public struct MismatchDetector: Sendable {
     static func merge(_ perVersion: [MismatchFinding], rules: MismatchRules) -> [MismatchFinding] {
         struct Key: Hashable {
             var kind: MismatchKind
-            var category: String
-            var action: String?
-            var suggestion: String?
+            @Bytewise var category: String
+            @Bytewise var action: String?
+            @Bytewise var suggestion: String?
             var wiped: Bool
         }
         var order: [Key] = []
@@ -121,8 +121,8 @@ public struct MismatchDetector: Sendable {
             if a.severity != b.severity { return a.severity > b.severity }
             if a.count != b.count { return a.count > b.count }
             if a.kind != b.kind { return a.kind < b.kind }
-            if a.category != b.category { return a.category.utf8.lexicographicallyPrecedes(b.category.utf8) }
-            if a.action != b.action { return (a.action ?? "").utf8.lexicographicallyPrecedes((b.action ?? "").utf8) }
+            if !String.sameBytes(a.category, b.category) { return a.category.utf8.lexicographicallyPrecedes(b.category.utf8) }
+            if !String?.sameBytes(a.action, b.action) { return (a.action ?? "").utf8.lexicographicallyPrecedes((b.action ?? "").utf8) }
             return a.appVersions.lexicographicallyPrecedes(b.appVersions, by: versionOrder)
         }
     }

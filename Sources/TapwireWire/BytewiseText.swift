@@ -5,7 +5,7 @@ public protocol BytewiseText: Sendable {
 }
 
 extension String: BytewiseText {
-    public static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
+    @inlinable public static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
         guard lhs.utf8.count == rhs.utf8.count else { return false }
         // A native String's bytes lie in one buffer: compared there, not through the view's
         // iterator (which was a quarter of a rebuilt day's instructions).
@@ -17,7 +17,7 @@ extension String: BytewiseText {
 
     /// Two buffers of one length compared eight bytes at a time (a generic `elementsEqual` cost
     /// several times more).
-    private static func sameBytes(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
+    @inlinable static func sameBytes(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
         var at = 0
         while at + 8 <= lhs.count {
             guard lhs.loadUnaligned(fromByteOffset: at, as: UInt64.self) == rhs.loadUnaligned(fromByteOffset: at, as: UInt64.self) else { return false }
@@ -30,7 +30,7 @@ extension String: BytewiseText {
         return true
     }
 
-    public func hashBytes(into hasher: inout Hasher) {
+    @inlinable public func hashBytes(into hasher: inout Hasher) {
         if utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
             for byte in utf8 { hasher.combine(byte) }
         }
@@ -40,7 +40,7 @@ extension String: BytewiseText {
 }
 
 extension Optional: BytewiseText where Wrapped: BytewiseText {
-    public static func sameBytes(_ lhs: Wrapped?, _ rhs: Wrapped?) -> Bool {
+    @inlinable public static func sameBytes(_ lhs: Wrapped?, _ rhs: Wrapped?) -> Bool {
         switch (lhs, rhs) {
         case (nil, nil): return true
         case let (l?, r?): return Wrapped.sameBytes(l, r)
@@ -48,7 +48,7 @@ extension Optional: BytewiseText where Wrapped: BytewiseText {
         }
     }
 
-    public func hashBytes(into hasher: inout Hasher) {
+    @inlinable public func hashBytes(into hasher: inout Hasher) {
         if let self {
             hasher.combine(true)
             self.hashBytes(into: &hasher)
