@@ -289,7 +289,7 @@ enum BenchCommand {
         let storedTotal = stored.flatMap(\.values).reduce(0, +), expectedTotal = expected.flatMap(\.values).reduce(0, +)
         print("stored: \(storedTotal) of \(expectedTotal) posted (every 200 checked against the table)\(complete ? "" : ": MISSING EVENTS")")
         if let jsonOut = options.jsonOut {
-            try summary(all, options: options).serialized(pretty: true).write(toFile: jsonOut, atomically: true, encoding: .utf8)
+            try OutputFile.write(summary(all, options: options).serialized(pretty: true), to: jsonOut)
         }
         return complete ? 0 : 1
     }

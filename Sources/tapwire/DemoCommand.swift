@@ -91,7 +91,7 @@ enum DemoCommand {
                                                           on: connection)
         if let format { print(format.render(report), terminator: "") }
         if let htmlOut {
-            try HTMLReportRenderer().render(report).write(toFile: htmlOut, atomically: true, encoding: .utf8)
+            try OutputFile.write(HTMLReportRenderer().render(report), to: htmlOut)
             FileHandle.standardError.write(Data("wrote \(htmlOut)\n".utf8))
         }
         return 0

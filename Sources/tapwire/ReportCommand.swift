@@ -70,11 +70,7 @@ enum ReportCommand {
             FileHandle.standardError.write(Data("note: \(notice)\n".utf8))
         }
         if let out {
-            do {
-                try text.write(toFile: out, atomically: true, encoding: .utf8)
-            } catch {
-                throw CLIError("cannot write \(out): \(error.localizedDescription)")
-            }
+            try OutputFile.write(text, to: out)
             FileHandle.standardError.write(Data("wrote \(format.rawValue) report to \(out)\n".utf8))
         } else {
             FileHandle.standardOutput.write(Data(text.utf8))

@@ -88,3 +88,52 @@ extension ReportBinaryTests {
         #expect(FormulaInjection.neutralised(csv) == Set(FormulaInjection.names))
     }
 }
+
+/// `--out` writes into what is there when it is not a regular file: a FIFO stays a FIFO (and so
+/// /dev/null stays a device when root writes a report to it), a symbolic link stays a link.
+extension ReportBinaryTests {
+    @Test func reportOutWritesIntoPipesAndThroughLinks() throws {
+        let database = try TestDatabase.create()
+        _ = try database.createApp("outputs")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("out-\(UInt32.random(in: 0...UInt32.max))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func report(to path: String) throws -> Subprocess.Result {
+            try TapwireBinary.run(["report", "--app", "outputs", "--format", "csv", "--since", "1d", "--out", path,
+                                   "--database-url", database.url])
+        }
+        func fileType(_ path: String) -> FileAttributeType? {
+            (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+        }
+
+        // The FIFO is held open for reading and writing by the test, so the command's open never
+        // blocks and what it wrote waits in the pipe (a few hundred bytes, far below its capacity).
+        let fifo = directory + "/pipe"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let held = open(fifo, O_RDWR | O_NONBLOCK)
+        #expect(held >= 0)
+        defer { close(held) }
+        let toPipe = try report(to: fifo)
+        #expect(toPipe.status == 0, "\(toPipe.output.suffix(1000))")
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "still a FIFO, not a regular file")
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let count = read(held, &buffer, buffer.count)
+        #expect(count > 0)
+        let piped = String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self)
+        #expect(piped.hasPrefix("group_dimension,group_value,category,"), "\(piped.prefix(200))")
+
+        // A link to a file: the file gets the report, the link stays.
+        let file = directory + "/report.csv", link = directory + "/latest.csv"
+        try "old".write(toFile: file, atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        let toLink = try report(to: link)
+        #expect(toLink.status == 0, "\(toLink.output.suffix(1000))")
+        #expect(fileType(link) == .typeSymbolicLink)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == piped)
+
+        // A directory is refused with the fix.
+        let toDirectory = try report(to: directory)
+        #expect(toDirectory.status == 2 && toDirectory.output.contains("is a directory"), "\(toDirectory.output)")
+    }
+}
