@@ -9,13 +9,17 @@ import TapwireCore
 /// takes away its rest (`finest` over the rest's ranges).
 package enum ReportEdgeEvents {
     /// The finest rows (quarter hours, every dimension) of the app's events in the ranges
-    /// [lo, hi) (µs since 1970), read with one COPY however many ranges there are.
+    /// [lo, hi) (µs since 1970), read with one COPY however many ranges there are. Within the
+    /// caller's transaction, through the BRIN index only: a day's partition not analysed yet was
+    /// scanned whole (sql/queries/report_edge_index_scans.sql).
     package static func finest(appId: Int64, ranges: [(lo: Int64, hi: Int64)], on connection: PostgresConnection) throws(DatabaseError) -> RollupDeltas {
         var reader = EventRowReader<String>()
+        try connection.query(EmbeddedSQL.reportEdgeIndexScans)
         try connection.copyOut(built: EmbeddedSQL.reportEdgeEvents, [String(appId), PostgresValue.timestampArray(ranges.map(\.lo)),
                                                                      PostgresValue.timestampArray(ranges.map(\.hi))]) { (piece) throws(DatabaseError) in
             try reader.consume(piece)
         }
+        try connection.query(EmbeddedSQL.reportEdgeIndexScansEnd)
         return try reader.finishFinest()
     }
 
