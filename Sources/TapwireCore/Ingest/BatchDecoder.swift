@@ -203,7 +203,7 @@ private struct FieldReader {
     func string(_ name: String, max: Int, required: Bool = false) throws(FieldProblem) -> String? {
         guard let v = value(name) else { return nil }
         guard let s = v.stringValue else { throw FieldProblem(.invalidField, "\(name) must be a string, got \(v.typeName)") }
-        if s.utf8.contains(0) {
+        if FieldRules.containsNUL(s) {
             throw FieldProblem(.nulCharacter, "\(name) contains a NUL character (U+0000), which cannot be stored")
         }
         if s.utf8.count > max { throw FieldProblem(.tooLong, "\(name) is \(s.utf8.count) bytes; at most \(max) are allowed") }
