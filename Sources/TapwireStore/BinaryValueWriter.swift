@@ -121,7 +121,7 @@ extension BinaryValueWriter {
     mutating func optionalInt16(_ value: Int16?) { if let value { int16(value) } else { null() } }
 
     // Byte by byte, most significant first: `append(contentsOf:)` of a word's raw bytes was a
-    // generic copy and a memcpy call for every length and value, a tenth of the collector's
+    // generic copy and a memcpy call for every length and value, about 8 % of the collector's
     // instructions (docs/benchmarks.md, "The collector's instructions per event (branch ingest8)").
     mutating func append16(_ v: UInt16) {
         bytes.append(UInt8(truncatingIfNeeded: v >> 8))
