@@ -45,8 +45,11 @@ public final class Collector: Sendable {
             metrics.increment(CollectorMetrics.rollupDeltasFolded, [], by: Double(rows))
         }
         let database = DatabaseExecutor(databaseURL: configuration.databaseURL, threads: configuration.readerThreads)
+        // One cache of decoded manifests for the monitor's scans, the findings requests and the
+        // mismatch counters: each distinct manifest is decoded once, not at every read.
+        let manifestCache = ManifestCache()
         let findings = FindingsConfiguration(mismatchLookbackSeconds: configuration.alertOptions.lookbackSeconds,
-                                             regression: configuration.regression)
+                                             regression: configuration.regression, manifestCache: manifestCache)
         let folds = folder.folds
         let readFold: @Sendable () -> any ReadFold = { folds.readFold() }
         let monitor = FindingMonitor(databaseURL: configuration.databaseURL, options: configuration.alertOptions,
@@ -58,7 +61,7 @@ public final class Collector: Sendable {
                                      metrics: metrics, logger: logger)
 
         let handlers = HandlerExecutor(threads: configuration.http.threads)
-        let manifests = DatabaseManifests(database: database)
+        let manifests = DatabaseManifests(database: database, manifestCache: manifestCache)
         let ingest = IngestRoutes(events: committer, manifests: manifests,
                                   rateLimiter: RateLimiter(eventsPerSecond: configuration.rateLimitPerSecond),
                                   observers: [IngestMetrics(metrics: metrics),

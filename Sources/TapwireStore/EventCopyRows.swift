@@ -83,33 +83,91 @@ extension EventCopyRows {
     /// where a batch's 500 events were 500 (docs/outcomes.md, "What a fold costs"). A
     /// conversion without an install id is found again by its time, so each keeps its own entry.
     static func encodeAttributionPending(_ batches: [StagedBatch], plan: EventWriter.StagingPlan, rows seqs: [Int]) -> [UInt8] {
-        struct Span { var first: Timestamp; var last: Timestamp; var firstConversion: Timestamp?; var lastConversion: Timestamp? }
+        struct Span {
+            var first: Timestamp
+            var last: Timestamp
+            var firstConversion: Timestamp?
+            var lastConversion: Timestamp?
+
+            init(_ time: Timestamp, conversion: Bool) {
+                first = time
+                last = time
+                firstConversion = conversion ? time : nil
+                lastConversion = conversion ? time : nil
+            }
+
+            mutating func add(_ time: Timestamp, conversion: Bool) {
+                first = min(first, time)
+                last = max(last, time)
+                if conversion {
+                    firstConversion = min(firstConversion ?? time, time)
+                    lastConversion = max(lastConversion ?? time, time)
+                }
+            }
+
+            mutating func merge(_ other: Span) {
+                add(other.first, conversion: false)
+                add(other.last, conversion: false)
+                if let time = other.firstConversion { add(time, conversion: true) }
+                if let time = other.lastConversion { add(time, conversion: true) }
+            }
+        }
+        /// A device's span from one source (the batch context's install id, or events' own ids),
+        /// and the position in `seqs` where that source first named it.
+        struct Piece {
+            var at: Int
+            var appId: Int64
+            var device: String
+            var span: Span
+        }
+        struct OwnDevice: Hashable {
+            var appId: Int64
+            var device: String
+        }
         // Per app: the devices in the order first seen (the encoding stays deterministic), their
         // spans, and the times of conversions without an install id.
         var apps: [Int64: (order: [String], spans: [String: Span], anonymous: [Timestamp])] = [:]
-        for seq in seqs {
+        // The events that carry their batch's install id (nearly all) are spanned per batch, by
+        // its index: a dictionary lookup of the install id per event was most of this function
+        // at the real shape (docs/benchmarks.md, "The collector's instructions per event (branch
+        // ingest8)"). Events with an id of their own are spanned by (app, id).
+        var byBatch = [Piece?](repeating: nil, count: batches.count)
+        var own: [Piece] = []
+        var ownIndex: [OwnDevice: Int] = [:]
+        for (at, seq) in seqs.enumerated() {
             let (b, i) = plan.locations[seq]
             let batch = batches[b]
             let event = batch.events[i]
             let conversion = event.type == .conversion
-            guard let device = event.deviceId ?? batch.context.deviceId else {
+            guard event.deviceId != nil || batch.context.deviceId != nil else {
                 if conversion { apps[batch.appId, default: ([], [:], [])].anonymous.append(event.eventTime) }
                 continue
             }
             guard event.type != .sent && event.type != .assignment else { continue }
             let time = event.eventTime
-            if var span = apps[batch.appId]?.spans[device] {
-                span.first = min(span.first, time)
-                span.last = max(span.last, time)
-                if conversion {
-                    span.firstConversion = min(span.firstConversion ?? time, time)
-                    span.lastConversion = max(span.lastConversion ?? time, time)
+            if let device = event.deviceId {
+                let key = OwnDevice(appId: batch.appId, device: device)
+                if let index = ownIndex[key] {
+                    own[index].span.add(time, conversion: conversion)
+                } else {
+                    ownIndex[key] = own.count
+                    own.append(Piece(at: at, appId: batch.appId, device: device, span: Span(time, conversion: conversion)))
                 }
-                apps[batch.appId]!.spans[device] = span
+            } else if byBatch[b] != nil {
+                byBatch[b]!.span.add(time, conversion: conversion)
             } else {
-                apps[batch.appId, default: ([], [:], [])].order.append(device)
-                apps[batch.appId]!.spans[device] = Span(first: time, last: time, firstConversion: conversion ? time : nil,
-                                                        lastConversion: conversion ? time : nil)
+                byBatch[b] = Piece(at: at, appId: batch.appId, device: batch.context.deviceId!, span: Span(time, conversion: conversion))
+            }
+        }
+        // The pieces in the order their sources were first seen: each device is then listed where
+        // it was first seen, as when every event was looked up.
+        for piece in (byBatch.compactMap { $0 } + own).sorted(by: { $0.at < $1.at }) {
+            if var span = apps[piece.appId]?.spans[piece.device] {
+                span.merge(piece.span)
+                apps[piece.appId]!.spans[piece.device] = span
+            } else {
+                apps[piece.appId, default: ([], [:], [])].order.append(piece.device)
+                apps[piece.appId]!.spans[piece.device] = piece.span
             }
         }
         guard !apps.isEmpty else { return [] }

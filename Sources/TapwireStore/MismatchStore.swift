@@ -8,10 +8,15 @@ public struct MismatchStore: Sendable {
     public var rules: MismatchRules
     /// How its reads count every acknowledged event (`ReadFold`).
     public var fold: any ReadFold
+    /// Manifests decoded before, by content hash: a collector's monitor scans every 30 s, and
+    /// decoding a real app's forty manifests again each time was most of a scan
+    /// (docs/benchmarks.md, "The collector's instructions per event (branch ingest8)").
+    public var manifestCache: ManifestCache?
 
-    public init(rules: MismatchRules = MismatchRules(), fold: any ReadFold = OwnFold()) {
+    public init(rules: MismatchRules = MismatchRules(), fold: any ReadFold = OwnFold(), manifestCache: ManifestCache? = nil) {
         self.rules = rules
         self.fold = fold
+        self.manifestCache = manifestCache
     }
 
     /// The rollups of one app summed over [since, until); `since` is rounded down to its hour.
@@ -54,7 +59,7 @@ public struct MismatchStore: Sendable {
             while true {
                 do throws(DatabaseError) {
                     return (try self.usage(appId: appId, since: since, until: until, on: connection),
-                            try ManifestStore().currentManifests(appId: appId, on: connection))
+                            try ManifestStore().currentManifests(appId: appId, on: connection, cache: manifestCache))
                 } catch where error.isTransientConflict && attempt < 3 && connection.isUsable {
                     attempt += 1
                 }
@@ -68,7 +73,7 @@ public struct MismatchStore: Sendable {
     public func versionFindings(appId: Int64, since: Timestamp, until: Timestamp,
                                 on connection: PostgresConnection) throws(DatabaseError) -> [MismatchFinding] {
         let usage = try usage(appId: appId, since: since, until: until, on: connection)
-        let manifests = try ManifestStore().currentManifests(appId: appId, on: connection)
+        let manifests = try ManifestStore().currentManifests(appId: appId, on: connection, cache: manifestCache)
         return MismatchDetector(rules: rules).versionFindings(usage: usage, manifests: manifests)
     }
 

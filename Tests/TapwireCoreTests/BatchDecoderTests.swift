@@ -34,6 +34,28 @@ import Testing
         #expect(e.deliveredAt?.description == "2026-12-01T11:58:30.000Z")
     }
 
+    /// A NUL anywhere in any string field, in a short string or a long one, after non-ASCII text
+    /// or not, rejects the event (`FieldRules.containsNUL` reads the bytes in place); text
+    /// without one is kept.
+    @Test func aNULAnywhereInAStringIsRefused() throws {
+        let texts = ["\\u0000", "a\\u0000", "\\u0000b", "caf\u{E9}\\u0000", String(repeating: "x", count: 40) + "\\u0000",
+                     String(repeating: "y", count: 17) + "\\u0000" + String(repeating: "z", count: 30)]
+        for text in texts {
+            for field in ["category", "notificationId", "campaign", "variant", "deviceId"] {
+                let batch = try decode(#"{"events": [\#(event(#""type": "delivered", "\#(field)": "\#(text)""#))]}"#)
+                #expect(batch.events.isEmpty, "\(field): \(text)")
+                #expect(batch.rejections.first?.code == .nulCharacter, "\(field): \(text)")
+            }
+            #expect(throws: BatchError.self) { try decode(#"{"context": {"appVersion": "\#(text)"}, "events": []}"#) }
+        }
+        for text in ["", "a", "caf\u{E9}", "tab\\there", String(repeating: "x", count: 40), "\\u0001"] {
+            let batch = try decode(#"{"context": {"appVersion": "\#(text)"}, "events": [\#(event(#""type": "delivered", "category": "\#(text)""#))]}"#)
+            #expect(batch.events.count == 1, "\(text)")
+        }
+        #expect(FieldRules.containsNUL("a\u{0}b") && FieldRules.containsNUL(String(repeating: "é", count: 20) + "\u{0}"))
+        #expect(!FieldRules.containsNUL("") && !FieldRules.containsNUL(String(repeating: "é", count: 20)))
+    }
+
     @Test func correctsATwoHourFastClock() throws {
         // The device clock is 2 h fast: it stamps the event 13:59 and sends it at 14:00, both device time.
         let batch = try decode(#"{"sentAt": "2026-12-01T14:00:00Z", "events": [{"eventId": "01938a2e-7b1c-7d3e-9f00-123456789abc", "type": "delivered", "timestamp": "2026-12-01T13:59:00Z"}]}"#)

@@ -11,12 +11,18 @@ public struct CategoryMismatchFamily: FindingFamily {
     public var lookbackSeconds: Double
     /// How its reads count every acknowledged event (`ReadFold`).
     public var fold: any ReadFold
+    /// Manifests decoded before (`MismatchStore.manifestCache`).
+    public var manifestCache: ManifestCache?
 
-    public init(rules: MismatchRules = MismatchRules(), lookbackSeconds: Double = 7 * 86_400, fold: any ReadFold = OwnFold()) {
+    public init(rules: MismatchRules = MismatchRules(), lookbackSeconds: Double = 7 * 86_400, fold: any ReadFold = OwnFold(),
+                manifestCache: ManifestCache? = nil) {
         self.rules = rules
         self.lookbackSeconds = lookbackSeconds
         self.fold = fold
+        self.manifestCache = manifestCache
     }
+
+    private var store: MismatchStore { MismatchStore(rules: rules, fold: fold, manifestCache: manifestCache) }
 
     public var name: String { "category_mismatch" }
     public var kinds: [FindingKind] { MismatchKind.allCases.map(FindingKind.mismatch) }
@@ -24,18 +30,18 @@ public struct CategoryMismatchFamily: FindingFamily {
 
     /// The window [since, asOf), merged across app versions.
     public func section(appId: Int64, appName: String, query: FindingsQuery, on connection: PostgresConnection) throws(DatabaseError) -> any FindingsSection {
-        CategoryMismatchSection(report: try MismatchStore(rules: rules, fold: fold).report(appId: appId, appName: appName, since: query.since,
-                                                                               until: query.asOf, on: connection), family: self)
+        CategoryMismatchSection(report: try store.report(appId: appId, appName: appName, since: query.since, until: query.asOf,
+                                                         on: connection), family: self)
     }
 
     public func appsToScan(at instant: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> [(appId: Int64, name: String)] {
-        try MismatchStore(rules: rules, fold: fold).activeApps(since: instant.adding(seconds: -lookbackSeconds), on: connection)
+        try store.activeApps(since: instant.adding(seconds: -lookbackSeconds), on: connection)
     }
 
     /// The lookback before `instant`, up to a second after it, per app version.
     public func scan(appId: Int64, at instant: Timestamp, on connection: PostgresConnection) throws(DatabaseError) -> [Finding] {
-        try MismatchStore(rules: rules, fold: fold).versionFindings(appId: appId, since: instant.adding(seconds: -lookbackSeconds),
-                                                        until: instant.adding(seconds: 1), on: connection).map(Finding.init)
+        try store.versionFindings(appId: appId, since: instant.adding(seconds: -lookbackSeconds), until: instant.adding(seconds: 1),
+                                  on: connection).map(Finding.init)
     }
 
     /// As the mismatch report writes it (`MismatchFinding.json`).

@@ -6,7 +6,7 @@ public enum FindingFamilies {
     public static func all(_ configuration: FindingsConfiguration = .default) -> [any FindingFamily] {
         [
             CategoryMismatchFamily(rules: configuration.mismatchRules, lookbackSeconds: configuration.mismatchLookbackSeconds,
-                                   fold: configuration.fold),
+                                   fold: configuration.fold, manifestCache: configuration.manifestCache),
             ReleaseRegressionFamily(configuration: configuration.regression, fold: configuration.fold),
             SampleRatioMismatchFamily(fold: configuration.fold),
         ]

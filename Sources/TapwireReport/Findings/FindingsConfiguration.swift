@@ -13,13 +13,17 @@ public struct FindingsConfiguration: Sendable {
     /// How the families' reads count every acknowledged event: their own fold, or the
     /// collector's shared one (`ReadFold`), one per request or monitor scan.
     public var fold: any ReadFold = OwnFold()
+    /// Manifests decoded before, shared by the families' reads (`MismatchStore.manifestCache`);
+    /// nil: each read decodes its own.
+    public var manifestCache: ManifestCache?
 
     public init(mismatchRules: MismatchRules = MismatchRules(), mismatchLookbackSeconds: Double = 7 * 86_400,
-                regression: RegressionConfiguration = .default, fold: any ReadFold = OwnFold()) {
+                regression: RegressionConfiguration = .default, fold: any ReadFold = OwnFold(), manifestCache: ManifestCache? = nil) {
         self.mismatchRules = mismatchRules
         self.mismatchLookbackSeconds = mismatchLookbackSeconds
         self.regression = regression
         self.fold = fold
+        self.manifestCache = manifestCache
     }
 
     public static let `default` = FindingsConfiguration()

@@ -43,7 +43,7 @@ public struct DatabaseFindings: FindingsReader {
     }
 
     public func mismatches(appId: Int64, appName: String, query: FindingsQuery) async throws(APIError) -> MismatchReport {
-        let store = MismatchStore(rules: configuration.mismatchRules, fold: readFold())
+        let store = MismatchStore(rules: configuration.mismatchRules, fold: readFold(), manifestCache: configuration.manifestCache)
         return try answer(await database.perform { (connection) throws(DatabaseError) in
             try store.report(appId: appId, appName: appName, since: query.since, until: query.asOf, on: connection)
         }, doing: "the mismatch report", logging: false)
