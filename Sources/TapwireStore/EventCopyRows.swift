@@ -70,6 +70,42 @@ extension EventCopyRows {
 }
 
 extension EventCopyRows {
+    /// A device's earliest and latest event, and earliest and latest conversion, in a commit's
+    /// rows: what attribution_pending queues of it (`encodeAttributionPending`).
+    struct Span {
+        var first: Timestamp
+        var last: Timestamp
+        var firstConversion: Timestamp?
+        var lastConversion: Timestamp?
+
+        init(_ time: Timestamp, conversion: Bool) {
+            first = time
+            last = time
+            firstConversion = conversion ? time : nil
+            lastConversion = conversion ? time : nil
+        }
+
+        mutating func add(_ time: Timestamp, conversion: Bool) {
+            first = min(first, time)
+            last = max(last, time)
+            if conversion {
+                firstConversion = min(firstConversion ?? time, time)
+                lastConversion = max(lastConversion ?? time, time)
+            }
+        }
+
+        mutating func merge(_ other: Span) {
+            add(other.first, conversion: false)
+            add(other.last, conversion: false)
+            if let time = other.firstConversion { add(time, conversion: true) }
+            if let time = other.lastConversion { add(time, conversion: true) }
+        }
+    }
+
+    /// Per app: the devices in the order first seen (the encoding stays deterministic), their
+    /// spans, and the times of conversions without an install id.
+    typealias AttributionSpans = (order: [String], spans: [String: Span], anonymous: [Timestamp])
+
     /// A row per app of the stored rows' install ids and times (delivered, response and
     /// conversion events that carry one, and conversions without one, with a NULL id) and which
     /// are conversions, for sql/queries/copy_attribution_pending.sql: the fold recomputes the
@@ -83,35 +119,6 @@ extension EventCopyRows {
     /// where a batch's 500 events were 500 (docs/outcomes.md, "What a fold costs"). A
     /// conversion without an install id is found again by its time, so each keeps its own entry.
     static func encodeAttributionPending(_ batches: [StagedBatch], plan: EventWriter.StagingPlan, rows seqs: [Int]) -> [UInt8] {
-        struct Span {
-            var first: Timestamp
-            var last: Timestamp
-            var firstConversion: Timestamp?
-            var lastConversion: Timestamp?
-
-            init(_ time: Timestamp, conversion: Bool) {
-                first = time
-                last = time
-                firstConversion = conversion ? time : nil
-                lastConversion = conversion ? time : nil
-            }
-
-            mutating func add(_ time: Timestamp, conversion: Bool) {
-                first = min(first, time)
-                last = max(last, time)
-                if conversion {
-                    firstConversion = min(firstConversion ?? time, time)
-                    lastConversion = max(lastConversion ?? time, time)
-                }
-            }
-
-            mutating func merge(_ other: Span) {
-                add(other.first, conversion: false)
-                add(other.last, conversion: false)
-                if let time = other.firstConversion { add(time, conversion: true) }
-                if let time = other.lastConversion { add(time, conversion: true) }
-            }
-        }
         /// A device's span from one source (the batch context's install id, or events' own ids),
         /// and the position in `seqs` where that source first named it.
         struct Piece {
@@ -124,9 +131,7 @@ extension EventCopyRows {
             var appId: Int64
             var device: String
         }
-        // Per app: the devices in the order first seen (the encoding stays deterministic), their
-        // spans, and the times of conversions without an install id.
-        var apps: [Int64: (order: [String], spans: [String: Span], anonymous: [Timestamp])] = [:]
+        var apps: [Int64: AttributionSpans] = [:]
         // The events that carry their batch's install id (nearly all) are spanned per batch, by
         // its index: a dictionary lookup of the install id per event was most of this function
         // at the real shape (docs/benchmarks.md, "The collector's instructions per event (branch
@@ -170,6 +175,12 @@ extension EventCopyRows {
                 apps[piece.appId]!.spans[piece.device] = piece.span
             }
         }
+        return attributionRows(apps)
+    }
+
+    /// The rows of sql/queries/copy_attribution_pending.sql for the spans: one per app, at most
+    /// four entries a device (`encodeAttributionPending`), one per anonymous conversion.
+    static func attributionRows(_ apps: [Int64: AttributionSpans]) -> [UInt8] {
         guard !apps.isEmpty else { return [] }
         var encoder = CopyBinaryEncoder(reservingCapacity: 64 + apps.values.reduce(0) { $0 + 72 + ($1.order.count * 4 + $1.anonymous.count) * 64 })
         for appId in apps.keys.sorted() {

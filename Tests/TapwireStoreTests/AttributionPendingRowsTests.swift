@@ -5,7 +5,8 @@ import TapwireStatistics
 
 /// The commit's row of attribution_pending per app (`EventCopyRows.encodeAttributionPending`),
 /// which spans the events carrying their batch's install id per batch: byte for byte what a
-/// lookup of every event's install id gives (the definition, written out plainly here), with
+/// lookup of every event's install id gives (the definition, written out plainly here; the
+/// spans' encoding into rows, `EventCopyRows.attributionRows`, is shared), with
 /// devices shared by batches and apps, events with install ids of their own (some equal to
 /// another batch's), conversions, types that queue nothing, anonymous conversions and only some
 /// rows stored.
@@ -13,8 +14,7 @@ import TapwireStatistics
     /// Every event looked up by its install id, in the rows' order: the devices in the order
     /// first seen, each with its earliest and latest time and conversion.
     static func reference(_ batches: [StagedBatch], plan: EventWriter.StagingPlan, rows seqs: [Int]) -> [UInt8] {
-        struct Span { var first: Timestamp; var last: Timestamp; var firstConversion: Timestamp?; var lastConversion: Timestamp? }
-        var apps: [Int64: (order: [String], spans: [String: Span], anonymous: [Timestamp])] = [:]
+        var apps: [Int64: EventCopyRows.AttributionSpans] = [:]
         for seq in seqs {
             let (b, i) = plan.locations[seq]
             let event = batches[b].events[i], appId = batches[b].appId
@@ -24,52 +24,12 @@ import TapwireStatistics
                 continue
             }
             guard event.type != .sent && event.type != .assignment else { continue }
-            let time = event.eventTime
             var app = apps[appId, default: ([], [:], [])]
-            if var span = app.spans[device] {
-                span.first = min(span.first, time)
-                span.last = max(span.last, time)
-                if conversion {
-                    span.firstConversion = min(span.firstConversion ?? time, time)
-                    span.lastConversion = max(span.lastConversion ?? time, time)
-                }
-                app.spans[device] = span
-            } else {
-                app.order.append(device)
-                app.spans[device] = Span(first: time, last: time, firstConversion: conversion ? time : nil, lastConversion: conversion ? time : nil)
-            }
+            if app.spans[device] == nil { app.order.append(device) }
+            app.spans[device, default: EventCopyRows.Span(event.eventTime, conversion: conversion)].add(event.eventTime, conversion: conversion)
             apps[appId] = app
         }
-        guard !apps.isEmpty else { return [] }
-        var encoder = CopyBinaryEncoder()
-        for appId in apps.keys.sorted() {
-            let app = apps[appId]!
-            var devices = BinaryArray(.text), times = BinaryArray(.timestamptz), conversions = BinaryArray(.bool)
-            func entry(_ device: String?, _ time: Timestamp, _ conversion: Bool) {
-                devices.optionalText(device)
-                times.timestamp(time)
-                conversions.bool(conversion)
-            }
-            for device in app.order {
-                let span = app.spans[device]!
-                if let firstConversion = span.firstConversion, let lastConversion = span.lastConversion {
-                    if span.first < firstConversion { entry(device, span.first, false) }
-                    entry(device, firstConversion, true)
-                    if lastConversion != firstConversion { entry(device, lastConversion, true) }
-                    if span.last > lastConversion { entry(device, span.last, false) }
-                } else {
-                    entry(device, span.first, false)
-                    if span.last != span.first { entry(device, span.last, false) }
-                }
-            }
-            for time in app.anonymous { entry(nil, time, true) }
-            encoder.beginRow(fields: 4)
-            encoder.int64(appId)
-            encoder.array(devices)
-            encoder.array(times)
-            encoder.array(conversions)
-        }
-        return encoder.finish()
+        return EventCopyRows.attributionRows(apps)
     }
 
     @Test(arguments: 1...6 as ClosedRange<UInt64>)
