@@ -45,8 +45,8 @@ public final class Collector: Sendable {
             metrics.increment(CollectorMetrics.rollupDeltasFolded, [], by: Double(rows))
         }
         let database = DatabaseExecutor(databaseURL: configuration.databaseURL, threads: configuration.readerThreads)
-        // One cache of decoded manifests for the monitor's scans, the findings requests and the
-        // mismatch counters: each distinct manifest is decoded once, not at every read.
+        // One cache of decoded manifests for the monitor's scans, the findings requests, the
+        // reports and the mismatch counters: each distinct manifest is decoded once, not at every read.
         let manifestCache = ManifestCache()
         let findings = FindingsConfiguration(mismatchLookbackSeconds: configuration.alertOptions.lookbackSeconds,
                                              regression: configuration.regression, manifestCache: manifestCache)
@@ -71,7 +71,7 @@ public final class Collector: Sendable {
         routes = CollectorRoutes.all(ingest: ingest, health: health,
                                      findings: DatabaseFindings(database: database, configuration: findings, readFold: readFold, logger: logger),
                                      reports: DatabaseReports(database: database, regression: configuration.regression, readFold: readFold,
-                                                              logger: logger),
+                                                              manifestCache: manifestCache, logger: logger),
                                      devices: DeviceRoutes(devices: DatabaseDevices(database: database), logger: logger, limits: configuration.limits))
             + extraRoutes
         let handler = CollectorHandler(routes: routes, keys: KeyCache(ttlSeconds: configuration.keyCacheSeconds),

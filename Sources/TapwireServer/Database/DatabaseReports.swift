@@ -12,14 +12,17 @@ public struct DatabaseReports: EngagementReportReader {
     /// the reader's own.
     public let readFold: @Sendable () -> any ReadFold
     public let logger: Logger
-    /// Shared by every report this collector serves: each distinct manifest is decoded once.
-    let manifestCache = ManifestCache()
+    /// Shared by every report this collector serves, and in a collector with its findings and
+    /// manifest reads (`Collector`): each distinct manifest is decoded once.
+    let manifestCache: ManifestCache
 
     public init(database: DatabaseExecutor, regression: RegressionConfiguration,
-                readFold: @escaping @Sendable () -> any ReadFold = { OwnFold() }, logger: Logger) {
+                readFold: @escaping @Sendable () -> any ReadFold = { OwnFold() }, manifestCache: ManifestCache = ManifestCache(),
+                logger: Logger) {
         self.database = database
         self.regression = regression
         self.readFold = readFold
+        self.manifestCache = manifestCache
         self.logger = logger
     }
 
