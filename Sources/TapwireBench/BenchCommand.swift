@@ -28,7 +28,8 @@ enum BenchCommand {
       the cluster's background work (autovacuum, folds) and a CHECKPOINT. Then it posts at half
       the peak rate for --half-peak-seconds.
       Prints one table, a column per shape and id kind: COPY rows/s, end-to-end events/s and the
-      ratio (medians of the rounds), p50/p99 at peak and at half peak, database CPU per 1M events
+      ratio (medians of the rounds), the same with each round's fold in the clock (until what
+      was acknowledged is also in the rollups), p50/p99 at peak and at half peak, database CPU per 1M events
       (the PostgreSQL processes' CPU time from /proc, when the server is on this machine),
       database time per statement per 1M events (when the server preloads pg_stat_statements),
       and each collector's peak RSS; with both shapes, issue 33's ingestion targets.
@@ -83,6 +84,11 @@ enum BenchCommand {
         var rss = 0
         var copyRate = 0.0
         var peakRate = 0.0
+        /// Events a second until the round's events were acknowledged and folded into the
+        /// rollups: the peak's clock plus the fold of what the collector had not folded yet.
+        /// The acknowledged rate alone leaves that fold out, and its share grows with the fold's
+        /// work per event (docs/benchmarks.md, "The round's fold in the clock").
+        var foldedRate = 0.0
         var peak = Latencies()
         var half = Latencies()
         var halfOffered = 0.0
@@ -101,6 +107,7 @@ enum BenchCommand {
         /// The collector's WAL bytes per 1M events, by statement (pg_stat_statements' wal_bytes).
         var collectorStatementWAL: [String: Double]?
         var ratio: Double { copyRate > 0 ? peakRate / copyRate : 0 }
+        var foldedRatio: Double { copyRate > 0 ? foldedRate / copyRate : 0 }
         var label: String { shape.rawValue + " " + kind.rawValue }
     }
 
@@ -338,7 +345,7 @@ enum BenchCommand {
         // Alternate baseline and collector rounds, and shapes within a round, so all see the same
         // machine: a shared machine's noise moves them all, and the medians' ratio is what is quoted.
         var figures = rigs.map { Figures(shape: $0.shape.name, kind: kind) }
-        var copyRates = rigs.map { _ in [Double]() }, peakRates = rigs.map { _ in [Double]() }
+        var copyRates = rigs.map { _ in [Double]() }, peakRates = rigs.map { _ in [Double]() }, foldedRates = rigs.map { _ in [Double]() }
         var copyCPUSeconds = rigs.map { _ in 0.0 }, collectorCPUSeconds = rigs.map { _ in 0.0 }
         var processCPUSeconds = rigs.map { _ in 0.0 }
         var copyTimes = rigs.map { _ in [String: Double]() }, collectorTimes = rigs.map { _ in [String: Double]() }
@@ -370,8 +377,10 @@ enum BenchCommand {
                 guard result.failures == 0 else {
                     throw CLIError("\(result.failures) batches failed at peak (first: \(result.firstFailure ?? "?")); see \(collector.log)")
                 }
-                // What the collector's background fold does within a second, counted in the round.
+                // What the collector's background fold does within a second, counted in the round's
+                // CPU and WAL, and in the folded rate's clock (it waits for a background fold running).
                 try RollupStore().fold(on: rig.setup)
+                foldedRates[r].append(Double(options.eventsPerRound) / (Double(monotonicNanoseconds() - postStart) / 1e9))
                 if let before = cpuBefore, let after = probes.cpu?.seconds() { collectorCPUSeconds[r] += after - before }
                 if let before = processBefore, let after = processCPU(collector.process.pid) { processCPUSeconds[r] += after - before }
                 collectorWAL[r] += try walPosition(rig.setup) - walBefore
@@ -380,8 +389,9 @@ enum BenchCommand {
                     add(try statementWAL(rig.setup), into: &collectorStatementWAL[r])
                 }
                 figures[r].peak.samples += result.latencies.samples
-                print(String(format: "%@ round %d: COPY %.0f rows/s, collector %.0f events/s (%.0f%%)", figures[r].label, round + 1,
-                             copyRates[r][round], peakRates[r][round], peakRates[r][round] / copyRates[r][round] * 100))
+                print(String(format: "%@ round %d: COPY %.0f rows/s, collector %.0f events/s (%.0f%%), %.0f folded (%.0f%%)", figures[r].label, round + 1,
+                             copyRates[r][round], peakRates[r][round], peakRates[r][round] / copyRates[r][round] * 100,
+                             foldedRates[r][round], foldedRates[r][round] / copyRates[r][round] * 100))
             }
         }
         let millions = Double(options.eventsPerRound * options.rounds) / 1e6
@@ -389,6 +399,7 @@ enum BenchCommand {
         for r in rigs.indices {
             figures[r].copyRate = median(copyRates[r])
             figures[r].peakRate = median(peakRates[r])
+            figures[r].foldedRate = median(foldedRates[r])
             if probes.cpu != nil {
                 figures[r].copyCPU = copyCPUSeconds[r] / millions
                 figures[r].collectorCPU = collectorCPUSeconds[r] / millions
@@ -493,6 +504,7 @@ enum BenchCommand {
                 ("shape", .string(f.shape.rawValue)),
                 ("ids", .string(f.kind.rawValue)), ("copyRowsPerSecond", .double(f.copyRate)), ("endToEndEventsPerSecond", .double(f.peakRate)),
                 ("ratioToCopy", .double(f.ratio)),
+                ("foldedEventsPerSecond", .double(f.foldedRate)), ("foldedRatioToCopy", .double(f.foldedRatio)),
                 ("peakP50Ms", .double(f.peak.percentile(0.5) * 1000)), ("peakP99Ms", .double(f.peak.percentile(0.99) * 1000)),
                 ("halfPeakP50Ms", .double(f.half.percentile(0.5) * 1000)), ("halfPeakP99Ms", .double(f.half.percentile(0.99) * 1000)),
                 ("copyDatabaseCPUSecondsPerMillion", f.copyCPU.map { JSONValue.double($0) } ?? .null),
@@ -604,6 +616,8 @@ enum BenchCommand {
         row("COPY baseline, rows/s (median)", all.map { f0($0.copyRate) })
         row("end to end, events/s (median)", all.map { f0($0.peakRate) })
         row("ratio to COPY", all.map { String(format: "%.2f", $0.ratio) })
+        row("acknowledged and folded, events/s (median)", all.map { f0($0.foldedRate) })
+        row("ratio to COPY, folded", all.map { String(format: "%.2f", $0.foldedRatio) })
         row("p50 / p99 at peak, ms", all.map { ms($0.peak) })
         row("p50 / p99 at half peak, ms", all.map { ms($0.half) + String(format: " (%.0f/s)", $0.halfOffered) })
         row("database CPU s per 1M: COPY / collector", all.map { f in
@@ -667,8 +681,10 @@ enum BenchCommand {
             for kind in EventIDKind.allCases {
                 guard let b = baseline.first(where: { $0.kind == kind }), let m = measured.first(where: { $0.kind == kind }) else { continue }
                 let relative = b.ratio > 0 ? m.ratio / b.ratio : 0
-                print(String(format: "  %@: ratio to COPY %.2f against %.2f, %.2f× (target ≥ 0.9×): %@", kind.rawValue, m.ratio, b.ratio,
-                             relative, verdict(relative >= 0.9)))
+                let folded = b.foldedRatio > 0 ? m.foldedRatio / b.foldedRatio : 0
+                print(String(format: "  %@: ratio to COPY %.2f against %.2f, %.2f× (target ≥ 0.9×): %@; with the round's fold in the clock %.2f against %.2f, %.2f×: %@",
+                             kind.rawValue, m.ratio, b.ratio, relative, verdict(relative >= 0.9), m.foldedRatio, b.foldedRatio, folded,
+                             verdict(folded >= 0.9)))
             }
         }
         compare(shape(.real), against: shape(.benchmark), "issue 33 ingestion targets (the real shape against the benchmark shape, this run):")
