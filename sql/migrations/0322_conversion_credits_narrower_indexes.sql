@@ -7,7 +7,8 @@
 --   * conversion_credits_by_touch (app_id, touch_time) held every credit, and both of its
 --     readers, the conversion report's actions by day (report_conversion_actions.sql,
 --     report_raw_conversion_actions.sql), read direct credits only (`kind = 1`): influenced and
---     unattributed credits, most of them, are now left out of it (a partial index);
+--     unattributed credits are now left out of it (a partial index; the bench's credits are
+--     nearly all direct, so its saving is an app's with influenced conversions);
 --   * conversion_credits_by_notification (app_id, device_id, notification_key) was read by its
 --     prefix alone: the fold reads the changed devices' credits (`device_id = ANY`) and joins them
 --     by hash with the changed notifications' keys (0307), `devices forget` deletes a device's
