@@ -23,18 +23,10 @@ public final class Collector: Sendable {
         self.configuration = configuration
         let metrics = MetricsRegistry()
         CollectorMetrics.declare(in: metrics)
-        let committer = GroupCommitter(
-            databaseURL: configuration.databaseURL,
-            options: .init(writers: configuration.writers, policy: configuration.groupCommit),
-            logger: logger,
-            onCommit: { stats in
-                metrics.observe(CollectorMetrics.batchSeconds, [], stats.seconds)
-                metrics.observe(CollectorMetrics.commitEvents, [], Double(stats.events))
-            },
-            onDatabaseError: { error in metrics.increment(CollectorMetrics.databaseErrors, [error.code.rawValue]) })
         // The collector's exact readers wait for this fold instead of folding themselves: each
         // request or monitor scan takes its ticket (`folder.folds.readFold()`) as it arrives.
         let folder = RollupFolder(databaseURL: configuration.databaseURL, intervalSeconds: Double(configuration.rollupFoldMilliseconds) / 1000,
+                                  eventsPerFold: configuration.rollupFoldEvents,
                                   readerWaitSeconds: Double(configuration.readFoldWaitMilliseconds) / 1000,
                                   readerRestSeconds: Double(configuration.readFoldRestMilliseconds) / 1000, logger: logger,
                                   onReaderWait: { outcome, seconds in
@@ -44,6 +36,16 @@ public final class Collector: Sendable {
             metrics.observe(CollectorMetrics.rollupFoldSeconds, [], seconds)
             metrics.increment(CollectorMetrics.rollupDeltasFolded, [], by: Double(rows))
         }
+        let committer = GroupCommitter(
+            databaseURL: configuration.databaseURL,
+            options: .init(writers: configuration.writers, policy: configuration.groupCommit),
+            logger: logger,
+            onCommit: { stats in
+                metrics.observe(CollectorMetrics.batchSeconds, [], stats.seconds)
+                metrics.observe(CollectorMetrics.commitEvents, [], Double(stats.events))
+                folder.stored(events: stats.stored)
+            },
+            onDatabaseError: { error in metrics.increment(CollectorMetrics.databaseErrors, [error.code.rawValue]) })
         let database = DatabaseExecutor(databaseURL: configuration.databaseURL, threads: configuration.readerThreads)
         // One cache of decoded manifests for the monitor's scans, the findings requests, the
         // reports and the mismatch counters: each distinct manifest is decoded once, not at every read.

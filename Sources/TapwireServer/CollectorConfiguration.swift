@@ -13,10 +13,15 @@ public struct CollectorConfiguration: Sendable {
     /// Events per transaction, the queue's bound, and how long a group lingers to fill while
     /// another writer is busy: the queue's own policy, so its defaults are written once.
     public var groupCommit = GroupCommitPolicy()
-    /// How often the pending rollup deltas are folded into the rollups: what dashboards lag by at
-    /// most. Longer folds fewer times the same rollup rows; reports wait for a fold that started
-    /// after them (waking the fold) and never lag.
-    public var rollupFoldMilliseconds = 2000
+    /// How often the pending rollup deltas are folded into the rollups at most: what dashboards
+    /// lag by at most. Longer folds fewer times the same rollup rows; reports wait for a fold that
+    /// started after them (waking the fold) and never lag (docs/ingestion.md, "The fold's cadence").
+    public var rollupFoldMilliseconds = 10_000
+    /// Events stored by this collector since the last fold started that start the next fold
+    /// before `rollupFoldMilliseconds` ends: at a high rate it bounds a fold's backlog, and the
+    /// wait of a report that wakes it, instead of the interval (docs/ingestion.md, "The fold's
+    /// cadence").
+    public var rollupFoldEvents = 200_000
     /// The C allocator's arenas, set once by `tapwire serve` before its threads
     /// start (docs/ingestion.md, "The collector's memory").
     public var allocator = AllocatorSettings()

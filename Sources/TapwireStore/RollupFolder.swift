@@ -1,11 +1,16 @@
 import Foundation
+import Synchronization
 import TapwireCore
 import TapwireLifecycle
 
-/// The collector's background fold: every `intervalSeconds` (2 by default) it sums the rollup
-/// deltas group commits appended and writes them into the rollup tables (`RollupStore.fold`;
-/// migrations 0050, 0060), so each rollup key is upserted once per fold, not once per commit, and
-/// readers that go to the tables directly (dashboards) lag by about that much. The collector's
+/// The collector's background fold: every `intervalSeconds` (10 by default), or sooner once
+/// `eventsPerFold` events have been stored since the last fold started (`stored(events:)`), it
+/// sums the rollup deltas group commits appended and writes them into the rollup tables
+/// (`RollupStore.fold`; migrations 0050, 0060), so each rollup key is upserted once per fold, not
+/// once per commit, and readers that go to the tables directly (dashboards) lag by about that
+/// much. A fold's rows grow slower than its events, so fewer, larger folds cost less per event;
+/// the bound keeps a fold's backlog, and a waking reader's wait, from growing with the rate
+/// (docs/ingestion.md, "The fold's cadence"). The collector's
 /// exact readers (its reports, findings and monitor) do not fold themselves: they wait for this
 /// fold (`folds`, `SharedFolds`), which a reader wakes instead of letting it sleep out its
 /// interval: it starts `readerRestSeconds` after the previous fold's end (at once if that has
@@ -18,6 +23,9 @@ public final class RollupFolder: Service {
     public let name = "rollup-fold"
     private let databaseURL: String
     private let intervalSeconds: Double
+    private let eventsPerFold: Int
+    /// Events stored since the last fold started (this collector's commits only).
+    private let storedSinceFold = Atomic<Int>(0)
     private let logger: Logger
     private let background: BackgroundLoop
     private let onFold: @Sendable (_ rows: Int, _ seconds: Double) -> Void
@@ -25,15 +33,18 @@ public final class RollupFolder: Service {
     /// collector shares the fold").
     public let folds: SharedFolds
 
+    /// `eventsPerFold`: events stored since the last fold's start that start the next fold before
+    /// the interval ends.
     /// `readerWaitSeconds`: how long a reader waits for a fold before folding itself.
     /// `readerRestSeconds`: the least time from a fold's end to the start of a fold a reader wakes.
     /// `onReaderWait`: each reader's wait, how it ended (`shared`, or why it folded itself) and
     /// how long it took.
-    public init(databaseURL: String, intervalSeconds: Double = 2, readerWaitSeconds: Double = 30, readerRestSeconds: Double = 0, logger: Logger,
+    public init(databaseURL: String, intervalSeconds: Double = 10, eventsPerFold: Int = .max, readerWaitSeconds: Double = 30, readerRestSeconds: Double = 0, logger: Logger,
                 onReaderWait: @escaping @Sendable (_ outcome: String, _ seconds: Double) -> Void = { _, _ in },
                 onFold: @escaping @Sendable (_ rows: Int, _ seconds: Double) -> Void = { _, _ in }) {
         self.databaseURL = databaseURL
         self.intervalSeconds = intervalSeconds
+        self.eventsPerFold = max(1, eventsPerFold)
         self.logger = logger
         self.onFold = onFold
         let background = BackgroundLoop(name: "tapwire-rollup-fold")
@@ -53,6 +64,14 @@ public final class RollupFolder: Service {
 
     public func shutdown() { stopping.raise() }
 
+    /// A group commit stored `events` new events: the one that takes the count since the last
+    /// fold's start to `eventsPerFold` wakes the folder.
+    public func stored(events: Int) {
+        guard events > 0 else { return }
+        let (_, total) = storedSinceFold.wrappingAdd(events, ordering: .relaxed)
+        if total >= eventsPerFold && total - events < eventsPerFold { background.wake() }
+    }
+
     private func loop() {
         var connection: PostgresConnection?
         var backoff = Backoff(baseSeconds: 0.2, maxSeconds: 5)
@@ -63,6 +82,8 @@ public final class RollupFolder: Service {
             // A fold starts with its connection: readers waiting while the database is away are
             // told it failed, not left to their bound.
             folds.foldStarting()
+            // What commits store from now on is the next fold's, whether or not this one takes it.
+            storedSinceFold.store(0, ordering: .relaxed)
             do {
                 if connection == nil || connection?.isUsable == false {
                     connection?.close()
@@ -91,10 +112,11 @@ public final class RollupFolder: Service {
                 }
                 if stopping { break }
                 // The interval, unless a reader wants a fold first: then the rest after this
-                // fold (or the loop is stopped). A wake-up a fold already served (its reader woke
-                // it as it started) pauses again, and so does one that comes during the rest.
+                // fold (or the loop is stopped); or unless `eventsPerFold` events were stored
+                // since this fold started. A wake-up a fold already served (its reader woke it as
+                // it started) pauses again, and so does one that comes during the rest.
                 let due = monotonicNanoseconds() + UInt64(max(0, intervalSeconds) * 1e9)
-                while background.isRunning {
+                while background.isRunning, storedSinceFold.load(ordering: .relaxed) < eventsPerFold {
                     let now = monotonicNanoseconds()
                     let next = min(due, folds.wantedFoldStartsAt ?? .max)
                     if now >= next { break }

@@ -45,8 +45,12 @@ enum Settings {
             c.groupCommit.minEventsWhenBusy = max(1, try number(v, "--commit-fill"))
         },
         Setting(flag: "rollup-fold-interval", environment: "TAPWIRE_ROLLUP_FOLD_MS", defaultText: String(defaults.rollupFoldMilliseconds),
-                help: "Milliseconds between folds of the pending rollup deltas into the rollups (what dashboards lag by)") { c, v throws(CLIError) in
+                help: "Milliseconds between folds of the pending rollup deltas into the rollups at most (what dashboards lag by)") { c, v throws(CLIError) in
             c.rollupFoldMilliseconds = max(10, try number(v, "--rollup-fold-interval"))
+        },
+        Setting(flag: "rollup-fold-events", environment: "TAPWIRE_ROLLUP_FOLD_EVENTS", defaultText: String(defaults.rollupFoldEvents),
+                help: "Events stored since the last fold that start the next one before --rollup-fold-interval ends") { c, v throws(CLIError) in
+            c.rollupFoldEvents = max(1, try number(v, "--rollup-fold-events"))
         },
         Setting(flag: "read-fold-wait", environment: "TAPWIRE_READ_FOLD_WAIT_MS", defaultText: String(defaults.readFoldWaitMilliseconds),
                 help: "Milliseconds a report waits for the background fold before it folds on its own connection") { c, v throws(CLIError) in

@@ -15,9 +15,10 @@ import TapwireTestSupport
 
     static let context: [(String, JSONValue)] = [("appVersion", "1.0"), ("platform", "iOS"), ("deviceId", "install-ctx")]
 
-    /// Waits until the fold has taken every queued device (attribution_pending empty).
+    /// Waits until the fold has taken every queued device (attribution_pending empty): the
+    /// background fold's, every 10 s by default. The wait is a hang guard (docs/testing.md).
     static func attributed(_ database: TestDatabase) throws -> Bool {
-        try eventually(timeout: 30) { try database.query("SELECT count(*) FROM attribution_pending").scalar == "0" }
+        try eventually(timeout: 120) { try database.query("SELECT count(*) FROM attribution_pending").scalar == "0" }
     }
 
     @Test func everyBadConversionIsRejectedOnItsOwnWithItsCodeAndReason() throws {

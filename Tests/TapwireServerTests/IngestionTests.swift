@@ -276,6 +276,29 @@ import TapwireZlib
         #expect(!server.logs.capturedLines.contains { $0.contains("rollup fold failed") })
     }
 
+    /// The fold starts once `rollupFoldEvents` new events were stored since the last one, long
+    /// before its interval ends; duplicates store nothing and do not count (docs/ingestion.md,
+    /// "The fold's cadence"). No reader wakes it: the monitor is off, the interval an hour.
+    @Test func storedEventsStartTheFoldBeforeItsInterval() throws {
+        let server = try TestCollector.start {
+            $0.rollupFoldMilliseconds = 3_600_000
+            $0.rollupFoldEvents = 20
+            $0.findingsMonitor = false
+        }
+        #expect(server.firstFoldDone(), "the fold's first pass, at start")
+        let app = try server.database.createApp()
+        let pending = { try server.database.query("SELECT count(*) FROM rollup_delta_batches WHERE app_id = $1::bigint", [String(app.appId)]).scalar }
+        let nineteen = (0..<19).map { _ in TestBatch.event() }
+        #expect(try server.client().post("/v1/batch", key: app.writeKey.text, json: TestBatch.body(nineteen)).status == 200)
+        #expect(try server.client().post("/v1/batch", key: app.writeKey.text, json: TestBatch.body(nineteen)).status == 200)
+        // 19 stored, 19 duplicates: no fold is due, so the commit's deltas are still pending.
+        #expect(try pending() != "0", "19 stored events started no fold")
+        #expect(try server.client().post("/v1/batch", key: app.writeKey.text, json: TestBatch.body([TestBatch.event()])).status == 200)
+        // Waits are hang guards (docs/testing.md): the 20th stored event wakes the fold.
+        #expect(try eventually(timeout: 120, poll: 0.1) { try pending() == "0" }, "the 20th stored event started a fold")
+        #expect(try server.database.query("SELECT count(*) FROM rollup_totals WHERE app_id = $1::bigint", [String(app.appId)]).scalar != "0")
+    }
+
     @Test func aClockTwoHoursFastIsCorrected() throws {
         let server = try TestCollector.start()
         let app = try server.database.createApp()
