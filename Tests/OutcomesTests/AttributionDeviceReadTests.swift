@@ -40,19 +40,14 @@ struct AttributionDeviceReadTests {
         return (statement, settings)
     }
 
-    /// Every node of a plan, depth first.
-    static func nodes(_ plan: [String: Any]) -> [[String: Any]] {
-        [plan] + ((plan["Plans"] as? [[String: Any]]) ?? []).flatMap(nodes)
-    }
-
     /// The reads of events partitions in a plan, as (partition, how, index): each must be an index
     /// scan (or a bitmap read) of a partition of events_by_device.
     static func eventReads(_ plan: [String: Any], partitions: Set<String>) -> [(relation: String, node: String, indexes: [String])] {
-        nodes(plan).compactMap { node in
+        QueryPlan.nodes(plan).compactMap { node in
             guard let relation = node["Relation Name"] as? String, partitions.contains(relation) else { return nil }
             let type = node["Node Type"] as? String ?? "?"
             let indexes = type == "Bitmap Heap Scan"
-                ? nodes(node).dropFirst().compactMap { $0["Index Name"] as? String }
+                ? QueryPlan.nodes(node).dropFirst().compactMap { $0["Index Name"] as? String }
                 : [node["Index Name"] as? String].compactMap { $0 }
             return (relation, type, indexes)
         }

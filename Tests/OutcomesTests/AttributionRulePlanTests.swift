@@ -37,11 +37,6 @@ struct AttributionRulePlanTests {
         return (statement, settings)
     }
 
-    /// Every node of a plan, depth first (the CTEs' plans are among its children).
-    static func nodes(_ plan: [String: Any]) -> [[String: Any]] {
-        [plan] + ((plan["Plans"] as? [[String: Any]]) ?? []).flatMap(nodes)
-    }
-
     /// Eight devices of 60 events of app `app` over yesterday's first hours: deliveries, taps, a
     /// conversion in ten (48 conversions).
     static func writeConvertingDevices(_ db: TestDatabase, app: Int64) throws {
@@ -112,7 +107,7 @@ struct AttributionRulePlanTests {
             let json = try #require(try connection.query("EXPLAIN (FORMAT JSON) EXECUTE rule(interval '30 minutes', interval '24 hours')").scalar)
             let top = try #require(try JSONSerialization.jsonObject(with: json.data(using: .utf8)!) as? [[String: Any]])
             let plan = try #require(top.first?["Plan"] as? [String: Any])
-            let types = Self.nodes(plan).compactMap { $0["Node Type"] as? String }
+            let types = QueryPlan.nodes(plan).compactMap { $0["Node Type"] as? String }
             let label = analyzed ? "after ANALYZE" : "without statistics"
             #expect(types.filter { $0 == "WindowAgg" }.count == 1, "\(label): one pass over the rows in time order\n\(json)")
             #expect(!types.contains("Merge Join") && !types.contains("Nested Loop"), "\(label): \(types)\n\(json)")

@@ -13,18 +13,13 @@ import TapwireTestSupport
 /// carries the notification's key, or if a reader of either index no longer reads through it.
 @Suite("conversion_credits' indexes")
 struct ConversionCreditIndexTests {
-    /// Every node of a plan, depth first.
-    static func nodes(_ plan: [String: Any]) -> [[String: Any]] {
-        [plan] + ((plan["Plans"] as? [[String: Any]]) ?? []).flatMap(nodes)
-    }
-
     /// The indexes a plan reads conversion_credits through (and "Seq Scan" for a scan of it; a
     /// DELETE's ModifyTable names the table too, and reads nothing).
     static func creditReads(_ connection: PostgresConnection, _ explain: String) throws -> [String] {
         let json = try #require(try connection.query(SQL(explain, name: "a reader's plan")).scalar)
         let top = try #require(try JSONSerialization.jsonObject(with: json.data(using: .utf8)!) as? [[String: Any]])
         let plan = try #require(top.first?["Plan"] as? [String: Any])
-        return nodes(plan).compactMap { node in
+        return QueryPlan.nodes(plan).compactMap { node in
             guard node["Relation Name"] as? String == "conversion_credits", node["Node Type"] as? String != "ModifyTable" else { return nil }
             return node["Index Name"] as? String ?? node["Node Type"] as? String
         }
