@@ -373,14 +373,14 @@ enum BenchCommand {
                 let processBefore = processCPU(collector.process.pid)
                 let postStart = monotonicNanoseconds()
                 let result = try post(rounds[r][round].bodies, port: collector.port, auths: auths[r], connections: options.connections, ratePerSecond: nil)
-                peakRates[r].append(Double(options.eventsPerRound) / (Double(monotonicNanoseconds() - postStart) / 1e9))
+                peakRates[r].append(Double(options.eventsPerRound) / secondsSince(postStart))
                 guard result.failures == 0 else {
                     throw CLIError("\(result.failures) batches failed at peak (first: \(result.firstFailure ?? "?")); see \(collector.log)")
                 }
                 // What the collector's background fold does within a second, counted in the round's
                 // CPU and WAL, and in the folded rate's clock (it waits for a background fold running).
                 try RollupStore().fold(on: rig.setup)
-                foldedRates[r].append(Double(options.eventsPerRound) / (Double(monotonicNanoseconds() - postStart) / 1e9))
+                foldedRates[r].append(Double(options.eventsPerRound) / secondsSince(postStart))
                 if let before = cpuBefore, let after = probes.cpu?.seconds() { collectorCPUSeconds[r] += after - before }
                 if let before = processBefore, let after = processCPU(collector.process.pid) { processCPUSeconds[r] += after - before }
                 collectorWAL[r] += try walPosition(rig.setup) - walBefore
@@ -472,7 +472,7 @@ enum BenchCommand {
             }
             i += chunk
         }
-        return Double(options.eventsPerRound) / (Double(monotonicNanoseconds() - began) / 1e9)
+        return Double(options.eventsPerRound) / secondsSince(began)
     }
 
     /// Half the peak rate, paced: latency when the collector is not saturated. Returns the batches posted.
@@ -543,7 +543,7 @@ enum BenchCommand {
             }
             try connection.query(BenchSQL.checkpoint)
             print(String(format: "bench: %d WAL segments created and checkpointed for reuse, as a running server has them (%.1f s)",
-                         segments, Double(monotonicNanoseconds() - started) / 1e9))
+                         segments, secondsSince(started)))
         } catch {
             print("bench: could not prepare WAL segments (\(error.code.rawValue) \(error.sqlState ?? "")): the first commits to need a new segment will wait for it; run as a superuser")
         }
@@ -592,7 +592,7 @@ enum BenchCommand {
             let cpuBefore = cpu?.seconds()
             let began = monotonicNanoseconds()
             let result = try post(Array(bodies.dropFirst(20)), port: collector.port, auths: [auth], connections: options.connections, ratePerSecond: nil)
-            let rate = Double((bodies.count - 20) * batchSize) / (Double(monotonicNanoseconds() - began) / 1e9)
+            let rate = Double((bodies.count - 20) * batchSize) / secondsSince(began)
             try RollupStore().fold(on: setup)
             let cpuPerMillion = cpuBefore.flatMap { before in cpu.map { ($0.seconds() - before) / (Double((bodies.count - 20) * batchSize) / 1e6) } }
             guard result.failures == 0 else {
@@ -833,7 +833,7 @@ enum BenchCommand {
                 if connection == nil { connection = try HTTPClientConnection(port: port) }
                 try connection!.send(request)
                 let response = try connection!.readResponse()
-                latencies.samples.append(Double(monotonicNanoseconds() - sent) / 1e9)
+                latencies.samples.append(secondsSince(sent))
                 if response.status != 200 {
                     failures += 1
                     firstFailure = firstFailure ?? "\(label)HTTP \(response.status): \(String(decoding: response.body.prefix(300), as: UTF8.self))"

@@ -37,7 +37,7 @@ enum BenchLoad {
         for _ in 0..<max(1, n) {
             let begin = monotonicNanoseconds()
             try body()
-            times.append(Double(monotonicNanoseconds() - begin) / 1e6)
+            times.append(secondsSince(begin) * 1e3)
         }
         return times.sorted()[times.count / 2]
     }

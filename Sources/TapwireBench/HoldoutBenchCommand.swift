@@ -100,7 +100,7 @@ enum HoldoutBenchCommand {
             try connection.query(BenchSQL.holdoutGenerate, [String(campaign.appId), String(options.devices), start.description, String(days),
                                                             String(holdoutShare), String(baseRate), String(effect)])
             say(String(format: "bench-holdout: %d devices assigned to campaign bench-holdout (10 %% held out) and their conversions loaded into events in %.1f s",
-                       options.devices, Double(monotonicNanoseconds() - began) / 1e9))
+                       options.devices, secondsSince(began)))
             try connection.query(BenchSQL.analyzeDatabase)
             for app in apps {
                 say("\(app.appName): rebuilding its rollups (and, for bench-holdout, folding its holdouts day by day)")
@@ -141,7 +141,7 @@ enum HoldoutBenchCommand {
         func report(_ app: ReportBenchCommand.Loaded) throws -> (seconds: Double, report: EngagementReport) {
             let began = monotonicNanoseconds()
             let report = try service.report(appName: app.appName, scope: ReportScope(appId: app.appId, from: start, to: end), on: connection, now: start)
-            return (Double(monotonicNanoseconds() - began) / 1e9, report)
+            return (secondsSince(began), report)
         }
         for app in apps { _ = try report(app) } // warm the connection, as an open dashboard would
         var runs: [[Double]] = [[], []]

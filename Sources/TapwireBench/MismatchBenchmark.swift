@@ -70,7 +70,7 @@ public struct MismatchBenchmark: Sendable {
                                on: connection)
         try connection.executeScript(BenchSQL.mismatchRebuildRollups)
         try connection.query(BenchSQL.mismatchAnalyze)
-        let loadSeconds = Double(monotonicNanoseconds() - loadStart) / 1e9
+        let loadSeconds = secondsSince(loadStart)
         let sizes = try connection.query(BenchSQL.mismatchRollupRows, [String(appId)]).rows.first
         let hourly = Int(sizes?[0] ?? "") ?? 0
         let daily = Int(sizes?[1] ?? "") ?? 0

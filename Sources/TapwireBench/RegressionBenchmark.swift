@@ -89,7 +89,7 @@ public struct RegressionBenchmark: Sendable {
             log("rebuilding the rollups from the events")
             try RollupStore().rebuild(appId: appId, from: start, to: now, on: connection)
             try connection.query(BenchSQL.regressionAnalyze)
-            loadSeconds = Double(monotonicNanoseconds() - loadStart) / 1e9
+            loadSeconds = secondsSince(loadStart)
         }
         let sizes = try connection.query(BenchSQL.regressionRollupRows, [String(appId)]).rows.first
         let countsRows = Int(sizes?[0] ?? "") ?? 0

@@ -212,7 +212,7 @@ enum ReportBenchCommand {
             }
         }
         if !chunk.isEmpty { try BulkLoad.copyEvents(chunk, on: shape.connection) }
-        let seconds = Double(monotonicNanoseconds() - began) / 1e9
+        let seconds = secondsSince(began)
         say(String(format: "%@: %d events of 30 days generated and loaded in %.1f s", shape.label, shape.events, seconds))
     }
 
@@ -306,7 +306,7 @@ enum ReportBenchCommand {
             let report = try service.report(appName: shape.appName,
                                             scope: ReportScope(appId: shape.appId, from: windowStart, to: end, timeZone: timeZone, source: source),
                                             on: shape.connection, now: windowStart)
-            return (Double(monotonicNanoseconds() - began) / 1e9, report)
+            return (secondsSince(began), report)
         }
         var last: [EngagementReport?] = shapes.map { _ in nil }
         // Warm each connection once, as a dashboard that is open would.

@@ -43,7 +43,7 @@ struct TimedChild {
             }
             usleep(2_000)
         }
-        let elapsed = Double(monotonicNanoseconds() - began) / 1e9
+        let elapsed = secondsSince(began)
         return TimedChild(status: exit, seconds: elapsed, peakResidentBytes: peak, log: log)
     }
 

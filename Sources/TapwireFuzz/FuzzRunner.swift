@@ -35,7 +35,7 @@ public struct FuzzRunner {
         var perInvariant: [String: Int] = [:]
         let start = monotonicNanoseconds()
         var nextReport = 10.0
-        func elapsed() -> Double { Double(monotonicNanoseconds() - start) / 1e9 }
+        func elapsed() -> Double { secondsSince(start) }
 
         let current = Mutex<(input: [UInt8], since: UInt64)?>(nil)
         let watching = Atomic<Bool>(true)

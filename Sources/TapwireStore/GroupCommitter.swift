@@ -149,7 +149,7 @@ public final class GroupCommitter: Service {
         let started = monotonicNanoseconds()
         do {
             let outcomes = try writer.commit(group.map(\.batch))
-            let seconds = Double(monotonicNanoseconds() - started) / 1e9
+            let seconds = secondsSince(started)
             var stats = CommitStats(requests: group.count, events: 0, stored: 0, duplicates: 0, seconds: seconds)
             for (request, outcome) in zip(group, outcomes) {
                 stats.events += request.batch.events.count

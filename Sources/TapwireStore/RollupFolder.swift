@@ -91,7 +91,7 @@ public final class RollupFolder: Service {
                 }
                 let started = monotonicNanoseconds()
                 let rows = try RollupStore().fold(on: connection!)
-                onFold(rows, Double(monotonicNanoseconds() - started) / 1e9)
+                onFold(rows, secondsSince(started))
                 // Committed (and counted): the readers waiting for it read now, before the summaries below.
                 folds.foldFinished(succeeded: true)
                 backoff.reset()

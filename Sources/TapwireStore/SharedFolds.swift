@@ -79,7 +79,7 @@ public final class SharedFolds: Sendable {
                 }
             }
         }
-        onWait(outcome?.rawValue ?? "shared", Double(monotonicNanoseconds() - started) / 1e9)
+        onWait(outcome?.rawValue ?? "shared", secondsSince(started))
         return outcome
     }
 

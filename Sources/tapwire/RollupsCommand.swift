@@ -39,7 +39,7 @@ enum RollupsCommand {
         let steps = try store.rebuild(appId: appId, from: range.from, to: range.to, on: connection) { step in
             FileHandle.standardError.write(Data("rebuilt \(step.from.iso8601(fractionDigits: 0)) to \(step.to.iso8601(fractionDigits: 0))\n".utf8))
         }
-        let seconds = Double(monotonicNanoseconds() - started) / 1e9
+        let seconds = secondsSince(started)
         print("rebuilt rollups of \(appName ?? "every app") from \(range.from.iso8601(fractionDigits: 0)) to \(range.to.iso8601(fractionDigits: 0)): \(steps.count) day(s) in \(String(format: "%.1f", seconds)) s")
         return 0
     }
