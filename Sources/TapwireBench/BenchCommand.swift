@@ -680,7 +680,7 @@ enum BenchCommand {
                 func blocksTotal(_ name: String) -> Double {
                     all.reduce(0) { $0 + ($1.collectorStatementBuffers?[name].map { $0.hit + $0.read } ?? 0) }
                 }
-                for name in bufferNames.sorted(by: { blocksTotal($0) > blocksTotal($1) }).prefix(10) {
+                for name in bufferNames.sorted(by: { blocksTotal($0) > blocksTotal($1) }).prefix(16) {
                     row("  " + name, all.map { f in
                         f.collectorStatementBuffers?[name].map { String(format: "%.0f / %.0f", $0.hit / 1e3, $0.read / 1e3) } ?? "-"
                     })
