@@ -14,8 +14,8 @@
 -- row an earlier fold took: that fold's read of `events` came after its DELETE saw the queue row,
 -- committed with the event, so it saw the event, and the stored row of its campaign is it or an
 -- earlier one (a row leaves holdout_assignments only by forgetting, which deletes the device's
--- events too, or by retention, 90 days after their partitions are dropped), so it can displace
--- nothing; or (b) its queue row is taken by this same call, flagged true or NULL, and the device
+-- events too, or by retention's trim of rows assigned 90 days before its horizon, whose counts
+-- rollup_holdouts keeps), so it can displace nothing; or (b) its queue row is taken by this same call, flagged true or NULL, and the device
 -- is read; or (c) it committed after this call's DELETE, and the next fold takes its queue row.
 -- A device with neither a stored row nor a queued assignment then has no first assignment to
 -- make, and its conversions count nowhere until an assignment arrives, whose fold reads them
