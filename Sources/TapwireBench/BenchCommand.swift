@@ -106,6 +106,8 @@ enum BenchCommand {
         var collectorWAL: Double?
         /// The collector's WAL bytes per 1M events, by statement (pg_stat_statements' wal_bytes).
         var collectorStatementWAL: [String: Double]?
+        /// The collector's shared buffers hit and read per 1M events, by statement (pg_stat_statements).
+        var collectorStatementBuffers: [String: (hit: Double, read: Double)]?
         var ratio: Double { copyRate > 0 ? peakRate / copyRate : 0 }
         var foldedRatio: Double { copyRate > 0 ? foldedRate / copyRate : 0 }
         var label: String { shape.rawValue + " " + kind.rawValue }
@@ -351,6 +353,7 @@ enum BenchCommand {
         var copyTimes = rigs.map { _ in [String: Double]() }, collectorTimes = rigs.map { _ in [String: Double]() }
         var copyWAL = rigs.map { _ in 0.0 }, collectorWAL = rigs.map { _ in 0.0 }
         var collectorStatementWAL = rigs.map { _ in [String: Double]() }
+        var collectorStatementBuffers = rigs.map { _ in [String: (hit: Double, read: Double)]() }
         var settling = true
         for round in 0..<options.rounds {
             for (r, rig) in rigs.enumerated() {
@@ -387,6 +390,10 @@ enum BenchCommand {
                 if probes.statements {
                     add(try statementTimes(rig.setup), into: &collectorTimes[r])
                     add(try statementWAL(rig.setup), into: &collectorStatementWAL[r])
+                    for (name, blocks) in try statementBuffers(rig.setup) {
+                        let sum = collectorStatementBuffers[r][name] ?? (0, 0)
+                        collectorStatementBuffers[r][name] = (sum.hit + blocks.hit, sum.read + blocks.read)
+                    }
                 }
                 figures[r].peak.samples += result.latencies.samples
                 print(String(format: "%@ round %d: COPY %.0f rows/s, collector %.0f events/s (%.0f%%), %.0f folded (%.0f%%)", figures[r].label, round + 1,
@@ -407,7 +414,10 @@ enum BenchCommand {
             if processCPU(rigs[r].collector!.process.pid) != nil { figures[r].processCPU = processCPUSeconds[r] / millions }
             figures[r].copyWAL = copyWAL[r] / millions
             figures[r].collectorWAL = collectorWAL[r] / millions
-            if probes.statements { figures[r].collectorStatementWAL = collectorStatementWAL[r].mapValues { $0 / millions } }
+            if probes.statements {
+                figures[r].collectorStatementWAL = collectorStatementWAL[r].mapValues { $0 / millions }
+                figures[r].collectorStatementBuffers = collectorStatementBuffers[r].mapValues { ($0.hit / millions, $0.read / millions) }
+            }
             if probes.statements {
                 figures[r].copyStatements = copyTimes[r].map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
                 figures[r].collectorStatements = collectorTimes[r].map { ($0.key, $0.value / millions) }.sorted { $0.1 > $1.1 }
@@ -664,6 +674,18 @@ enum BenchCommand {
                     row("  " + name, cells)
                 }
             }
+            let bufferNames = Set(all.flatMap { ($0.collectorStatementBuffers ?? [:]).keys })
+            if !bufferNames.isEmpty {
+                print("collector's shared buffers per statement, thousands hit / read per 1M events (pg_stat_statements):")
+                func blocksTotal(_ name: String) -> Double {
+                    all.reduce(0) { $0 + ($1.collectorStatementBuffers?[name].map { $0.hit + $0.read } ?? 0) }
+                }
+                for name in bufferNames.sorted(by: { blocksTotal($0) > blocksTotal($1) }).prefix(16) {
+                    row("  " + name, all.map { f in
+                        f.collectorStatementBuffers?[name].map { String(format: "%.0f / %.0f", $0.hit / 1e3, $0.read / 1e3) } ?? "-"
+                    })
+                }
+            }
         }
         row("collector peak RSS, MiB (whole run)", all.map { String(format: "%.1f", Double($0.rss) / 1_048_576) })
     }
@@ -727,6 +749,19 @@ enum BenchCommand {
         return wal
     }
 
+    /// Shared buffers hit and read per statement since the last reset, named as `statementWork` names them.
+    static func statementBuffers(_ connection: PostgresConnection) throws -> [String: (hit: Double, read: Double)] {
+        let names = statementNames()
+        var blocks: [String: (hit: Double, read: Double)] = [:]
+        for row in try connection.query(BenchSQL.statementsBuffers).rows {
+            guard let text = row[0], let hit = row[1].flatMap(Double.init), let read = row[2].flatMap(Double.init),
+                  let name = statementName(text, names) else { continue }
+            let sum = blocks[name] ?? (0, 0)
+            blocks[name] = (sum.hit + hit, sum.read + read)
+        }
+        return blocks
+    }
+
     /// The cluster's WAL insert position, bytes.
     static func walPosition(_ connection: PostgresConnection) throws -> Double {
         Double(try connection.query(BenchSQL.walPosition).scalar ?? "0") ?? 0
@@ -737,7 +772,8 @@ enum BenchCommand {
     static func statementName(_ text: String, _ names: [String: String]) -> String? {
         let key = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if key.hasPrefix("SELECT pg_stat_statements_reset") || key.hasPrefix("-- Execution time of every statement")
-            || key.hasPrefix("-- WAL bytes (full-page images included) of every statement") { return nil }
+            || key.hasPrefix("-- WAL bytes (full-page images included) of every statement")
+            || key.hasPrefix("-- Shared buffers found in the cache") { return nil }
         return names[key] ?? (["BEGIN", "COMMIT", "ROLLBACK"].contains(key) ? key : "other")
     }
 

@@ -214,40 +214,32 @@ extension EventCopyRows {
         return encoder.finish()
     }
 
-    /// The same for sql/queries/copy_holdout_pending.sql (no conversion flags): assignments and
+    /// The rows of sql/queries/copy_holdout_pending.sql: one per app, the assignments and
     /// conversions with an install id, whose devices' holdout rows the fold recomputes
-    /// (docs/holdouts.md).
+    /// (docs/holdouts.md), each flagged whether it is an assignment, so the fold reads the events
+    /// of a device with conversions alone only when it has a stored row (migration 0323).
     static func encodeHoldoutPending(_ batches: [StagedBatch], plan: EventWriter.StagingPlan, rows seqs: [Int]) -> [UInt8] {
-        encodePending(batches, plan: plan, rows: seqs, flaggingConversions: false) { type, hasDevice in
-            hasDevice && (type == .assignment || type == .conversion)
-        }
-    }
-
-    /// A row per app (app_id, device_ids, event_times and, when flagging, which are conversions)
-    /// of the stored rows `including` keeps: a fold's queue.
-    private static func encodePending(_ batches: [StagedBatch], plan: EventWriter.StagingPlan, rows seqs: [Int],
-                                      flaggingConversions: Bool, including: (EventType, Bool) -> Bool) -> [UInt8] {
-        var apps: [Int64: (devices: BinaryArray, times: BinaryArray, conversions: BinaryArray)] = [:]
+        var apps: [Int64: (devices: BinaryArray, times: BinaryArray, assignments: BinaryArray)] = [:]
         for seq in seqs {
             let (b, i) = plan.locations[seq]
             let batch = batches[b]
             let event = batch.events[i]
-            let device = event.deviceId ?? batch.context.deviceId
-            guard including(event.type, device != nil) else { continue }
+            guard event.type == .assignment || event.type == .conversion,
+                  let device = event.deviceId ?? batch.context.deviceId else { continue }
             apps[batch.appId, default: (BinaryArray(.text), BinaryArray(.timestamptz), BinaryArray(.bool))].devices.optionalText(device)
             apps[batch.appId]!.times.timestamp(event.eventTime)
-            if flaggingConversions { apps[batch.appId]!.conversions.bool(event.type == .conversion) }
+            apps[batch.appId]!.assignments.bool(event.type == .assignment)
         }
         guard !apps.isEmpty else { return [] }
         var encoder = CopyBinaryEncoder(reservingCapacity: 64 + apps.values.reduce(0) {
-            $0 + $1.devices.bytes.count + $1.times.bytes.count + $1.conversions.bytes.count + 72
+            $0 + $1.devices.bytes.count + $1.times.bytes.count + $1.assignments.bytes.count + 72
         })
         for appId in apps.keys.sorted() {
-            encoder.beginRow(fields: flaggingConversions ? 4 : 3)
+            encoder.beginRow(fields: 4)
             encoder.int64(appId)
             encoder.array(apps[appId]!.devices)
             encoder.array(apps[appId]!.times)
-            if flaggingConversions { encoder.array(apps[appId]!.conversions) }
+            encoder.array(apps[appId]!.assignments)
         }
         return encoder.finish()
     }

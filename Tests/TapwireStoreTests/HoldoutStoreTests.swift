@@ -248,6 +248,62 @@ import TapwireTestSupport
         }
     }
 
+    /// A fold of devices with conversions alone and no holdout row reads nothing of `events`
+    /// (migration 0323: the queue says which entries are assignments); once one of them is
+    /// assigned, its fold reads it and counts the conversion posted before the assignment, and an
+    /// older collector's queue row (no flags: NULL) is still read. The scans of `events`' partitions
+    /// are this session's own, flushed before each count.
+    @Test func conversionsAloneOfDevicesNeverAssignedAreNotRead() throws {
+        let db = try TestDatabase.create()
+        let app = try Self.prepare(db)
+        let writer = EventWriter(connection: try db.connect(), partitions: PartitionDays())
+        defer { writer.connection.close() }
+        let connection = writer.connection
+        let t = Timestamp.startOfUTCDay(Timestamp.now.utcDay - 2).adding(microseconds: 3_600_000_000)
+        var rng = SeededGenerator(seed: 23)
+        func conversion(_ device: String, at time: Timestamp) -> StagedBatch.Event {
+            .init(Event(eventId: .v7(at: time, using: &rng), type: .conversion, deviceTime: time, category: "",
+                        conversion: .init(name: "purchase", value: 4, currency: "EUR"), deviceId: device))
+        }
+        func assignment(_ device: String, at time: Timestamp) -> StagedBatch.Event {
+            .init(Event(eventId: .v7(at: time, using: &rng), type: .assignment, deviceTime: time, category: "", campaign: "spring",
+                        assignment: .init(arm: .treated, holdoutShare: 0.1), deviceId: device))
+        }
+        /// Sequential and index scans of `events`' partitions so far.
+        func eventScans() throws -> Int {
+            try connection.query("SELECT pg_stat_force_next_flush()")
+            return Int(try connection.query("""
+                SELECT sum(seq_scan + coalesce(idx_scan, 0)) FROM pg_stat_user_tables
+                WHERE relid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'events'::regclass)
+                """).scalar ?? "") ?? -1
+        }
+        func fold() throws -> String? {
+            try connection.query("SELECT tapwire_holdouts_pending($1)", [String(app.appId)]).scalar
+        }
+        let devices = (0..<30).map { "convert-\($0)" }
+        try writer.commit(StagedBatch.Event.batches(devices.flatMap { d in
+            [conversion(d, at: t.adding(microseconds: 600_000_000)), conversion(d, at: t.adding(microseconds: 1_200_000_000))]
+        }, appId: app.appId))
+        let before = try eventScans()
+        #expect(before >= 0)
+        #expect(try fold() == "0")
+        #expect(try eventScans() == before, "conversions alone of devices never assigned read events")
+        #expect(try db.query("SELECT count(*) FROM holdout_pending").scalar == "0", "the fold took the queue")
+
+        // One of them assigned after its conversions: read, and its first conversion counted.
+        try writer.commit(StagedBatch.Event.batches([assignment(devices[0], at: t)], appId: app.appId))
+        #expect(try fold() == "1")
+        #expect(try eventScans() > before, "the assigned device's events were read")
+        #expect(try db.query("SELECT device_id, (extract(epoch FROM converted_at) * 1000000)::bigint::text, value::text FROM holdout_assignments").rows
+                == [[devices[0], String(t.adding(microseconds: 600_000_000).microseconds), "8"]])
+
+        // An older collector's queue row says nothing of assignments: read as before.
+        try writer.commit(StagedBatch.Event.batches([assignment(devices[1], at: t)], appId: app.appId))
+        try db.query("UPDATE holdout_pending SET assignments = NULL")
+        #expect(try fold() == "1")
+        #expect(try db.query("SELECT count(*) FROM holdout_assignments").scalar == "2")
+    }
+
     /// `tapwire rollups rebuild` streams only the events engagement's rollups count: no
     /// assignment and no conversion reaches RollupDeltas (which would skip them one by one). Every
     /// rollup it rebuilds, engagement's and the holdouts' (queued again by
