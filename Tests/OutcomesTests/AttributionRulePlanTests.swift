@@ -11,7 +11,9 @@ import TapwireTestSupport
 /// deliveries on the device alone and filtered on the counts (1.2 million rows for 4,000
 /// conversions). This test plans the statement as the database holds it, on dense devices, with
 /// and without ANALYZE of the scratch tables, and fails on a second window or a join that is not
-/// a hash join.
+/// a hash join. Migration 0325: the one pass sorts narrow rows, the credited tap's or delivery's
+/// attributes read back for the conversions alone; the test fails if the window's input carries
+/// them (0302 sorted every row whole: docs/outcomes.md, "The rule on narrow rows").
 @Suite("Attribution's rule plan")
 struct AttributionRulePlanTests {
     /// The rule as installed, its PL/pgSQL variables made parameters (`v_direct` $1,
@@ -104,7 +106,7 @@ struct AttributionRulePlanTests {
                 try connection.query("SELECT set_config($1, $2, true)", [name, value])
             }
             try connection.query(SQL("PREPARE rule(interval, interval) AS \(statement)", name: "tapwire_attribute_pending's rule"))
-            let json = try #require(try connection.query("EXPLAIN (FORMAT JSON) EXECUTE rule(interval '30 minutes', interval '24 hours')").scalar)
+            let json = try #require(try connection.query("EXPLAIN (VERBOSE, FORMAT JSON) EXECUTE rule(interval '30 minutes', interval '24 hours')").scalar)
             let top = try #require(try JSONSerialization.jsonObject(with: json.data(using: .utf8)!) as? [[String: Any]])
             let plan = try #require(top.first?["Plan"] as? [String: Any])
             let types = QueryPlan.nodes(plan).compactMap { $0["Node Type"] as? String }
@@ -112,6 +114,12 @@ struct AttributionRulePlanTests {
             #expect(types.filter { $0 == "WindowAgg" }.count == 1, "\(label): one pass over the rows in time order\n\(json)")
             #expect(!types.contains("Merge Join") && !types.contains("Nested Loop"), "\(label): \(types)\n\(json)")
             #expect(types.contains("Hash Join"), "\(label): \(types)")
+            // What the window sorts: no attribute of a tap or a delivery (0325).
+            let windows = QueryPlan.nodes(plan).filter { $0["Node Type"] as? String == "WindowAgg" }
+            let sorted = windows.flatMap(QueryPlan.nodes).flatMap { ($0["Output"] as? [String]) ?? [] }
+            let attributes = ["category", "has_media", "campaign", "platform", "notification_key", "action_identifier"]
+            let carried = sorted.filter { output in attributes.contains { output.contains(".\($0)") } }
+            #expect(!sorted.isEmpty && carried.isEmpty, "\(label): the window's rows carry \(carried)\n\(json)")
         }
     }
 
@@ -153,6 +161,47 @@ struct AttributionRulePlanTests {
         // The check sees statistics when they are there.
         try connection.query("ANALYZE tapwire_credit_change")
         #expect(try analyzedColumns("tapwire_credit_change") > 0)
+    }
+
+    /// Migration 0325: a notification's row whose key had none stored is made from the fold's
+    /// changes alone (its credits are all new), not read back from conversion_credits; the keys
+    /// that had a row are still made again from the credits stored (the simulator's oracle,
+    /// SimulatedAttributionTests, holds both to the rule). A first fold of new devices reads no
+    /// stored credit (by any index or scan of conversion_credits); a second fold, whose taps
+    /// re-credit the first's conversions away from notifications with rows, does.
+    @Test func newNotificationsRowsAreMadeFromTheFoldsChanges() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp()
+        try Self.writeConvertingDevices(db, app: app.appId)
+        let connection = try db.connect()
+        defer { connection.close() }
+        func fold() throws -> (changed: String?, read: String?, rows: String?) {
+            try Self.queueEvents(db, app: app.appId)
+            try connection.query("BEGIN")
+            let changed = try connection.query("SELECT tapwire_attribute_pending($1::bigint)", [String(app.appId)]).scalar
+            let read = try connection.query("""
+                SELECT sum(pg_stat_get_xact_tuples_returned(oid))::text FROM pg_class
+                WHERE oid = 'conversion_credits'::regclass
+                   OR oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'conversion_credits'::regclass)
+                """).scalar
+            try connection.query("COMMIT")
+            let rows = try connection.query("SELECT count(*) FROM notification_conversions WHERE app_id = $1::bigint",
+                                            [String(app.appId)]).scalar
+            return (changed, read, rows)
+        }
+        let first = try fold()
+        #expect(first.changed == "48" && first.rows != "0", "\(first)")
+        #expect(first.read == "0", "new notifications: no stored credit read back (\(first))")
+        // A tap a second after every delivery: conversions credited to a delivery move to its tap.
+        try db.query("""
+            INSERT INTO events (app_id, event_time, event_id, type, device_time, received_at, category, app_version, platform,
+                                device_id, notification_id, action_identifier)
+            SELECT app_id, event_time + interval '1 second', gen_random_uuid(), 'response', device_time, received_at, category,
+                   app_version, platform, device_id, notification_id, 'open'
+            FROM events WHERE app_id = $1::bigint AND type = 'delivered'
+            """, [String(app.appId)])
+        let second = try fold()
+        #expect(second.changed != "0" && second.read != "0", "stored notifications' rows made again from the credits (\(second))")
     }
 
     /// Migration 0305: the fold truncates the rule's scratch tables only when an earlier call of
