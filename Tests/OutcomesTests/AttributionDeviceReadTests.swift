@@ -5,7 +5,8 @@ import TapwireStore
 import TapwireTestSupport
 
 /// Issue 35: attribution reads a queued device's events through `events_by_device` (migration
-/// 0270's index on (app_id, device_id)), never by scanning the app's history. The read is the
+/// 0326's index on (app_id, hashtextextended(device_id, 0))), never by scanning the app's history,
+/// and `devices forget` deletes them through it too. The read is the
 /// statement of tapwire_attribute_pending (migration 0280) that fills tapwire_attribution_touch,
 /// one lateral read of events per queued device; this test plans that statement, as the database
 /// holds it, against an app's day of events and fails if any events partition is read otherwise.
@@ -30,6 +31,8 @@ struct AttributionDeviceReadTests {
         let unbound = statement.matches(of: #/\b[pv]_[a-z_]+\b/#).map { String($0.output) }
         try #require(unbound.isEmpty, "variables left in the statement: \(unbound)")
         #expect(statement.contains("e.device_id = q.device_id"), "the read is per device:\n\(statement)")
+        // The index's key (0326), and the id itself checked on the heap: two ids of one hash stay apart.
+        #expect(statement.contains("hashtextextended(e.device_id, 0) = hashtextextended(q.device_id, 0)"), "the read gives the index's key:\n\(statement)")
         // The function's own settings (`SET enable_seqscan = off`, … in its definition).
         let config = try #require(row.first?[1]).data(using: .utf8)!
         let pairs = try #require(try JSONSerialization.jsonObject(with: config) as? [String])
@@ -42,26 +45,71 @@ struct AttributionDeviceReadTests {
 
     /// The reads of events partitions in a plan, as (partition, how, index): each must be an index
     /// scan (or a bitmap read) of a partition of events_by_device.
-    static func eventReads(_ plan: [String: Any], partitions: Set<String>) -> [(relation: String, node: String, indexes: [String])] {
+    static func eventReads(_ plan: [String: Any], partitions: Set<String>) -> [(relation: String, node: String, indexes: [String], indexConditions: String, filters: String)] {
         QueryPlan.nodes(plan).compactMap { node in
             guard let relation = node["Relation Name"] as? String, partitions.contains(relation) else { return nil }
             let type = node["Node Type"] as? String ?? "?"
-            let indexes = type == "Bitmap Heap Scan"
-                ? QueryPlan.nodes(node).dropFirst().compactMap { $0["Index Name"] as? String }
-                : [node["Index Name"] as? String].compactMap { $0 }
-            return (relation, type, indexes)
+            let scans = type == "Bitmap Heap Scan" ? Array(QueryPlan.nodes(node).dropFirst()) : [node]
+            let indexes = scans.compactMap { $0["Index Name"] as? String }
+            let indexConditions = scans.compactMap { $0["Index Cond"] as? String }.joined(separator: " / ")
+            return (relation, type, indexes, indexConditions, node["Filter"] as? String ?? "")
         }
     }
 
-    @Test func theReadOfEachQueuedDeviceUsesTheDeviceIndex() throws {
+    /// The partitions of events and of events_by_device (none if the index is gone: then the
+    /// plans of the tests fail).
+    static func partitions(_ db: TestDatabase) throws -> (events: Set<String>, deviceIndexes: Set<String>) {
+        let partitions = Set(try db.query("SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = 'events'::regclass").rows.compactMap { $0[0] })
+        let deviceIndexes = Set(try db.query("""
+            SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = to_regclass('events_by_device')
+            """).rows.compactMap { $0[0] })
+        return (partitions, deviceIndexes)
+    }
+
+    /// `devices forget` (tapwire_forget_device, migration 0326's text) deletes a device's events
+    /// through events_by_device: the DELETE as installed, planned as the function's first call
+    /// and its generic plan, reads the partition with rows by the index's key, the id checked.
+    @Test func theForgetOfADeviceUsesTheDeviceIndex() throws {
         let db = try TestDatabase.create()
         let app = try db.createApp()
-        // One UTC day of events, yesterday's, whenever the test runs (docs/testing.md), in a
-        // partition autovacuum leaves alone: its statistics are the ANALYZE below, nothing else.
+        let partition = try Self.seedDay(db, app: app.appId)
+        let source = try #require(try db.query("""
+            SELECT prosrc FROM pg_proc WHERE oid = 'tapwire_forget_device(bigint, text)'::regprocedure
+            """).scalar)
+        let starts = source.ranges(of: "DELETE FROM events ")
+        try #require(starts.count == 1, "one DELETE of events in tapwire_forget_device, found \(starts.count)")
+        let tail = source[starts[0].lowerBound...]
+        let statement = String(tail[..<(try #require(tail.firstIndex(of: ";")))])
+            .replacing(#/\bp_app\b/#, with: "$1").replacing(#/\bp_device\b/#, with: "$2")
+        #expect(statement.contains("hashtextextended(device_id, 0) = hashtextextended($2, 0)") && statement.contains("device_id = $2"), "\(statement)")
+        let (partitions, deviceIndexes) = try Self.partitions(db)
+        #expect(deviceIndexes.count == partitions.count)
+        let connection = try db.connect()
+        defer { connection.close() }
+        for cacheMode in ["force_custom_plan", "force_generic_plan"] {
+            defer { _ = try? connection.query("DEALLOCATE forget_read") }
+            try connection.query("SELECT set_config('plan_cache_mode', $1, false)", [cacheMode])
+            try connection.query(SQL("PREPARE forget_read(bigint, text) AS \(statement)", name: "tapwire_forget_device's DELETE of events"))
+            let json = try #require(try connection.query("EXPLAIN (FORMAT JSON) EXECUTE forget_read(\(app.appId), 'device-7')").scalar)
+            let top = try #require(try JSONSerialization.jsonObject(with: json.data(using: .utf8)!) as? [[String: Any]])
+            let plan = try #require(top.first?["Plan"] as? [String: Any])
+            let reads = Self.eventReads(plan, partitions: partitions)
+            let read = try #require(reads.first { $0.relation == partition }, "\(cacheMode): \(partition) not in the plan\n\(json)")
+            #expect(["Index Scan", "Bitmap Heap Scan"].contains(read.node) && !read.indexes.isEmpty
+                    && read.indexes.allSatisfy(deviceIndexes.contains), "\(cacheMode): \(read.relation) read by \(read.node) \(read.indexes)\n\(json)")
+            #expect(read.indexConditions.contains("hashtextextended") && read.filters.contains("(device_id = "),
+                    "\(cacheMode): \(read.indexConditions) / \(read.filters)")
+        }
+    }
+
+    /// One UTC day of events, yesterday's, whenever the test runs (docs/testing.md), in a
+    /// partition autovacuum leaves alone: its statistics are the ANALYZE below, nothing else.
+    /// 1,500 devices of 20 events each (deliveries, taps, a conversion), spread over the day, and
+    /// the devices that converted, as the fold records them. Returns the partition.
+    static func seedDay(_ db: TestDatabase, app: Int64) throws -> String {
         let day = Timestamp.now.utcDay - 1
         let dayStart = Timestamp.startOfUTCDay(day)
         let partition = try EventsPartition.withoutAutovacuum(db, day: day)
-        // 1,500 devices of 20 events each (deliveries, taps, a conversion), spread over the day.
         // 30,000 rows: ANALYZE samples 300 × default_statistics_target (100) rows, so it reads
         // every row and the statistics are the same on every run.
         let rows = Self.devices * Self.eventsPerDevice
@@ -78,23 +126,26 @@ struct AttributionDeviceReadTests {
                  LATERAL (SELECT $2::timestamptz + (g::bigint * 86399 / $4::int) * interval '1 second' AS t,
                                  (CASE (g / $3::int) % 10 WHEN 9 THEN 'conversion' WHEN 3 THEN 'response' WHEN 6 THEN 'response'
                                                          ELSE 'delivered' END)::event_type AS k) x
-            """, [String(app.appId), dayStart.description, String(Self.devices), String(rows)])
-        // The devices that converted, as the fold records them.
+            """, [String(app), dayStart.description, String(Self.devices), String(rows)])
         try db.query("""
             INSERT INTO attribution_devices (app_id, device_id, first_conversion, last_conversion)
             SELECT app_id, device_id, min(event_time), max(event_time) FROM events
             WHERE app_id = $1::bigint AND type = 'conversion' GROUP BY 1, 2
-            """, [String(app.appId)])
+            """, [String(app)])
         try db.query("ANALYZE events")
         try db.query("ANALYZE attribution_devices")
         #expect(try db.query("SELECT count(*) FROM \(partition) WHERE device_id IS NOT NULL").scalar == String(rows))
         #expect(try db.query("SELECT count(*) FROM attribution_devices").scalar == String(Self.devices))
+        return partition
+    }
+
+    @Test func theReadOfEachQueuedDeviceUsesTheDeviceIndex() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp()
+        let partition = try Self.seedDay(db, app: app.appId)
 
         let (statement, settings) = try Self.touchRead(db)
-        let partitions = Set(try db.query("SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = 'events'::regclass").rows.compactMap { $0[0] })
-        let deviceIndexes = Set(try db.query("""
-            SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = to_regclass('events_by_device')
-            """).rows.compactMap { $0[0] }) // none if the index is gone: then the plans below fail
+        let (partitions, deviceIndexes) = try Self.partitions(db)
         #expect(partitions.contains(partition) && partitions.count >= 5)
         #expect(deviceIndexes.count == partitions.count)
         let horizon = try #require(Int(try db.query("""
@@ -147,6 +198,9 @@ struct AttributionDeviceReadTests {
                             "\(label): \(read.relation) read by \(read.node) \(read.indexes)\n\(json)")
                 }
                 #expect(!reads.contains { $0.relation == partition && $0.node == "Seq Scan" }, "\(label)\n\(json)")
+                // By the index's key, the id itself checked on the heap (0326).
+                #expect(reads.filter { $0.relation == partition }.allSatisfy { $0.indexConditions.contains("hashtextextended") && $0.filters.contains("(device_id = q.device_id)") },
+                        "\(label): \(reads.filter { $0.relation == partition }.map { ($0.indexConditions, $0.filters) })")
             }
         }
     }

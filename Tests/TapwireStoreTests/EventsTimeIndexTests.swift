@@ -32,8 +32,9 @@ import TapwireTestSupport
             """).rows
         #expect(parent.count == 2)
         #expect(parent.first?[1]?.contains("USING brin (app_id int8_minmax_multi_ops, event_time timestamptz_minmax_multi_ops)") == true)
-        // Keyed by the install id alone (migration 0270): a device's entries are one posting list.
-        #expect(parent.last?[1]?.contains("USING btree (app_id, device_id) WITH (deduplicate_items='on') WHERE (device_id IS NOT NULL)") == true,
+        // Keyed by a hash of the install id alone (migrations 0270, 0326): a device's entries are
+        // one posting list, under a key of 8 bytes instead of the id's text.
+        #expect(parent.last?[1]?.contains("USING btree (app_id, hashtextextended(device_id, (0)::bigint)) WITH (deduplicate_items='on') WHERE (device_id IS NOT NULL)") == true,
                 "\(parent.last?[1] ?? "none")")
     }
 
