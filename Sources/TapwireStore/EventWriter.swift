@@ -104,7 +104,9 @@ public final class EventWriter {
         init(_ batches: [StagedBatch], plan: StagingPlan, rows seqs: [Int]) {
             self.seqs = seqs
             events = EventCopyRows.encode(batches, order: seqs)
-            var rollups = RollupDeltas()
+            // Keyed by the texts' ids, each text's bytes sent from `TextIds`: no String hashed
+            // per key (docs/benchmarks.md, "The fold keyed by text ids").
+            var rollups = RollupTally<TextId>()
             for seq in seqs {
                 let (b, i) = plan.locations[seq]
                 rollups.add(batches[b].events[i], appId: batches[b].appId, context: batches[b].context)

@@ -25,25 +25,26 @@ enum RollupDeltaRows {
     /// kind (1 counts, 2 actions, 3 histograms, 4 hourly usage), app_id, grain, bucket, category,
     /// app_version, platform, campaign, variant, has_media, action, metric, bin, type,
     /// category_registered, n1…n7, first_seen, last_seen, os.
-    static func forEachDelta(_ deltas: RollupDeltas, _ body: ([Value]) -> Void) {
-        func engagement(_ kind: Int16, _ d: RollupDeltas.Dimensions, hasMedia: Value = .null, action: Value = .null,
+    /// `text` makes a key's text a field: the text itself, or the bytes of its id.
+    static func forEachDelta<Text>(_ deltas: RollupTally<Text>, text: (Text) -> Value, _ body: ([Value]) -> Void) {
+        func engagement(_ kind: Int16, _ d: RollupTally<Text>.Dimensions, hasMedia: Value = .null, action: Value = .null,
                         metric: Value = .null, bin: Value = .null, counters: [Int64]) -> [Value] {
-            [.int16(kind), .int64(d.appId), .int16(d.grain), .timestamp(Timestamp(microseconds: d.bucket)), .text(d.category),
-             .text(d.appVersion), .text(d.platform), .text(d.campaign), .text(d.variant), hasMedia, action, metric, bin,
-             .null, .null] + (0..<7).map { $0 < counters.count ? .int64(counters[$0]) : .null } + [.null, .null, .text(d.os ?? "")]
+            [.int16(kind), .int64(d.appId), .int16(d.grain), .timestamp(Timestamp(microseconds: d.bucket)), text(d.category),
+             text(d.appVersion), text(d.platform), text(d.campaign), text(d.variant), hasMedia, action, metric, bin,
+             .null, .null] + (0..<7).map { $0 < counters.count ? .int64(counters[$0]) : .null } + [.null, .null, text(d.os ?? .empty)]
         }
         for (key, c) in deltas.counts {
             body(engagement(1, key.dimensions, hasMedia: .bool(key.hasMedia),
                             counters: [c.delivered, c.sent, c.mediaRequested, c.opens, c.dismissals, c.actions, c.replies]))
         }
         for (key, n) in deltas.actions {
-            body(engagement(2, key.dimensions, action: .text(key.action), counters: [n]))
+            body(engagement(2, key.dimensions, action: text(key.action), counters: [n]))
         }
         for (key, n) in deltas.histograms {
             body(engagement(3, key.dimensions, metric: .int16(Int16(key.metric.rawValue)), bin: .int16(key.bin), counters: [n]))
         }
         for (key, usage) in deltas.usageHourly {
-            body(usageRow(4, key, usage, text: Value.text) + [.text("")])
+            body(usageRow(4, key, usage, text: text) + [.text("")])
         }
     }
 
@@ -166,6 +167,17 @@ enum RollupDeltaRows {
 
     /// A commit's deltas, as rows of rollup_delta_batches (one per app, in app order).
     static func encodeBatch(_ deltas: RollupDeltas) -> [UInt8] {
+        encodeBatch(deltas, text: Value.text)
+    }
+
+    /// The same of deltas keyed by the ids of their `texts`: each text's bytes copied from
+    /// there, no String made (a commit's rows, docs/benchmarks.md, "The fold keyed by text ids").
+    static func encodeBatch(_ deltas: RollupTally<TextId>) -> [UInt8] {
+        let texts = deltas.texts
+        return encodeBatch(deltas) { .utf8(texts.utf8($0.id)) }
+    }
+
+    private static func encodeBatch<Text>(_ deltas: RollupTally<Text>, text: (Text) -> Value) -> [UInt8] {
         var apps: [Int64: [BinaryArray]] = [:]
         /// Every field but app_id (values[1]) onto the app's columns.
         func append(_ values: [Value], to columns: inout [BinaryArray]) {
@@ -173,7 +185,7 @@ enum RollupDeltaRows {
                 columns[index < 1 ? index : index - 1].value(value)
             }
         }
-        forEachDelta(deltas) { values in
+        forEachDelta(deltas, text: text) { values in
             guard case .int64(let appId) = values[1] else { preconditionFailure("a delta's second field is its app_id") }
             // Appended in place, one lookup per delta (not read out, changed and stored back,
             // which would copy every column's bytes once per delta).
@@ -192,14 +204,23 @@ enum RollupDeltaRows {
         return encoder.finish()
     }
 
+    /// The reader of commits' rows whose keys hold Strings: a report's pending quarter hours.
+    typealias BatchReader = DeltaBatchReader<String>
+
     /// Reads back rows of rollup_delta_batches (as `encodeBatch` wrote them, in the column
     /// order of sql/queries/take_rollup_delta_batches.sql), piece by piece as COPY sends them,
-    /// and merges every delta into `sums`: the finest rows of many commits, summed per key.
-    struct BatchReader {
+    /// and merges every delta into `sums`: the finest rows of many commits, summed per key. The
+    /// fold keys them by the texts' ids (`TextId`, each text's bytes numbered once in `texts`),
+    /// so that summing, deriving and encoding hash a word per text, not its bytes
+    /// (docs/benchmarks.md, "The fold keyed by text ids"); a report's reader by Strings.
+    struct DeltaBatchReader<Text: RollupText> {
         private var decoder = CopyBinaryDecoder()
-        private(set) var sums = RollupDeltas()
+        private(set) var sums = RollupTally<Text>()
         /// How many deltas were read.
         private(set) var deltasRead = 0
+
+        /// The texts the ids of `sums` and `finish`'s rows name (empty for Strings).
+        var texts: TextIds { sums.texts }
 
         mutating func consume(_ data: [UInt8]) throws(DatabaseError) {
             decoder.append(data)
@@ -207,14 +228,19 @@ enum RollupDeltaRows {
         }
 
         /// Every table's rows from the merged deltas, once the COPY has ended.
-        func finish() throws(DatabaseError) -> RollupRows {
+        func finish() throws(DatabaseError) -> RollupTables<Text> {
             try finishFinest().derive()
         }
 
         /// The merged finest rows, once the COPY has ended (what a report adds of a quarter hour).
-        func finishFinest() throws(DatabaseError) -> RollupDeltas {
+        func finishFinest() throws(DatabaseError) -> RollupTally<Text> {
             guard decoder.finished else { throw DatabaseError(.unexpectedResult, "binary COPY data ended without its trailer") }
             return sums
+        }
+
+        /// A text[] column's elements as the keys' texts.
+        private mutating func textColumn(_ field: ArraySlice<UInt8>?) throws(DatabaseError) -> [Text?] {
+            try BinaryValues.array(field, of: .text) { sums.text($0.span.bytes) }
         }
 
         private mutating func merge(_ fields: [ArraySlice<UInt8>?]) throws(DatabaseError) {
@@ -229,13 +255,13 @@ enum RollupDeltaRows {
             let kind = try BinaryValues.array(fields[1], of: .int2, BinaryValues.int16)
             let grain = try BinaryValues.array(fields[2], of: .int2, BinaryValues.int16)
             let bucket = try BinaryValues.array(fields[3], of: .timestamptz, BinaryValues.timestamp)
-            let category = try BinaryValues.array(fields[4], of: .text, BinaryValues.text)
-            let appVersion = try BinaryValues.array(fields[5], of: .text, BinaryValues.text)
-            let platform = try BinaryValues.array(fields[6], of: .text, BinaryValues.text)
-            let campaign = try BinaryValues.array(fields[7], of: .text, BinaryValues.text)
-            let variant = try BinaryValues.array(fields[8], of: .text, BinaryValues.text)
+            let category = try textColumn(fields[4])
+            let appVersion = try textColumn(fields[5])
+            let platform = try textColumn(fields[6])
+            let campaign = try textColumn(fields[7])
+            let variant = try textColumn(fields[8])
             let hasMedia = try BinaryValues.array(fields[9], of: .bool, BinaryValues.bool)
-            let action = try BinaryValues.array(fields[10], of: .text, BinaryValues.text)
+            let action = try textColumn(fields[10])
             let metric = try BinaryValues.array(fields[11], of: .int2, BinaryValues.int16)
             let bin = try BinaryValues.array(fields[12], of: .int2, BinaryValues.int16)
             let type = try BinaryValues.array(fields[13], of: .text, BinaryValues.text)
@@ -245,7 +271,7 @@ enum RollupDeltaRows {
             let firstSeen = try BinaryValues.array(fields[22], of: .timestamptz, BinaryValues.timestamp)
             let lastSeen = try BinaryValues.array(fields[23], of: .timestamptz, BinaryValues.timestamp)
             // Empty from a collector of the version before migration 0150: no OS, ''.
-            let os = try BinaryValues.array(fields[24], of: .text, BinaryValues.text)
+            let os = try textColumn(fields[24])
             let lengths: [Int] = [grain.count, bucket.count, category.count, appVersion.count, platform.count, campaign.count,
                                   variant.count, hasMedia.count, action.count, metric.count, bin.count, type.count,
                                   categoryRegistered.count, firstSeen.count, lastSeen.count] + n.map(\.count)
@@ -265,17 +291,17 @@ enum RollupDeltaRows {
                 }
                 let bucketMicroseconds = try required(bucket[i], "bucket").microseconds
                 let count = try required(n[0][i], "n1")
-                func dimensions() throws(DatabaseError) -> RollupDeltas.Dimensions {
-                    RollupDeltas.Dimensions(appId: appId, grain: try required(grain[i], "grain"), bucket: bucketMicroseconds,
-                                            category: try required(category[i], "category"),
-                                            appVersion: try required(appVersion[i], "app_version"),
-                                            platform: try required(platform[i], "platform"),
-                                            campaign: try required(campaign[i], "campaign"), variant: try required(variant[i], "variant"),
-                                            os: os.isEmpty ? nil : try required(os[i], "os"))
+                func dimensions() throws(DatabaseError) -> RollupTally<Text>.Dimensions {
+                    RollupTally<Text>.Dimensions(appId: appId, grain: try required(grain[i], "grain"), bucket: bucketMicroseconds,
+                                                 category: try required(category[i], "category"),
+                                                 appVersion: try required(appVersion[i], "app_version"),
+                                                 platform: try required(platform[i], "platform"),
+                                                 campaign: try required(campaign[i], "campaign"), variant: try required(variant[i], "variant"),
+                                                 os: os.isEmpty ? nil : try required(os[i], "os"))
                 }
                 switch kind[i] {
                 case 1:
-                    var c = RollupDeltas.Counts()
+                    var c = RollupCounts()
                     c.delivered = count
                     c.sent = try required(n[1][i], "n2")
                     c.mediaRequested = try required(n[2][i], "n3")
@@ -283,24 +309,24 @@ enum RollupDeltaRows {
                     c.dismissals = try required(n[4][i], "n5")
                     c.actions = try required(n[5][i], "n6")
                     c.replies = try required(n[6][i], "n7")
-                    sums.merge(RollupDeltas.CountsKey(dimensions: try dimensions(), hasMedia: try required(hasMedia[i], "has_media")), c)
+                    sums.merge(RollupTally<Text>.CountsKey(dimensions: try dimensions(), hasMedia: try required(hasMedia[i], "has_media")), c)
                 case 2:
-                    sums.merge(RollupDeltas.ActionKey(dimensions: try dimensions(), action: try required(action[i], "action")), count)
+                    sums.merge(RollupTally<Text>.ActionKey(dimensions: try dimensions(), action: try required(action[i], "action")), count)
                 case 3:
                     guard let metric = HistogramMetric(rawValue: Int(try required(metric[i], "metric"))) else {
                         throw DatabaseError(.unexpectedResult, "a histogram delta of an unknown metric")
                     }
-                    sums.merge(RollupDeltas.HistogramKey(dimensions: try dimensions(), metric: metric, bin: try required(bin[i], "bin")), count)
+                    sums.merge(RollupTally<Text>.HistogramKey(dimensions: try dimensions(), metric: metric, bin: try required(bin[i], "bin")), count)
                 case 4:
                     guard let eventType = EventType(rawValue: try required(type[i], "type")) else {
                         throw DatabaseError(.unexpectedResult, "a usage delta of an unknown event type")
                     }
-                    let key = RollupDeltas.UsageKey(appId: appId, bucket: bucketMicroseconds, appVersion: try required(appVersion[i], "app_version"),
-                                                    platform: try required(platform[i], "platform"), type: eventType,
-                                                    category: try required(category[i], "category"), action: try required(action[i], "action"),
-                                                    categoryRegistered: try required(categoryRegistered[i], "category_registered"))
-                    let usage = RollupDeltas.Usage(count: count, firstSeen: try required(firstSeen[i], "first_seen"),
-                                                   lastSeen: try required(lastSeen[i], "last_seen"))
+                    let key = RollupTally<Text>.UsageKey(appId: appId, bucket: bucketMicroseconds, appVersion: try required(appVersion[i], "app_version"),
+                                                         platform: try required(platform[i], "platform"), type: eventType,
+                                                         category: try required(category[i], "category"), action: try required(action[i], "action"),
+                                                         categoryRegistered: try required(categoryRegistered[i], "category_registered"))
+                    let usage = RollupUsage(count: count, firstSeen: try required(firstSeen[i], "first_seen"),
+                                            lastSeen: try required(lastSeen[i], "last_seen"))
                     sums.mergeHourlyUsage(key, usage)
                 default:
                     throw DatabaseError(.unexpectedResult, "a rollup delta of unknown kind \(kind[i].map(String.init) ?? "NULL")")

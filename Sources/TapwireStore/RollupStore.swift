@@ -72,27 +72,29 @@ public struct RollupStore: Sendable {
 
     private func foldPendingDeltas(on connection: PostgresConnection) throws(DatabaseError) -> Int {
         let apps = try connection.query(EmbeddedSQL.pendingDeltaApps).rows.compactMap { $0.first ?? nil }
-        guard !apps.isEmpty else { return try upsert(RollupRows(), on: connection).pending }
+        guard !apps.isEmpty else { return try upsert(nil, on: connection).pending }
         var moved = 0
         for start in stride(from: 0, to: apps.count, by: Self.foldAppsAtOnce) {
             try connection.query(EmbeddedSQL.foldApps, [apps[start..<min(apps.count, start + Self.foldAppsAtOnce)].joined(separator: ",")])
-            var reader = RollupDeltaRows.BatchReader()
+            // Keyed by the texts' ids: the real shape's many keys summed, derived and encoded
+            // without hashing a String's bytes (docs/benchmarks.md, "The fold keyed by text ids").
+            var reader = RollupDeltaRows.DeltaBatchReader<TextId>()
             try connection.copyOut(EmbeddedSQL.takeRollupDeltaBatches) { (piece) throws(DatabaseError) in try reader.consume(piece) }
             let sums = try reader.finish()
-            let upserted = try upsert(sums, on: connection)
+            let upserted = try upsert(sums.rowCount > 0 ? RollupDeltaRows.encodeRows(sums, texts: reader.texts) : nil, on: connection)
             moved += reader.deltasRead + upserted.pending - upserted.written
         }
         return moved
     }
 
-    /// Writes derived rows into the rollup tables, each key once, in key order: through
-    /// rollup_fold_rows (unlogged: its rows never outlive this transaction, so they cost no WAL;
-    /// migration 0320) and tapwire_fold_rollups(). Returns the rows it wrote and the pending rows
-    /// the function upserted (more when an earlier collector left some in rollup_deltas).
-    private func upsert(_ sums: RollupRows, on connection: PostgresConnection) throws(DatabaseError) -> (written: Int, pending: Int) {
+    /// Writes derived rows, encoded for COPY (`RollupDeltaRows.encodeRows`; nil: none), into the
+    /// rollup tables, each key once, in key order: through rollup_fold_rows (unlogged: its rows
+    /// never outlive this transaction, so they cost no WAL; migration 0320) and
+    /// tapwire_fold_rollups(). Returns the rows it wrote and the pending rows the function
+    /// upserted (more when an earlier collector left some in rollup_deltas).
+    private func upsert(_ encoded: (data: [UInt8], rows: Int)?, on connection: PostgresConnection) throws(DatabaseError) -> (written: Int, pending: Int) {
         var written = 0
-        if sums.rowCount > 0 {
-            let encoded = RollupDeltaRows.encodeRows(sums)
+        if let encoded, encoded.rows > 0 {
             try connection.copyIn(EmbeddedSQL.copyRollupFoldRows, data: encoded.data)
             written = encoded.rows
         }

@@ -38,4 +38,31 @@ import TapwireCore
         }
         #expect(texts.count == all.count + 1)
     }
+
+    /// A key's text from its UTF-8 bytes (`RollupText.text(utf8:numberingIn:)`, what the fold's
+    /// reader makes of each text field): the String of those bytes, or their id, numbered in the
+    /// tally's texts once, told apart by bytes; '' is the empty text either way.
+    @Test func aKeysTextFromItsBytes() {
+        let samples = ["caf\u{E9}", "cafe\u{301}", "", "com.example.campaign.7", "caf\u{E9}"]
+        var strings = RollupTally<String>()
+        var ids = RollupTally<TextId>()
+        var made: [TextId] = []
+        for sample in samples {
+            let bytes = Array(sample.utf8)
+            #expect(Array(strings.text(bytes.span.bytes).utf8) == bytes)
+            made.append(ids.text(bytes.span.bytes))
+        }
+        // The Strings' tally numbers nothing; the ids' numbers each distinct byte string once.
+        #expect(strings.texts.count == 1)
+        #expect(ids.texts.count == 4)
+        #expect(made[0] == made[4])
+        #expect(made[0] != made[1])
+        #expect(made[2] == TextId.empty)
+        for (sample, id) in zip(samples, made) { #expect(Array(ids.texts.utf8(id.id)) == Array(sample.utf8)) }
+        var texts = TextIds()
+        let a = Array("a".utf8), tab = Array("tab\there".utf8)
+        #expect(TextId.text(utf8: a.span.bytes, numberingIn: &texts) == TextId(texts.id("a")))
+        #expect(String.text(utf8: tab.span.bytes, numberingIn: &texts) == "tab\there")
+        #expect(texts.count == 2)
+    }
 }

@@ -216,6 +216,54 @@ import TapwireTestSupport
         }
     }
 
+    /// The fold's form (`DeltaBatchReader<TextId>`, rows keyed by the texts' ids, sent as the
+    /// ids' bytes) and a commit's (`encodeBatch` of a `RollupTally<TextId>`): the same rows as
+    /// the Strings' (`BatchReader`, `encodeBatch` of `RollupDeltas`), texts canonically
+    /// equivalent but not byte-equal kept apart, '' and a missing OS included, in any pieces.
+    @Test func theFoldsRowsByIdsAreTheStringsRows() throws {
+        var rng = SeededGenerator(seed: 12)
+        let now = Timestamp(microseconds: 1_790_000_000_000_000)
+        let contexts = [DeviceContext(appVersion: "1.0", platform: "iOS", osVersion: "18.1"),
+                        DeviceContext(appVersion: "", platform: "watchOS", osVersion: nil),
+                        DeviceContext(appVersion: "caf\u{E9}", platform: "iOS", osVersion: "17"),
+                        DeviceContext(appVersion: "cafe\u{301}", platform: "iOS", osVersion: "18.\u{301}2")]
+        var stream = CopyBinaryEncoder()
+        for commit in 0..<6 {
+            var byStrings = RollupDeltas()
+            var byIds = RollupTally<TextId>()
+            for n in 0..<700 {
+                var event = RollupDeltaMergeTests.randomEvent(&rng, around: now)
+                if n % 5 == 0 { event.campaign = "campaign-\(n % 40)" }
+                if n % 13 == 0 { event.category = ["caf\u{E9}", "cafe\u{301}", ""][n % 3] }
+                let appId = Int64(1 + (n + commit) % 3)
+                let context = contexts[(n + commit) % contexts.count]
+                byStrings.add(event, appId: appId, context: context)
+                byIds.add(event, appId: appId, context: context)
+            }
+            byStrings.finishFinest()
+            byIds.finishFinest()
+            // A commit's rows by ids read back as the same deltas as its rows by Strings.
+            var fromIds = RollupDeltaRows.BatchReader()
+            try fromIds.consume(RollupDeltaRows.encodeBatch(byIds))
+            #expect(try fromIds.finishFinest() == byStrings)
+            let rows = RollupDeltaRows.encodeBatch(byStrings)
+            stream.bytes.append(contentsOf: rows[19..<(rows.count - 2)])
+        }
+        let data = stream.finish()
+        var strings = RollupDeltaRows.BatchReader()
+        try strings.consume(data)
+        let expected = try Self.decodedRows(RollupDeltaRows.encodeRows(try strings.finish()).data)
+        #expect(expected.count > 1000)
+        for seed in [UInt64(1), 2] {
+            var ids = RollupDeltaRows.DeltaBatchReader<TextId>()
+            for piece in Self.pieces(data, seed: seed) { try ids.consume(piece) }
+            #expect(ids.deltasRead == strings.deltasRead)
+            let byIds = try Self.decodedRows(RollupDeltaRows.encodeRows(try ids.finish(), texts: ids.texts).data)
+            #expect(byIds.count == expected.count)
+            #expect(byIds == expected)
+        }
+    }
+
     /// A COPY's rows, each field's bytes (nil for NULL), in one order whatever the rows' order.
     static func decodedRows(_ data: [UInt8]) throws -> [[[UInt8]?]] {
         var decoder = CopyBinaryDecoder()

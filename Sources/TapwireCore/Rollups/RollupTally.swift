@@ -11,10 +11,11 @@
 /// histogram bins), so the per-event work is one dictionary update; the rows are then derived
 /// from the shapes, which are few.
 ///
-/// The keys hold their texts as `Text` (`RollupText`): Strings for the commits, the fold and the
-/// oracle (`RollupDeltas`), the day's text ids for the rebuild (`RollupTally<TextId>`), which
-/// derives its rows on ids and turns them into bytes only in its COPY rows (docs/benchmarks.md,
-/// "The derived rows keyed by text ids"). One derivation serves both.
+/// The keys hold their texts as `Text` (`RollupText`): Strings for a report's edge minutes and
+/// pending quarter hours, the oracle and the tests (`RollupDeltas`); text ids for the rebuild, a
+/// commit's finest rows and the fold (`RollupTally<TextId>`), which derive their rows on ids and
+/// turn them into bytes only in their COPY rows (docs/benchmarks.md, "The derived rows keyed by
+/// text ids", "The fold keyed by text ids"). One derivation serves both.
 public typealias RollupDeltas = RollupTally<String>
 
 public struct RollupTally<Text: RollupText>: Sendable, Equatable {
@@ -296,6 +297,12 @@ public struct RollupTally<Text: RollupText>: Sendable, Equatable {
     @_specialize(where Text == String)
     @_specialize(where Text == TextId)
     public mutating func textId(_ bytes: RawSpan) -> Int32 { texts.id(bytes) }
+
+    /// A key's text from its UTF-8 bytes: the String, or the id of the bytes in `texts` (the
+    /// fold reads the commits' rows so, docs/benchmarks.md, "The fold keyed by text ids").
+    @_specialize(where Text == String)
+    @_specialize(where Text == TextId)
+    public mutating func text(_ bytes: RawSpan) -> Text { Text.text(utf8: bytes, numberingIn: &texts) }
 
     /// How many shapes are tallied and not yet finished.
     public var shapeCount: Int { shapes.count }

@@ -5,6 +5,7 @@ public struct TextId: RollupText, Sendable {
     public init(_ id: Int32) { self.id = id }
 
     public static func text(_ id: Int32, of texts: TextIds) -> TextId { TextId(id) }
+    public static func text(utf8 bytes: RawSpan, numberingIn texts: inout TextIds) -> TextId { TextId(texts.id(bytes)) }
     /// `TextIds` numbers '' 0 from the start.
     public static var empty: TextId { TextId(0) }
     public static var refersToTexts: Bool { true }
