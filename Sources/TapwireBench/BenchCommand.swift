@@ -728,38 +728,30 @@ enum BenchCommand {
 
     /// `statementTimes` with each name's calls.
     static func statementWork(_ connection: PostgresConnection) throws -> [String: (calls: Int, seconds: Double)] {
-        let names = statementNames()
-        var work: [String: (calls: Int, seconds: Double)] = [:]
-        for row in try connection.query(BenchSQL.statementsTimes).rows {
-            guard let text = row[0], let ms = row[2].flatMap(Double.init), let name = statementName(text, names) else { continue }
-            let calls = row[1].flatMap { Int($0) } ?? 0
-            work[name] = ((work[name]?.calls ?? 0) + calls, (work[name]?.seconds ?? 0) + ms / 1000)
-        }
-        return work
+        try statementSums(BenchSQL.statementsTimes, connection).mapValues { (Int($0[0]), $0[1] / 1000) }
     }
 
     /// WAL bytes per statement since the last reset, named as `statementWork` names them.
     static func statementWAL(_ connection: PostgresConnection) throws -> [String: Double] {
-        let names = statementNames()
-        var wal: [String: Double] = [:]
-        for row in try connection.query(BenchSQL.statementsWal).rows {
-            guard let text = row[0], let bytes = row[1].flatMap(Double.init), let name = statementName(text, names) else { continue }
-            wal[name, default: 0] += bytes
-        }
-        return wal
+        try statementSums(BenchSQL.statementsWal, connection).mapValues { $0[0] }
     }
 
     /// Shared buffers hit and read per statement since the last reset, named as `statementWork` names them.
     static func statementBuffers(_ connection: PostgresConnection) throws -> [String: (hit: Double, read: Double)] {
+        try statementSums(BenchSQL.statementsBuffers, connection).mapValues { ($0[0], $0[1]) }
+    }
+
+    /// The numeric columns after the statement's text of one of sql/bench/statements_*.sql, summed
+    /// per name (`statementName`): several texts of pg_stat_statements come from one sql/ file.
+    private static func statementSums(_ sql: SQL, _ connection: PostgresConnection) throws -> [String: [Double]] {
         let names = statementNames()
-        var blocks: [String: (hit: Double, read: Double)] = [:]
-        for row in try connection.query(BenchSQL.statementsBuffers).rows {
-            guard let text = row[0], let hit = row[1].flatMap(Double.init), let read = row[2].flatMap(Double.init),
-                  let name = statementName(text, names) else { continue }
-            let sum = blocks[name] ?? (0, 0)
-            blocks[name] = (sum.hit + hit, sum.read + read)
+        var sums: [String: [Double]] = [:]
+        for row in try connection.query(sql).rows {
+            guard let text = row[0], let name = statementName(text, names) else { continue }
+            let values = row.dropFirst().map { $0.flatMap(Double.init) ?? 0 }
+            sums[name] = zip(sums[name] ?? Array(repeating: 0, count: values.count), values).map { $0 + $1 }
         }
-        return blocks
+        return sums
     }
 
     /// The cluster's WAL insert position, bytes.

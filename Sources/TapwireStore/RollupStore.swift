@@ -72,7 +72,7 @@ public struct RollupStore: Sendable {
 
     private func foldPendingDeltas(on connection: PostgresConnection) throws(DatabaseError) -> Int {
         let apps = try connection.query(EmbeddedSQL.pendingDeltaApps).rows.compactMap { $0.first ?? nil }
-        guard !apps.isEmpty else { return try upsert(nil, on: connection).pending }
+        guard !apps.isEmpty else { return try upsert(([], 0), on: connection).pending }
         var moved = 0
         for start in stride(from: 0, to: apps.count, by: Self.foldAppsAtOnce) {
             try connection.query(EmbeddedSQL.foldApps, [apps[start..<min(apps.count, start + Self.foldAppsAtOnce)].joined(separator: ",")])
@@ -81,20 +81,20 @@ public struct RollupStore: Sendable {
             var reader = RollupDeltaRows.DeltaBatchReader<TextId>()
             try connection.copyOut(EmbeddedSQL.takeRollupDeltaBatches) { (piece) throws(DatabaseError) in try reader.consume(piece) }
             let sums = try reader.finish()
-            let upserted = try upsert(sums.rowCount > 0 ? RollupDeltaRows.encodeRows(sums, texts: reader.texts) : nil, on: connection)
+            let upserted = try upsert(RollupDeltaRows.encodeRows(sums, texts: reader.texts), on: connection)
             moved += reader.deltasRead + upserted.pending - upserted.written
         }
         return moved
     }
 
-    /// Writes derived rows, encoded for COPY (`RollupDeltaRows.encodeRows`; nil: none), into the
+    /// Writes derived rows, encoded for COPY (`RollupDeltaRows.encodeRows`), into the
     /// rollup tables, each key once, in key order: through rollup_fold_rows (unlogged: its rows
     /// never outlive this transaction, so they cost no WAL; migration 0320) and
     /// tapwire_fold_rollups(). Returns the rows it wrote and the pending rows the function
     /// upserted (more when an earlier collector left some in rollup_deltas).
-    private func upsert(_ encoded: (data: [UInt8], rows: Int)?, on connection: PostgresConnection) throws(DatabaseError) -> (written: Int, pending: Int) {
+    private func upsert(_ encoded: (data: [UInt8], rows: Int), on connection: PostgresConnection) throws(DatabaseError) -> (written: Int, pending: Int) {
         var written = 0
-        if let encoded, encoded.rows > 0 {
+        if encoded.rows > 0 {
             try connection.copyIn(EmbeddedSQL.copyRollupFoldRows, data: encoded.data)
             written = encoded.rows
         }
