@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Testing
 @testable import TapwireClient
 
@@ -86,6 +91,24 @@ import Testing
         let firstSentAt = try #require(sent[0].json?["sentAt"] as? String)
         let retrySentAt = try #require(sent[7].json?["sentAt"] as? String)
         #expect(retrySentAt > firstSentAt)
+    }
+
+    /// A connection to the collector's port that never sends a request (another test's client
+    /// reaching a port its own server freed) does not hold up this client's batches: the fake
+    /// collector reads each connection on its own (LoopbackServer).
+    @Test func aSilentConnectionDoesNotHoldUpTheClient() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let collector = try FakeCollector()
+        defer { collector.stop() }
+        let silent = try LoopbackServer.openConnection(port: collector.server.port)
+        defer { close(silent) }
+        let client = try Self.makeClient(dir, collector.url)
+        for i in 0..<5 { try client.recordResponse(Self.response(i)) }
+        let report = await client.drain(timeout: 5)
+        #expect(report.remaining == 0)
+        #expect(report.accepted == 5)
+        #expect(collector.server.requests.count == 1)
     }
 
     @Test func networkErrorsKeepEverything() async throws {

@@ -8,8 +8,14 @@ import Darwin
 import TapwireZlib
 
 /// A real HTTP/1.1 server on 127.0.0.1 whose answers a test scripts, so the SDK's URLSession
-/// transport, gzip and retry driver are exercised over real sockets. One connection at a time,
-/// `Connection: close` on every answer.
+/// transport, gzip and retry driver are exercised over real sockets. `Connection: close` on every
+/// answer. Each connection is read on a thread of its own, with a read timeout: a connection that
+/// never sends a whole request (another test's client reaching this port after its own server
+/// freed it, which the ephemeral ports allow) must not hold up the client under test. Served one
+/// at a time, it held the next request until the transport's 30 s timeout, the whole of a drain's
+/// budget: the likeliest cause of a loaded full run in which
+/// `aServerDownForAWhileThenRecoveredGetsEverythingOnce` sent 1 request of 15 in its 30 s drain
+/// (`aSilentConnectionDoesNotHoldUpTheClient` fails so without the threads).
 final class LoopbackServer: Sendable {
     struct Request: Sendable {
         var method: String
@@ -33,6 +39,9 @@ final class LoopbackServer: Sendable {
     }
 
     typealias Handler = @Sendable (Request) -> TransportResponse
+
+    /// How long a connection may go without sending a byte before it is dropped unanswered.
+    static let readTimeoutSeconds = 10
 
     let port: UInt16
     private let listener: Int32
@@ -70,14 +79,33 @@ final class LoopbackServer: Sendable {
                     if errno == EINTR { continue }
                     break
                 }
-                if let request = LoopbackServer.readRequest(client) {
-                    received.withLock { $0.append(request) }
-                    LoopbackServer.write(handler(request), to: client)
-                }
-                close(client)
+                var timeout = timeval(tv_sec: Self.readTimeoutSeconds, tv_usec: 0)
+                setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                Thread {
+                    if let request = LoopbackServer.readRequest(client) {
+                        received.withLock { $0.append(request) }
+                        LoopbackServer.write(handler(request), to: client)
+                    }
+                    close(client)
+                }.start()
             }
             done.signal()
         }.start()
+    }
+
+    /// A TCP connection to 127.0.0.1:`port` that sends nothing (the caller closes it).
+    static func openConnection(port: UInt16) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(fd); throw POSIXError(.ECONNREFUSED) }
+        return fd
     }
 
     func stop() {
