@@ -47,7 +47,11 @@
 -- reads the stratum's converted count after its own upsert, which waited for the other part's
 -- commit: each part's "before" is the other's "after", as in a sequential fold.
 --
--- The function bodies below are 0326's, 0180's, 0220's and 0162's, with the lines marked 0328.
+-- The shared upserts come last: 0326 upserted the totals and the actions before writing the
+-- notifications' rows (disjoint between parts; 15-175 ms a statement on the bench's replay), so a
+-- part meeting the other's totals rows waited for those too; they now follow them, and a wait
+-- lasts at most the other's remaining upserts and uplift (docs/benchmarks.md, "Attribution in
+-- parts"). The function bodies below are 0326's, 0180's, 0220's and 0162's, with the lines marked 0328.
 
 ALTER TABLE attribution_pending ADD COLUMN part smallint NOT NULL DEFAULT 0;
 
@@ -335,41 +339,6 @@ BEGIN
            category, has_media, campaign, platform, action_identifier
     FROM tapwire_credit_change WHERE sign = 1;
 
-    -- What each credit adds: every conversion by its day and kind, direct ones by action.
-    -- A key whose credits all moved away is no row, as if they had never come: the tables do
-    -- not depend on the order events arrived in (so for each rollup below). The rows left at
-    -- zero are among the upsert's own, which it returns: deleted by tuple id (0307), where a
-    -- join of the rollup with the scratch table was planned on the scratch table's statistics.
-    WITH upserted AS (
-        INSERT INTO rollup_conversion_totals AS t (app_id, day, name, currency, kind, conversions, value_sum)
-        SELECT p_app, tapwire_utc_day(event_time), name, currency, kind, sum(sign), sum(sign * value)
-        FROM tapwire_credit_change
-        GROUP BY 2, 3, 4, 5
-        ORDER BY 2, 3, 4, 5
-        ON CONFLICT (app_id, day, name, currency, kind) DO UPDATE
-            SET conversions = t.conversions + excluded.conversions, value_sum = t.value_sum + excluded.value_sum
-        RETURNING t.ctid, t.conversions = 0 AS zero
-    )
-    SELECT array_agg(ctid) FILTER (WHERE zero) INTO v_zero FROM upserted;
-    SET LOCAL enable_indexscan = off;
-    DELETE FROM rollup_conversion_totals WHERE app_id = p_app AND ctid = ANY (v_zero);
-    SET LOCAL enable_indexscan = on;
-
-    WITH upserted AS (
-        INSERT INTO rollup_conversion_actions AS t (app_id, day, category, action_identifier, name, direct)
-        SELECT p_app, tapwire_utc_day(touch_time), category, action_identifier, name, sum(sign)
-        FROM tapwire_credit_change
-        WHERE kind = 1
-        GROUP BY 2, 3, 4, 5
-        ORDER BY 2, 3, 4, 5
-        ON CONFLICT (app_id, day, category, action_identifier, name) DO UPDATE
-            SET direct = t.direct + excluded.direct
-        RETURNING t.ctid, t.direct = 0 AS zero
-    )
-    SELECT array_agg(ctid) FILTER (WHERE zero) INTO v_zero FROM upserted;
-    SET LOCAL enable_indexscan = off;
-    DELETE FROM rollup_conversion_actions WHERE app_id = p_app AND ctid = ANY (v_zero);
-    SET LOCAL enable_indexscan = on;
 
     -- The notifications whose credits changed: their stored rows out (sign -1), their rows made
     -- again from the credits now stored in (sign 1).
@@ -457,6 +426,45 @@ BEGIN
     SELECT p_app, device_id, notification_key, name, currency, touch_time, category, has_media, campaign, platform,
            first_kind, direct, influenced, value
     FROM tapwire_notification_change WHERE sign = 1;
+
+    -- 0328: the rollups every part of the app shares, last, after the device's own rows (the
+    -- notifications' above): a part that meets a key the other holds waits only for what is
+    -- left of the other's function, these upserts and the uplift's.
+    -- What each credit adds: every conversion by its day and kind, direct ones by action.
+    -- A key whose credits all moved away is no row, as if they had never come: the tables do
+    -- not depend on the order events arrived in (so for each rollup below). The rows left at
+    -- zero are among the upsert's own, which it returns: deleted by tuple id (0307), where a
+    -- join of the rollup with the scratch table was planned on the scratch table's statistics.
+    WITH upserted AS (
+        INSERT INTO rollup_conversion_totals AS t (app_id, day, name, currency, kind, conversions, value_sum)
+        SELECT p_app, tapwire_utc_day(event_time), name, currency, kind, sum(sign), sum(sign * value)
+        FROM tapwire_credit_change
+        GROUP BY 2, 3, 4, 5
+        ORDER BY 2, 3, 4, 5
+        ON CONFLICT (app_id, day, name, currency, kind) DO UPDATE
+            SET conversions = t.conversions + excluded.conversions, value_sum = t.value_sum + excluded.value_sum
+        RETURNING t.ctid, t.conversions = 0 AS zero
+    )
+    SELECT array_agg(ctid) FILTER (WHERE zero) INTO v_zero FROM upserted;
+    SET LOCAL enable_indexscan = off;
+    DELETE FROM rollup_conversion_totals WHERE app_id = p_app AND ctid = ANY (v_zero);
+    SET LOCAL enable_indexscan = on;
+
+    WITH upserted AS (
+        INSERT INTO rollup_conversion_actions AS t (app_id, day, category, action_identifier, name, direct)
+        SELECT p_app, tapwire_utc_day(touch_time), category, action_identifier, name, sum(sign)
+        FROM tapwire_credit_change
+        WHERE kind = 1
+        GROUP BY 2, 3, 4, 5
+        ORDER BY 2, 3, 4, 5
+        ON CONFLICT (app_id, day, category, action_identifier, name) DO UPDATE
+            SET direct = t.direct + excluded.direct
+        RETURNING t.ctid, t.direct = 0 AS zero
+    )
+    SELECT array_agg(ctid) FILTER (WHERE zero) INTO v_zero FROM upserted;
+    SET LOCAL enable_indexscan = off;
+    DELETE FROM rollup_conversion_actions WHERE app_id = p_app AND ctid = ANY (v_zero);
+    SET LOCAL enable_indexscan = on;
 
     WITH upserted AS (
         INSERT INTO rollup_conversions AS t (app_id, day, category, has_media, name, currency, direct, influenced,
