@@ -55,9 +55,10 @@ public struct RollupStore: Sendable {
     }
 
     /// Attribution's share of the fold, app by app in app order (each takes the app's attribution
-    /// lock, every part's: migration 0328): the changes of delivered in strata added to the conversions in them (migration
-    /// 0180), then the app's queued events, their conversions' credits recomputed and the change
-    /// added to the conversion rollups (docs/outcomes.md).
+    /// lock, every part's: migration 0328): the changes of delivered in strata added to the
+    /// conversions in them (migration 0180), then the app's queued events, every part at once,
+    /// their conversions' credits recomputed and the change added to the conversion rollups
+    /// (docs/outcomes.md).
     private func attributePending(on connection: PostgresConnection) throws(DatabaseError) {
         for row in try connection.query(EmbeddedSQL.pendingAttributionApps).namedRows {
             let app: Int64 = try row.decode("app_id")
