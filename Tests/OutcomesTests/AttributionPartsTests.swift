@@ -164,4 +164,30 @@ import TapwireTestSupport
         #expect((Int(answers[0].answer ?? "") ?? 0) > 0 && (Int(answers[1].answer ?? "") ?? 0) > 0 && answers[2].answer == "0", "\(answers)")
         try Self.expectSameAsSequential(database, sequential, parted)
     }
+
+    /// An older collector writes every device in part 0 (the column's default). Part 0's call
+    /// that finds a device of part 1 there waits for part 1's lock before writing (without it,
+    /// it would attribute that device beside part 1's worker: a wait on its rows, and a unique
+    /// violation or a circle when both change one credit); the tables are the sequential fold's.
+    @Test func anOlderCollectorsRowInPartZeroWaitsForTheOtherParts() throws {
+        let (collector, sequential, parted) = try Self.twoApps()
+        defer { collector.stop() }
+        let database = collector.database
+        let app = String(parted.appId)
+        // Part 1's entries written again as an older collector writes them: part 0 by default.
+        try database.query("""
+            INSERT INTO attribution_pending (app_id, device_ids, event_times, conversions)
+            SELECT app_id, device_ids, event_times, conversions FROM attribution_pending WHERE app_id = $1::bigint AND part = 1
+            """, [app])
+        let partOne = try database.connect()
+        defer { partOne.close() }
+        try partOne.query("BEGIN")
+        #expect(try RollupStore().attributePart(app: parted.appId, part: 1, on: partOne) > 0)
+        let partZero = BackgroundCall(database, "SELECT tapwire_attribute_pending($1::bigint, $2::integer)", [app, "0"])
+        #expect(Self.lockWait(database, partZero.pid) == "advisory", "part 0 waits for part 1's lock, not on its rows")
+        try partOne.query("COMMIT")
+        let answer = partZero.wait()
+        #expect(answer.error == nil && (Int(answer.answer ?? "") ?? 0) > 0, "\(answer)")
+        try Self.expectSameAsSequential(database, sequential, parted)
+    }
 }

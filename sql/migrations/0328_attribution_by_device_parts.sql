@@ -10,8 +10,9 @@
 -- and a conversion without an install id in part 0. A device is therefore in one part only: its
 -- attribution_devices row, its conversions' credits and its notification_conversions rows are
 -- written by that part alone. Older collectors write part 0 only (the default), which stays
--- correct: part 0 then holds devices of every part, and only the all-parts call below (which
--- older collectors make) attributes it beside nothing else.
+-- correct: part 0 then holds devices of every part; the all-parts call (which older collectors
+-- make) takes every lock, and part 0's call that finds a device of another part takes the other
+-- parts' locks too, before writing, so no device is attributed by two transactions at once.
 --
 -- Locks. Part p's is pg_advisory_xact_lock(7358161 + p, hashint8(app)): part 0's is the key every
 -- function took before (0220), classes 7358161 up to 7358161 + parts - 1 are attribution's.
@@ -95,6 +96,7 @@ DECLARE
     v_keys      text[];
     v_names     text[];
     v_currencies text[];
+    v_parts     bigint := tapwire_attribution_parts(); -- 0328
 BEGIN
     PERFORM tapwire_attribution_lock(p_app, p_part); -- 0328: the part's lock, or every part's in order
     SELECT direct_window, influence_window INTO v_direct, v_influence FROM apps WHERE app_id = p_app;
@@ -148,6 +150,17 @@ BEGIN
     INSERT INTO tapwire_attribution_queue
     SELECT u.device_id, u.event_time, u.conversion
     FROM taken, unnest(taken.device_ids, taken.event_times, taken.conversions) AS u (device_id, event_time, conversion);
+
+    -- 0328: an older collector queues every device in part 0. Part 0's call that finds a device
+    -- of another part takes every part's lock before writing anything (in order: part 0's, which
+    -- it holds, is the first), so it never attributes a device beside that device's part. Only
+    -- part 0 can hold another part's devices (commits and tapwire_queue_attribution split by
+    -- the hash).
+    IF p_part IS NOT DISTINCT FROM 0
+       AND EXISTS (SELECT FROM tapwire_attribution_queue
+                   WHERE (hashtextextended(device_id, 0) % v_parts + v_parts) % v_parts <> 0) THEN
+        PERFORM tapwire_attribution_lock(p_app, NULL);
+    END IF;
 
     -- Conversions without an install id: unattributed.
     INSERT INTO tapwire_credit_change
