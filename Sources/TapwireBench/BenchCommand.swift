@@ -774,7 +774,7 @@ enum BenchCommand {
                             EmbeddedSQL.copyEvents, EmbeddedSQL.copyRollupDeltaBatch, EmbeddedSQL.takeRollupDeltaBatches, EmbeddedSQL.copyRollupFoldRows,
                             EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.pendingDeltaApps, EmbeddedSQL.foldApps, EmbeddedSQL.ensurePartitions,
                             EmbeddedSQL.summarizeEventRanges, EmbeddedSQL.copyAttributionPending, EmbeddedSQL.pendingAttributionApps, EmbeddedSQL.conversionUpliftDelivered,
-                            EmbeddedSQL.attributePending, EmbeddedSQL.copyHoldoutPending, EmbeddedSQL.pendingHoldoutApps,
+                            EmbeddedSQL.attributePending, EmbeddedSQL.attributePart, EmbeddedSQL.copyHoldoutPending, EmbeddedSQL.pendingHoldoutApps,
                             EmbeddedSQL.holdoutsPending,
                             EmbeddedSQL.createStagedIds, BenchSQL.baselineCopy]
         var names: [String: String] = [:]

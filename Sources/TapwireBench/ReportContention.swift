@@ -52,7 +52,7 @@ extension BenchCommand {
         static let foldStatements: Set<String> = Set([
             EmbeddedSQL.pendingDeltaApps, EmbeddedSQL.foldApps, EmbeddedSQL.takeRollupDeltaBatches, EmbeddedSQL.copyRollupFoldRows,
             EmbeddedSQL.foldRollupDeltas, EmbeddedSQL.pendingAttributionApps, EmbeddedSQL.conversionUpliftDelivered,
-            EmbeddedSQL.attributePending, EmbeddedSQL.pendingHoldoutApps, EmbeddedSQL.holdoutsPending, EmbeddedSQL.summarizeEventRanges,
+            EmbeddedSQL.attributePending, EmbeddedSQL.attributePart, EmbeddedSQL.pendingHoldoutApps, EmbeddedSQL.holdoutsPending, EmbeddedSQL.summarizeEventRanges,
         ].map { ($0.name as NSString).lastPathComponent })
         var seconds = 0.0
         var foldSeconds = 0.0

@@ -178,20 +178,26 @@ extension EventCopyRows {
         return attributionRows(apps)
     }
 
-    /// The rows of sql/queries/copy_attribution_pending.sql for the spans: one per app, at most
-    /// four entries a device (`encodeAttributionPending`), one per anonymous conversion.
+    /// The rows of sql/queries/copy_attribution_pending.sql for the spans: one per app and
+    /// attribution part its devices fall in (`AttributionPart`, migration 0328), at most four
+    /// entries a device (`encodeAttributionPending`), one per anonymous conversion (in part 0).
     static func attributionRows(_ apps: [Int64: AttributionSpans]) -> [UInt8] {
         guard !apps.isEmpty else { return [] }
-        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + apps.values.reduce(0) { $0 + 72 + ($1.order.count * 4 + $1.anonymous.count) * 64 })
+        var encoder = CopyBinaryEncoder(reservingCapacity: 64 + apps.values.reduce(0) {
+            $0 + 80 * AttributionPart.count + ($1.order.count * 4 + $1.anonymous.count) * 64
+        })
         for appId in apps.keys.sorted() {
             let app = apps[appId]!
-            var devices = BinaryArray(.text), times = BinaryArray(.timestamptz), conversions = BinaryArray(.bool)
+            var parts = [(devices: BinaryArray, times: BinaryArray, conversions: BinaryArray)](
+                repeating: (BinaryArray(.text), BinaryArray(.timestamptz), BinaryArray(.bool)), count: AttributionPart.count)
+            var part = 0
             func entry(_ device: String?, _ time: Timestamp, _ conversion: Bool) {
-                devices.optionalText(device)
-                times.timestamp(time)
-                conversions.bool(conversion)
+                parts[part].devices.optionalText(device)
+                parts[part].times.timestamp(time)
+                parts[part].conversions.bool(conversion)
             }
             for device in app.order {
+                part = AttributionPart.of(device)
                 let span = app.spans[device]!
                 // The span's ends the conversions already give need no entry of their own.
                 if let firstConversion = span.firstConversion, let lastConversion = span.lastConversion {
@@ -204,12 +210,16 @@ extension EventCopyRows {
                     if span.last != span.first { entry(device, span.last, false) }
                 }
             }
+            part = AttributionPart.of(nil)
             for time in app.anonymous { entry(nil, time, true) }
-            encoder.beginRow(fields: 4)
-            encoder.int64(appId)
-            encoder.array(devices)
-            encoder.array(times)
-            encoder.array(conversions)
+            for (index, rows) in parts.enumerated() where rows.devices.count > 0 {
+                encoder.beginRow(fields: 5)
+                encoder.int64(appId)
+                encoder.int16(Int16(index))
+                encoder.array(rows.devices)
+                encoder.array(rows.times)
+                encoder.array(rows.conversions)
+            }
         }
         return encoder.finish()
     }

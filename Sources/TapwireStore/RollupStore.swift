@@ -55,9 +55,10 @@ public struct RollupStore: Sendable {
     }
 
     /// Attribution's share of the fold, app by app in app order (each takes the app's attribution
-    /// lock): the changes of delivered in strata added to the conversions in them (migration
-    /// 0180), then the app's queued events, their conversions' credits recomputed and the change
-    /// added to the conversion rollups (docs/outcomes.md).
+    /// lock, every part's: migration 0328): the changes of delivered in strata added to the
+    /// conversions in them (migration 0180), then the app's queued events, every part at once,
+    /// their conversions' credits recomputed and the change added to the conversion rollups
+    /// (docs/outcomes.md).
     private func attributePending(on connection: PostgresConnection) throws(DatabaseError) {
         for row in try connection.query(EmbeddedSQL.pendingAttributionApps).namedRows {
             let app: Int64 = try row.decode("app_id")
@@ -68,6 +69,22 @@ public struct RollupStore: Sendable {
                 try connection.query(EmbeddedSQL.attributePending, [String(app)])
             }
         }
+    }
+
+    /// The parts an app's attribution queue is split into by install id (migration 0328): a
+    /// driver with that many connections may attribute one app's parts at once, each in a
+    /// transaction of its own (`attributePart`). The sequential fold takes every part at once.
+    public static let attributionParts = AttributionPart.count
+
+    /// Attribution of one part of an app's queue (0 ..< `attributionParts`), under that part's
+    /// lock only, in the caller's transaction; returns the credits that changed. Beside another
+    /// part of the app it waits at most for the other's commit where both change one rollup
+    /// key, never in a circle (docs/outcomes.md, "Attribution in parts by install id"); the
+    /// app's delivered changes (`conversion_uplift_delivered.sql`) take every part's lock, so a
+    /// driver runs them first, before any part writes, in a transaction of their own.
+    @discardableResult
+    public func attributePart(app: Int64, part: Int, on connection: PostgresConnection) throws(DatabaseError) -> Int {
+        Int(try connection.query(EmbeddedSQL.attributePart, [String(app), String(part)]).scalar ?? "0") ?? 0
     }
 
     private func foldPendingDeltas(on connection: PostgresConnection) throws(DatabaseError) -> Int {

@@ -17,7 +17,7 @@ struct AttributionDeviceReadTests {
     /// The statement as installed (pg_proc, the last migration's text), its PL/pgSQL variables
     /// made parameters: `p_app` is $1, `v_horizon` $2, as PL/pgSQL passes them.
     static func touchRead(_ db: TestDatabase) throws -> (statement: String, settings: [(String, String)]) {
-        let row = try db.query("SELECT prosrc, array_to_json(proconfig) FROM pg_proc WHERE oid = 'tapwire_attribute_pending(bigint)'::regprocedure").rows
+        let row = try db.query("SELECT prosrc, array_to_json(proconfig) FROM pg_proc WHERE oid = 'tapwire_attribute_pending(bigint, integer)'::regprocedure").rows
         let source = try #require(row.first?[0])
         let marker = "INSERT INTO tapwire_attribution_touch"
         let starts = source.ranges(of: marker)

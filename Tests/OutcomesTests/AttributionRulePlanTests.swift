@@ -19,7 +19,7 @@ struct AttributionRulePlanTests {
     /// The rule as installed, its PL/pgSQL variables made parameters (`v_direct` $1,
     /// `v_influence` $2), and the SET LOCALs the function runs right before it.
     static func rule(_ db: TestDatabase) throws -> (statement: String, settings: [(String, String)]) {
-        let source = try #require(try db.query("SELECT prosrc FROM pg_proc WHERE oid = 'tapwire_attribute_pending(bigint)'::regprocedure").rows.first?[0])
+        let source = try #require(try db.query("SELECT prosrc FROM pg_proc WHERE oid = 'tapwire_attribute_pending(bigint, integer)'::regprocedure").rows.first?[0])
         let marker = "INSERT INTO tapwire_credit_change\n    WITH "
         let starts = source.ranges(of: marker)
         try #require(starts.count == 1, "one rule in tapwire_attribute_pending, found \(starts.count)")

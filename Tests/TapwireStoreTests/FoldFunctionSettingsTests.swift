@@ -10,16 +10,17 @@ import TapwireTestSupport
 @Suite struct FoldFunctionSettingsTests {
     @Test func theFoldFunctionsKeepTheirPlannerSettingsAfterEveryMigration() throws {
         let db = try TestDatabase.create()
+        // By signature: tapwire_attribute_pending(bigint) runs (bigint, integer) for every part (0328).
         func settings(_ function: String) throws -> Set<String> {
-            let value = try db.query("SELECT array_to_string(proconfig, ',') FROM pg_proc WHERE proname = $1", [function]).rows.first?.first ?? nil
+            let value = try db.query("SELECT array_to_string(proconfig, ',') FROM pg_proc WHERE oid = $1::regprocedure", [function]).rows.first?.first ?? nil
             return Set((value ?? "").split(separator: ",").map(String.init))
         }
-        let attribution = try settings("tapwire_attribute_pending")
+        let attribution = try settings("tapwire_attribute_pending(bigint, integer)")
         #expect(attribution.isSuperset(of: ["enable_seqscan=off", "jit=off", "work_mem=32MB", "enable_bitmapscan=off",
                                                  "enable_nestloop=on", "enable_mergejoin=on"]), "\(attribution)")
-        let holdouts = try settings("tapwire_holdouts_pending")
+        let holdouts = try settings("tapwire_holdouts_pending(bigint)")
         #expect(holdouts.contains("enable_bitmapscan=off"), "\(holdouts)")
-        let upliftAdd = try settings("tapwire_conversion_uplift_add")
+        let upliftAdd = try settings("tapwire_conversion_uplift_add(bigint)")
         #expect(upliftAdd.contains("plan_cache_mode=force_generic_plan"), "\(upliftAdd)")
     }
 }
