@@ -22,6 +22,10 @@ public struct CollectorConfiguration: Sendable {
     /// wait of a report that wakes it, instead of the interval (docs/ingestion.md, "The fold's
     /// cadence").
     public var rollupFoldEvents = 200_000
+    /// Connections the background fold runs on: 2 runs its shares at once (the engagement deltas
+    /// beside attribution and the holdouts), so its tail after a burst uses two cores; 1 runs
+    /// them in turn in one transaction (docs/ingestion.md, "The fold's shares").
+    public var rollupFoldConnections = 2
     /// The C allocator's arenas, set once by `tapwire serve` before its threads
     /// start (docs/ingestion.md, "The collector's memory").
     public var allocator = AllocatorSettings()

@@ -52,6 +52,10 @@ enum Settings {
                 help: "Events stored since the last fold that start the next one before --rollup-fold-interval ends") { c, v throws(CLIError) in
             c.rollupFoldEvents = max(1, try number(v, "--rollup-fold-events"))
         },
+        Setting(flag: "rollup-fold-connections", environment: "TAPWIRE_ROLLUP_FOLD_CONNECTIONS", defaultText: String(defaults.rollupFoldConnections),
+                help: "Connections a fold runs on: 2, its shares (engagement; attribution and holdouts) at once; 1, in turn") { c, v throws(CLIError) in
+            c.rollupFoldConnections = min(2, max(1, try number(v, "--rollup-fold-connections")))
+        },
         Setting(flag: "read-fold-wait", environment: "TAPWIRE_READ_FOLD_WAIT_MS", defaultText: String(defaults.readFoldWaitMilliseconds),
                 help: "Milliseconds a report waits for the background fold before it folds on its own connection") { c, v throws(CLIError) in
             c.readFoldWaitMilliseconds = max(0, try number(v, "--read-fold-wait"))
