@@ -26,7 +26,7 @@ public final class Collector: Sendable {
         // The collector's exact readers wait for this fold instead of folding themselves: each
         // request or monitor scan takes its ticket (`folder.folds.readFold()`) as it arrives.
         let folder = RollupFolder(databaseURL: configuration.databaseURL, intervalSeconds: Double(configuration.rollupFoldMilliseconds) / 1000,
-                                  eventsPerFold: configuration.rollupFoldEvents,
+                                  eventsPerFold: configuration.rollupFoldEvents, connections: configuration.rollupFoldConnections,
                                   readerWaitSeconds: Double(configuration.readFoldWaitMilliseconds) / 1000,
                                   readerRestSeconds: Double(configuration.readFoldRestMilliseconds) / 1000, logger: logger,
                                   onReaderWait: { outcome, seconds in

@@ -1,4 +1,5 @@
 import TapwireCore
+import TapwireStore
 
 /// Everything `tapwire serve` can be told, read once at start (see the CLI for flags and
 /// environment variables, and the README for the table of defaults).
@@ -22,6 +23,13 @@ public struct CollectorConfiguration: Sendable {
     /// wait of a report that wakes it, instead of the interval (docs/ingestion.md, "The fold's
     /// cadence").
     public var rollupFoldEvents = 200_000
+    /// Connections the background fold runs on: 2 runs its shares at once (the engagement deltas
+    /// beside attribution and the holdouts), so its tail after a burst uses two cores; 1 runs
+    /// them in turn in one transaction (docs/ingestion.md, "The fold's shares").
+    public var rollupFoldConnections = 2
+    /// The most `rollupFoldConnections` do anything: the deltas' and one per part of
+    /// attribution's queue (migration 0328).
+    public static let maxRollupFoldConnections = RollupFolder.maxConnections
     /// The C allocator's arenas, set once by `tapwire serve` before its threads
     /// start (docs/ingestion.md, "The collector's memory").
     public var allocator = AllocatorSettings()

@@ -41,9 +41,36 @@ public struct RollupStore: Sendable {
     /// each key once per fold, not once per commit that touched it (a key belongs to one app).
     package func foldPending(on connection: PostgresConnection) throws(DatabaseError) -> Int {
         let moved = try foldPendingDeltas(on: connection)
-        try attributePending(on: connection)
+        try attributePending(on: connection, delivered: true, queued: true)
         try holdoutsPending(on: connection)
         return moved
+    }
+
+    /// The collector's background fold in shares run at once, each in its own transaction on its
+    /// own connection (`RollupFolder`; docs/ingestion.md, "The fold's shares"). This one is the
+    /// engagement deltas: it folds them, then, after `others` returns (the folder's other shares
+    /// have committed or failed), applies the queued changes of delivered in strata to the
+    /// conversions in them (migration 0180) and commits: what the fold changed commits at once,
+    /// so no reader sees a stratum's new delivered in the base without it in the conversions'
+    /// rows. Returns the deltas moved.
+    package func foldDeltasShare(on connection: PostgresConnection, others: () -> Void) throws(DatabaseError) -> Int {
+        try connection.transaction { () throws(DatabaseError) -> Int in
+            let moved = try foldPendingDeltas(on: connection)
+            others()
+            try attributePending(on: connection, delivered: true, queued: false)
+            return moved
+        }
+    }
+
+    /// An attribution share of the background fold (`foldDeltasShare`), in a transaction of its
+    /// own: each app's queued events attributed, every part of the queue (`part` nil) or one
+    /// part (migration 0328: the parts' shares run at once, each on its connection), then, in
+    /// the share of every part or of part 0, the holdouts.
+    package func foldAttributionShare(part: Int?, on connection: PostgresConnection) throws(DatabaseError) {
+        try connection.transaction { () throws(DatabaseError) in
+            try attributePending(on: connection, delivered: false, queued: true, part: part)
+            if (part ?? 0) == 0 { try holdoutsPending(on: connection) }
+        }
     }
 
     /// The holdouts' share of the fold: each app's queued devices, their holdout rows recomputed
@@ -56,17 +83,23 @@ public struct RollupStore: Sendable {
 
     /// Attribution's share of the fold, app by app in app order (each takes the app's attribution
     /// lock, every part's: migration 0328): the changes of delivered in strata added to the
-    /// conversions in them (migration 0180), then the app's queued events, every part at once,
-    /// their conversions' credits recomputed and the change added to the conversion rollups
-    /// (docs/outcomes.md).
-    private func attributePending(on connection: PostgresConnection) throws(DatabaseError) {
+    /// conversions in them (migration 0180; `delivered`), then the app's queued events, their
+    /// conversions' credits recomputed and the change added to the conversion rollups
+    /// (docs/outcomes.md; `queued`): every part at once, or (`part`) one part of the queue, under
+    /// that part's lock only. The sums are exact in either order (docs/outcomes.md, "The
+    /// conversion sums in any order").
+    private func attributePending(on connection: PostgresConnection, delivered: Bool, queued: Bool, part: Int? = nil) throws(DatabaseError) {
         for row in try connection.query(EmbeddedSQL.pendingAttributionApps).namedRows {
             let app: Int64 = try row.decode("app_id")
-            if try row.decode("delivered", as: Bool.self) {
+            if delivered, try row.decode("delivered", as: Bool.self) {
                 try connection.query(EmbeddedSQL.conversionUpliftDelivered, [String(app)])
             }
-            if try row.decode("queued", as: Bool.self) {
-                try connection.query(EmbeddedSQL.attributePending, [String(app)])
+            if queued, try row.decode("queued", as: Bool.self) {
+                if let part {
+                    try attributePart(app: app, part: part, on: connection)
+                } else {
+                    try connection.query(EmbeddedSQL.attributePending, [String(app)])
+                }
             }
         }
     }

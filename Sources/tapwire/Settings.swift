@@ -52,6 +52,14 @@ enum Settings {
                 help: "Events stored since the last fold that start the next one before --rollup-fold-interval ends") { c, v throws(CLIError) in
             c.rollupFoldEvents = max(1, try number(v, "--rollup-fold-events"))
         },
+        Setting(flag: "rollup-fold-connections", environment: "TAPWIRE_ROLLUP_FOLD_CONNECTIONS", defaultText: String(defaults.rollupFoldConnections),
+                help: "Connections a fold runs on: 1, its shares in turn; 2, engagement beside attribution and holdouts; 3, attribution's two parts at once too") { c, v throws(CLIError) in
+            let connections: Int = try number(v, "--rollup-fold-connections")
+            guard (1...CollectorConfiguration.maxRollupFoldConnections).contains(connections) else {
+                throw CLIError("--rollup-fold-connections must be 1 to \(CollectorConfiguration.maxRollupFoldConnections) (the engagement deltas' and one per part of attribution's queue), got \(v)")
+            }
+            c.rollupFoldConnections = connections
+        },
         Setting(flag: "read-fold-wait", environment: "TAPWIRE_READ_FOLD_WAIT_MS", defaultText: String(defaults.readFoldWaitMilliseconds),
                 help: "Milliseconds a report waits for the background fold before it folds on its own connection") { c, v throws(CLIError) in
             c.readFoldWaitMilliseconds = max(0, try number(v, "--read-fold-wait"))
