@@ -23,10 +23,11 @@ public struct CollectorConfiguration: Sendable {
     /// wait of a report that wakes it, instead of the interval (docs/ingestion.md, "The fold's
     /// cadence").
     public var rollupFoldEvents = 200_000
-    /// Connections the background fold runs on: 2 runs its shares at once (the engagement deltas
-    /// beside attribution and the holdouts), so its tail after a burst uses two cores; 1 runs
-    /// them in turn in one transaction (docs/ingestion.md, "The fold's shares").
-    public var rollupFoldConnections = 2
+    /// Connections the background fold runs on: 3 runs its shares at once (the engagement deltas
+    /// beside each of attribution's two parts, the holdouts with part 0), so its tail after a
+    /// burst uses both cores; 2 keeps attribution whole beside the deltas; 1 runs them in turn
+    /// in one transaction (docs/ingestion.md, "The fold's shares").
+    public var rollupFoldConnections = 3
     /// The most `rollupFoldConnections` do anything: the deltas' and one per part of
     /// attribution's queue (migration 0328).
     public static let maxRollupFoldConnections = RollupFolder.maxConnections
