@@ -7,7 +7,7 @@ enum PostgresHash {
         return text.withUTF8 { bytesExtended($0) }
     }
 
-    static func bytesExtended(_ k: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    private static func bytesExtended(_ k: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var a: UInt32 = 0x9e37_79b9 &+ UInt32(truncatingIfNeeded: k.count) &+ 3_923_095
         var b = a, c = a
         // Little-endian words (PostgreSQL's aligned and unaligned paths agree on them); past

@@ -69,7 +69,7 @@ public final class RollupFolder: Service {
     private let stopping = ShutdownSignal()
 
     /// The most connections a fold uses: the deltas' and one per part of attribution's queue.
-    public static let maxConnections = 1 + RollupStore.attributionParts
+    public static let maxConnections = 1 + AttributionPart.count
 
     /// The shares run beside the deltas' with `connections`: none with 1; attribution (every
     /// part of each app's queue) and the holdouts with 2; with more, one per part of the queue
@@ -80,7 +80,7 @@ public final class RollupFolder: Service {
         guard connections > 2 else {
             return [("attribution", { (connection) throws(DatabaseError) in try RollupStore().foldAttributionShare(part: nil, on: connection) })]
         }
-        return (0..<RollupStore.attributionParts).map { part in
+        return (0..<AttributionPart.count).map { part in
             ("attribution-\(part)", { (connection) throws(DatabaseError) in try RollupStore().foldAttributionShare(part: part, on: connection) })
         }
     }

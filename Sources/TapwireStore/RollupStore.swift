@@ -104,13 +104,10 @@ public struct RollupStore: Sendable {
         }
     }
 
-    /// The parts an app's attribution queue is split into by install id (migration 0328): a
-    /// driver with that many connections may attribute one app's parts at once, each in a
-    /// transaction of its own (`attributePart`). The sequential fold takes every part at once.
-    public static let attributionParts = AttributionPart.count
-
-    /// Attribution of one part of an app's queue (0 ..< `attributionParts`), under that part's
-    /// lock only, in the caller's transaction; returns the credits that changed. Beside another
+    /// Attribution of one part of an app's queue (0 ..< `AttributionPart.count`: a driver with
+    /// that many connections may attribute one app's parts at once, each in a transaction of its
+    /// own; the sequential fold takes every part at once), under that part's lock only, in the
+    /// caller's transaction; returns the credits that changed. Beside another
     /// part of the app it waits at most for the other's commit where both change one rollup
     /// key, never in a circle (docs/outcomes.md, "Attribution in parts by install id"); the
     /// app's delivered changes (`conversion_uplift_delivered.sql`) take every part's lock, so a

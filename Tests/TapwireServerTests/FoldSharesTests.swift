@@ -154,7 +154,7 @@ import TapwireTestSupport
         #expect(SharedFoldTests.waits(shares, "shared") == 2 && SharedFoldTests.waits(sequential, "shared") == 2)
         // The shares' own connections (each worker keeps its own), beside both collectors' folders'.
         let expected = ["tapwire-rollup-fold", "tapwire-rollup-fold"] + (connections == 2 ? ["tapwire-rollup-fold-attribution"]
-            : (0..<RollupStore.attributionParts).map { "tapwire-rollup-fold-attribution-\($0)" })
+            : (0..<AttributionPart.count).map { "tapwire-rollup-fold-attribution-\($0)" })
         let names = try shares.database.query("""
             SELECT application_name FROM pg_stat_activity
             WHERE datname = current_database() AND application_name LIKE 'tapwire-rollup-fold%' ORDER BY 1
