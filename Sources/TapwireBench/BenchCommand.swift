@@ -19,7 +19,7 @@ enum BenchCommand {
                          [--connections 16] [--batch-size 500] [--batches 400] [--rounds 3]
                          [--apps 1] [--half-peak-seconds 10] [--json FILE] [--tapwire PATH]
                          [--curve W:LINGER_MS:FILL,…] [--citus-workers URL,URL…] [--with-reports PAIRS]
-                         [--report-segment-seconds 20]
+                         [--report-segment-seconds 20] [--rollup-fold-connections 3]
       For each shape, creates a scratch database next to the one URL names and starts its own
       `tapwire serve` on it. For random (v4) and then UUIDv7 ids it alternates rounds of: a plain
       COPY of pre-built rows into a table with a uuid primary key (the baseline, emptied before
@@ -47,6 +47,11 @@ enum BenchCommand {
                  seconds of requests, so one stall of a fraction of a second is not the whole tail
       --tapwire  the `tapwire` binary to run as the collector (default: TAPWIRE_BINARY, else the
                  one next to this program)
+      --rollup-fold-connections
+                 the collectors' background fold's connections (1 to 3; default
+                 TAPWIRE_ROLLUP_FOLD_CONNECTIONS, else the collector's default, 3); the fold that
+                 ends each round (what the collector has not folded yet) runs its shares on as
+                 many connections, as the collector's does
       --curve    then, for each point (writers : commit linger ms : commit fill events), a fresh
                  collector takes one round of UUIDv7 batches at peak: prints events/s, p50/p99 and
                  database CPU per 1M events, the curve the group-commit defaults are chosen from
@@ -139,6 +144,10 @@ enum BenchCommand {
         var reportPairs: Int
         /// --report-segment-seconds: how long each of those segments posts.
         var reportSegmentSeconds: Double
+        /// --rollup-fold-connections (else TAPWIRE_ROLLUP_FOLD_CONNECTIONS, else the collector's
+        /// default): the collector's background fold's connections, and the round's own fold's,
+        /// which folds what the collector has not folded yet the way the collector does.
+        var foldConnections: Int
 
         init(_ args: inout Arguments) throws {
             workload = try WorkloadOptions(&args)
@@ -161,6 +170,15 @@ enum BenchCommand {
             reportSegmentSeconds = try args.double("report-segment-seconds") ?? 20
             guard (5...600).contains(reportSegmentSeconds) else {
                 throw CLIError("--report-segment-seconds must be from 5 to 600, got \(String(format: "%g", reportSegmentSeconds))")
+            }
+            let foldConnectionsText = try args.option("rollup-fold-connections")
+                ?? ProcessInfo.processInfo.environment["TAPWIRE_ROLLUP_FOLD_CONNECTIONS"].flatMap { $0.isEmpty ? nil : $0 }
+            foldConnections = CollectorConfiguration(databaseURL: "").rollupFoldConnections
+            if let text = foldConnectionsText {
+                guard let n = Int(text), (1...FoldShares.maxConnections).contains(n) else {
+                    throw CLIError("--rollup-fold-connections (or TAPWIRE_ROLLUP_FOLD_CONNECTIONS) must be 1 to \(FoldShares.maxConnections), got \(text)")
+                }
+                foldConnections = n
             }
             location = try DatabaseLocation.resolve(&args)
             try args.finish()
@@ -207,9 +225,12 @@ enum BenchCommand {
         var scratch: ScratchDatabase
         var setup: PostgresConnection
         var collector: CollectorProcess?
+        /// The round's fold, in the collector's shares (started with the collector).
+        var shares: FoldShares?
 
         func stop() {
             collector?.stop()
+            shares?.stop()
             setup.close()
             scratch.drop()
         }
@@ -240,8 +261,12 @@ enum BenchCommand {
         prepareWALSegments(rigs[0].setup)
 
         for r in rigs.indices {
-            rigs[r].collector = try CollectorProcess.start(options.tapwire, url: rigs[r].scratch.url, environment: [:],
+            rigs[r].collector = try CollectorProcess.start(options.tapwire, url: rigs[r].scratch.url,
+                                                           environment: ["TAPWIRE_ROLLUP_FOLD_CONNECTIONS": String(options.foldConnections)],
                                                            logName: "tapwire-bench-serve-" + rigs[r].shape.name.rawValue)
+            let shares = FoldShares(databaseURL: rigs[r].scratch.url, connections: options.foldConnections, applicationName: "tapwire-bench-fold")
+            shares.start()
+            rigs[r].shares = shares
         }
         var all: [Figures] = []
         // Per shape: app id → events posted to it.
@@ -381,8 +406,10 @@ enum BenchCommand {
                     throw CLIError("\(result.failures) batches failed at peak (first: \(result.firstFailure ?? "?")); see \(collector.log)")
                 }
                 // What the collector's background fold does within a second, counted in the round's
-                // CPU and WAL, and in the folded rate's clock (it waits for a background fold running).
-                try RollupStore().fold(on: rig.setup)
+                // CPU and WAL, and in the folded rate's clock (it waits for a background fold
+                // running), folded in the collector's shares (docs/benchmarks.md, "The round's
+                // fold in the collector's shares").
+                _ = try rig.shares!.fold(on: rig.setup)
                 foldedRates[r].append(Double(options.eventsPerRound) / secondsSince(postStart))
                 if let before = cpuBefore, let after = probes.cpu?.seconds() { collectorCPUSeconds[r] += after - before }
                 if let before = processBefore, let after = processCPU(collector.process.pid) { processCPUSeconds[r] += after - before }

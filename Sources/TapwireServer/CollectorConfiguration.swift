@@ -30,7 +30,7 @@ public struct CollectorConfiguration: Sendable {
     public var rollupFoldConnections = 3
     /// The most `rollupFoldConnections` do anything: the deltas' and one per part of
     /// attribution's queue (migration 0328).
-    public static let maxRollupFoldConnections = RollupFolder.maxConnections
+    public static let maxRollupFoldConnections = FoldShares.maxConnections
     /// The C allocator's arenas, set once by `tapwire serve` before its threads
     /// start (docs/ingestion.md, "The collector's memory").
     public var allocator = AllocatorSettings()

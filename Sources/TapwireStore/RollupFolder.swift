@@ -19,19 +19,19 @@ import TapwireLifecycle
 /// BRIN ranges of events that commits filled since. A database that is down is retried with
 /// backoff. A `Service`: shut down, it folds once more, so it drains after the group committer.
 ///
-/// With `connections` 2 (the collector's default) a fold runs its shares at once, each in its own
-/// transaction on its own connection: the engagement deltas on this thread, attribution and the
-/// holdouts on a `FoldShareWorker`'s; the deltas' transaction applies the strata changes to the
-/// conversions once the other share has committed, then commits, and only then are the readers
-/// told (docs/ingestion.md, "The fold's shares"). With 1, one transaction does it all in turn.
+/// With more than one connection (3, the collector's default) a fold runs its shares at once,
+/// each in its own transaction on its own connection (`FoldShares`): the engagement deltas on
+/// this thread, attribution's parts and the holdouts on workers'; the deltas' transaction applies
+/// the strata changes to the conversions once the others have committed, then commits, and only
+/// then are the readers told (docs/ingestion.md, "The fold's shares"). With 1, one transaction
+/// does it all in turn.
 public final class RollupFolder: Service {
     public let name = "rollup-fold"
     private let databaseURL: String
     private let intervalSeconds: Double
     private let eventsPerFold: Int
-    /// The shares run beside the deltas', one worker (thread and connection) each; none when
-    /// the fold runs in one transaction.
-    private let workers: [(worker: FoldShareWorker, share: FoldShareWorker.Share)]
+    /// The fold's shares and their workers (one transaction on this thread's connection with 1).
+    private let shares: FoldShares
     /// Events stored since the last fold started (this collector's commits only).
     private let storedSinceFold = Atomic<Int>(0)
     private let logger: Logger
@@ -44,7 +44,7 @@ public final class RollupFolder: Service {
     /// `eventsPerFold`: events stored since the last fold's start that start the next fold before
     /// the interval ends.
     /// `connections`: 1, one transaction on one connection; 2, the fold's shares at once, one
-    /// connection each; up to `maxConnections`, attribution's parts at once too (`otherShares`).
+    /// connection each; up to `FoldShares.maxConnections`, attribution's parts at once too.
     /// `readerWaitSeconds`: how long a reader waits for a fold before folding itself.
     /// `readerRestSeconds`: the least time from a fold's end to the start of a fold a reader wakes.
     /// `onReaderWait`: each reader's wait, how it ended (`shared`, or why it folded itself) and
@@ -56,9 +56,7 @@ public final class RollupFolder: Service {
         self.databaseURL = databaseURL
         self.intervalSeconds = intervalSeconds
         self.eventsPerFold = max(1, eventsPerFold)
-        workers = Self.otherShares(connections: connections).map {
-            (FoldShareWorker(databaseURL: databaseURL, applicationName: "tapwire-rollup-fold-" + $0.name), $0.share)
-        }
+        shares = FoldShares(databaseURL: databaseURL, connections: connections, applicationName: "tapwire-rollup-fold")
         self.logger = logger
         self.onFold = onFold
         let background = BackgroundLoop(name: "tapwire-rollup-fold")
@@ -68,29 +66,12 @@ public final class RollupFolder: Service {
 
     private let stopping = ShutdownSignal()
 
-    /// The most connections a fold uses: the deltas' and one per part of attribution's queue.
-    public static let maxConnections = 1 + AttributionPart.count
-
-    /// The shares run beside the deltas' with `connections`: none with 1; attribution (every
-    /// part of each app's queue) and the holdouts with 2; with more, one per part of the queue
-    /// (migration 0328), the holdouts in part 0's, so two cores attribute one app after a burst
-    /// (docs/ingestion.md, "The fold's shares").
-    static func otherShares(connections: Int) -> [(name: String, share: FoldShareWorker.Share)] {
-        guard connections > 1 else { return [] }
-        guard connections > 2 else {
-            return [("attribution", { (connection) throws(DatabaseError) in try RollupStore().foldAttributionShare(part: nil, on: connection) })]
-        }
-        return (0..<AttributionPart.count).map { part in
-            ("attribution-\(part)", { (connection) throws(DatabaseError) in try RollupStore().foldAttributionShare(part: part, on: connection) })
-        }
-    }
-
     /// Folds until shut down, then once more.
     public func run(ready: @escaping @Sendable () -> Void) throws {
         background.run(ready: ready, until: stopping) { [self] _ in
-            workers.forEach { $0.worker.start() }
+            shares.start()
             loop()
-            workers.forEach { $0.worker.stop() }
+            shares.stop()
             folds.stop()
         }
     }
@@ -123,7 +104,7 @@ public final class RollupFolder: Service {
                     connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-rollup-fold")
                 }
                 let started = monotonicNanoseconds()
-                let rows = workers.isEmpty ? try RollupStore().fold(on: connection!) : try foldInShares(on: connection!)
+                let rows = try shares.fold(on: connection!)
                 onFold(rows, secondsSince(started))
                 // Committed (and counted): the readers waiting for it read now, before the summaries below.
                 folds.foldFinished(succeeded: true)
@@ -163,25 +144,5 @@ public final class RollupFolder: Service {
             }
         }
         connection?.close()
-    }
-
-    /// One fold, its shares at once: the others begun on their workers, the deltas' here, which
-    /// waits for them before it applies the strata changes and commits. Fails if any share
-    /// failed, once every one has ended (the next fold starts with none running).
-    private func foldInShares(on connection: PostgresConnection) throws(DatabaseError) -> Int {
-        let workers = self.workers
-        for (worker, share) in workers { worker.begin(share) }
-        var outcomes: [Result<Void, DatabaseError>]?
-        let joinOthers = { if outcomes == nil { outcomes = workers.map { $0.worker.finish() } } }
-        let moved: Result<Int, DatabaseError>
-        do throws(DatabaseError) {
-            moved = .success(try RollupStore().foldDeltasShare(on: connection, others: joinOthers))
-        } catch {
-            moved = .failure(error)
-        }
-        joinOthers()
-        let rows = try moved.get()
-        for case .failure(let error) in outcomes ?? [] { throw error }
-        return rows
     }
 }
