@@ -204,6 +204,56 @@ struct AttributionRulePlanTests {
         #expect(second.changed != "0" && second.read != "0", "stored notifications' rows made again from the credits (\(second))")
     }
 
+    /// Migration 0329: the notifications' rows (from the fold's changes, and for keys with a
+    /// stored row from the stored credits) are made by one sort of the key's credits in time
+    /// order, the first row of each key (DISTINCT ON) and a window over the whole key; 0328 took
+    /// six ordered aggregates a key, each sorting the key's credits apart (PostgreSQL 15 sorts
+    /// every ordered aggregate on its own: docs/outcomes.md, "Fewer copies in the fold"). The
+    /// statements are planned as installed, under the function's settings: no aggregate node,
+    /// one sort, one window each (0328's plans had an aggregate, and the test failed on them).
+    @Test func theNotificationsRowsAreMadeInOneSort() throws {
+        let db = try TestDatabase.create()
+        let app = try db.createApp()
+        let source = try #require(try db.query("SELECT prosrc FROM pg_proc WHERE oid = 'tapwire_attribute_pending(bigint, integer)'::regprocedure").rows.first?[0])
+        let statements = source.ranges(of: "INSERT INTO tapwire_notification_change\n").compactMap { range -> String? in
+            let tail = source[range.lowerBound...]
+            guard let end = tail.firstIndex(of: ";") else { return nil }
+            let statement = String(tail[..<end])
+            // The stored rows' copy (sign -1, fed by the DELETE … RETURNING before it) aggregates nothing.
+            return statement.contains("FROM removed") ? nil : statement
+        }
+        try #require(statements.count == 2, "the notifications' rows from the changes and from the stored credits: \(statements)")
+        let (_, functionSettings) = try AttributionDeviceReadTests.touchRead(db)
+        let connection = try db.connect()
+        defer { connection.close() }
+        // The function makes its scratch tables in a session's first call, the notifications'
+        // change once a credit changed: a fold of 48 conversions.
+        try Self.writeConvertingDevices(db, app: app.appId)
+        try Self.queueEvents(db, app: app.appId)
+        #expect(try connection.query("SELECT tapwire_attribute_pending($1::bigint)", [String(app.appId)]).scalar == "48")
+        for (index, text) in statements.enumerated() {
+            let statement = text.replacing(#/\bp_app\b/#, with: "$1").replacing(#/\bv_devices\b/#, with: "$2")
+                .replacing(#/\bv_keys\b/#, with: "$3").replacing(#/\bv_names\b/#, with: "$4").replacing(#/\bv_currencies\b/#, with: "$5")
+            let unbound = statement.matches(of: #/\b[pv]_[a-z_]+\b/#).map { String($0.output) }
+            try #require(unbound.isEmpty, "variables left in the statement: \(unbound)")
+            try connection.query("BEGIN")
+            defer { _ = try? connection.query("ROLLBACK") }
+            // Both run with hash joins only, as the statements around them (0307's SET LOCALs).
+            for (name, value) in functionSettings + [("enable_nestloop", "off"), ("enable_mergejoin", "off")] {
+                try connection.query("SELECT set_config($1, $2, true)", [name, value])
+            }
+            try connection.query(SQL("PREPARE notifications(bigint, text[], text[], text[], text[]) AS \(statement)", name: "tapwire_attribute_pending's notifications' rows"))
+            defer { _ = try? connection.query("DEALLOCATE notifications") }
+            let json = try #require(try connection.query("EXPLAIN (VERBOSE, FORMAT JSON) EXECUTE notifications(1, '{d}', '{n}', '{purchase}', '{EUR}')").scalar)
+            let top = try #require(try JSONSerialization.jsonObject(with: json.data(using: .utf8)!) as? [[String: Any]])
+            let plan = try #require(top.first?["Plan"] as? [String: Any])
+            let types = QueryPlan.nodes(plan).compactMap { $0["Node Type"] as? String }
+            #expect(!types.contains("Aggregate"), "statement \(index): no ordered aggregates, \(types)\n\(json)")
+            #expect(types.filter { $0 == "Sort" }.count == 1 && types.filter { $0 == "WindowAgg" }.count == 1
+                    && types.contains("Unique"), "statement \(index): one sort, one window, its first rows: \(types)\n\(json)")
+        }
+    }
+
     /// Migration 0305: the fold truncates the rule's scratch tables only when an earlier call of
     /// its transaction left rows; a TRUNCATE on every call gave each table a new relfilenode (a
     /// catalog write, and every statement reading them planned again: docs/benchmarks.md, "The
