@@ -75,6 +75,8 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     public var isInvalidParameterValue: Bool { sqlState == "22023" }
     /// 22007 or 22008: a date or time malformed or out of range.
     public var isInvalidDateTime: Bool { sqlState == "22007" || sqlState == "22008" }
+    /// 55P03: a lock was not available within `lock_timeout` (or NOWAIT).
+    public var isLockNotAvailable: Bool { sqlState == "55P03" }
     /// 57014: the statement was cancelled (its `statement_timeout` passed, or a cancel request).
     public var isQueryCanceled: Bool { sqlState == "57014" }
 }

@@ -61,7 +61,7 @@ final class FoldShareWorker: Sendable {
             do throws(DatabaseError) {
                 if connection == nil || connection?.isUsable == false {
                     connection?.close()
-                    connection = try PostgresConnection(url: databaseURL, applicationName: applicationName)
+                    connection = try PostgresConnection(url: databaseURL, applicationName: applicationName, serverTimeouts: .off)
                 }
                 try share(connection!)
                 outcome = .success(())

@@ -17,7 +17,10 @@ import TapwireCore
 /// A migration whose transaction loses a lock race (40P01 deadlock, 40001) is run again, up to
 /// `attempts` times: during a rolling upgrade the previous release's collectors keep committing,
 /// and a migration that locks the tables they write in another order than their commits do can
-/// deadlock with one of them. Its transaction rolled back, so running it again is safe.
+/// deadlock with one of them. Its transaction rolled back, so running it again is safe. So is
+/// one whose lock wait passed the operator's `lock_timeout` (55P03): a migration's transaction
+/// turns the server's timeouts off, waits for its turn on the migrations' lock, then takes the
+/// operator's `lock_timeout` back for its statements (docs/deployment.md, "The server's timeouts").
 public struct Migrator: Sendable {
     public struct Applied: Sendable, Equatable {
         public var version: Int
@@ -49,8 +52,9 @@ public struct Migrator: Sendable {
         var attempt = 1
         while true {
             do {
-                return try connection.transaction { () throws(DatabaseError) -> Outcome in
+                return try connection.transaction(timeouts: .off) { () throws(DatabaseError) -> Outcome in
                     try connection.query(EmbeddedSQL.migrationsLock)
+                    try connection.query(EmbeddedSQL.migrationsOperatorLockTimeout)
                     if let recorded = try connection.query(EmbeddedSQL.migrationsChecksum, [String(migration.version)]).namedRows.first {
                         return try recorded.decode("checksum", as: String.self) == checksum ? .alreadyApplied : .edited
                     }
@@ -59,7 +63,7 @@ public struct Migrator: Sendable {
                     try connection.query(EmbeddedSQL.migrationsRecord, [String(migration.version), migration.name, checksum])
                     return .applied
                 }
-            } catch where error.isTransientConflict && attempt < attempts && connection.isUsable {
+            } catch where (error.isTransientConflict || error.isLockNotAvailable) && attempt < attempts && connection.isUsable {
                 logger?.warning("migration lost a lock race; running it again",
                                 ["version": .of(migration.version), "name": .string(migration.name), "attempt": .of(attempt),
                                  "sqlstate": .string(error.sqlState ?? "")])
@@ -75,7 +79,7 @@ public struct Migrator: Sendable {
     /// Returns the migrations this call applied (empty when the schema was already current).
     @discardableResult
     public func migrate(_ connection: PostgresConnection, logger: Logger? = nil) throws(DatabaseError) -> [Applied] {
-        let citus = try connection.transaction { () throws(DatabaseError) -> Bool in
+        let citus = try connection.transaction(timeouts: .off) { () throws(DatabaseError) -> Bool in
             try connection.query(EmbeddedSQL.migrationsLock)
             try connection.query(EmbeddedSQL.migrationsBootstrap)
             return try connection.query(EmbeddedSQL.citusInstalled).value(Bool.self)
@@ -97,8 +101,9 @@ public struct Migrator: Sendable {
         }
         if citus, migrations.count == EmbeddedSQL.migrations.count {
             do {
-                try connection.transaction { () throws(DatabaseError) in
+                try connection.transaction(timeouts: .off) { () throws(DatabaseError) in
                     try connection.query(EmbeddedSQL.migrationsLock)
+                    try connection.query(EmbeddedSQL.migrationsOperatorLockTimeout)
                     try connection.query(EmbeddedSQL.migrationsCitusSequential)
                     try connection.query(EmbeddedSQL.citusApplyLayout)
                 }

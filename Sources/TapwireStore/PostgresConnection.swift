@@ -15,9 +15,16 @@ public final class PostgresConnection {
     /// The connection string, kept to reconnect; never logged (it may hold a password).
     private let url: String
 
+    /// What this connection's transactions do with the server's timeouts unless one says
+    /// otherwise (`transaction(_:timeouts:_:)`): `.off` for a connection that does only the
+    /// collector's background work (the fold's, the findings monitor's).
+    public let serverTimeouts: ServerTimeouts
+
     /// Connects, or throws `connectionFailed` with libpq's message (which never includes the password).
-    public init(url: String, applicationName: String = "tapwire", connectTimeoutSeconds: Int = 5) throws(DatabaseError) {
+    public init(url: String, applicationName: String = "tapwire", connectTimeoutSeconds: Int = 5,
+                serverTimeouts: ServerTimeouts = .operators) throws(DatabaseError) {
         self.url = url
+        self.serverTimeouts = serverTimeouts
         self.handle = try Self.connect(url: url, applicationName: applicationName, timeout: connectTimeoutSeconds)
     }
 
@@ -72,8 +79,8 @@ public final class PostgresConnection {
     }
 
     /// A new connection to the same database (for a `TransactionLock` beside this one).
-    public func connectAgain(applicationName: String = "tapwire") throws(DatabaseError) -> PostgresConnection {
-        try PostgresConnection(url: url, applicationName: applicationName)
+    public func connectAgain(applicationName: String = "tapwire", serverTimeouts: ServerTimeouts = .operators) throws(DatabaseError) -> PostgresConnection {
+        try PostgresConnection(url: url, applicationName: applicationName, serverTimeouts: serverTimeouts)
     }
 
     /// Runs a statement the database built (`format('… %I', $1)`) for DDL that takes no
@@ -91,6 +98,14 @@ public final class PostgresConnection {
         return PQbackendPID(handle)
     }
 
+    /// A statement outside a transaction on a connection whose `serverTimeouts` are not the
+    /// operator's runs in a transaction of its own, which carries their `SET LOCAL`s (a session
+    /// `SET` would outlive it behind a transaction pooler).
+    private var needsOwnTransaction: Bool {
+        guard serverTimeouts != .operators, let handle else { return false }
+        return PQtransactionStatus(handle) == PQTRANS_IDLE
+    }
+
     private func live() throws(DatabaseError) -> OpaquePointer {
         guard let handle else { throw DatabaseError(.connectionLost, "the connection is closed") }
         return handle
@@ -101,6 +116,7 @@ public final class PostgresConnection {
     /// the statement (`sql.name`).
     @discardableResult
     public func query(_ sql: SQL, _ parameters: [String?] = []) throws(DatabaseError) -> QueryResult {
+        if needsOwnTransaction { return try transaction { () throws(DatabaseError) in try query(sql, parameters) } }
         do throws(DatabaseError) {
             let connection = try live()
             let result: OpaquePointer? = withOptionalCStringArray(parameters) { values in
@@ -116,6 +132,7 @@ public final class PostgresConnection {
     /// (resultFormat 1): each field as the column type's send function wrote it, read by type in
     /// `BinaryQueryResult` without building a String per value.
     public func queryBinary(_ sql: SQL, _ parameters: [String?] = []) throws(DatabaseError) -> BinaryQueryResult {
+        if needsOwnTransaction { return try transaction { () throws(DatabaseError) in try queryBinary(sql, parameters) } }
         do throws(DatabaseError) {
             let connection = try live()
             let result: OpaquePointer? = withOptionalCStringArray(parameters) { values in
@@ -142,16 +159,35 @@ public final class PostgresConnection {
         try query(SQL(inline: sql), parameters)
     }
 
-    /// Starts a transaction with no settings of its own (a `TransactionLock`'s).
-    func begin() throws(DatabaseError) { try query(Self.beginStatement) }
+    /// Starts a transaction with no settings of its own but the connection's `serverTimeouts`
+    /// (a `TransactionLock`'s).
+    func begin() throws(DatabaseError) {
+        try executeScript(serverTimeouts == .operators ? Self.beginStatement : Self.beginWithoutTimeouts)
+    }
 
     /// Ends the current transaction without its changes; a failure is ignored (the caller is
     /// leaving the connection).
     func rollback() { _ = try? query(Self.rollbackStatement) }
 
     private static let beginStatement = SQL("BEGIN", name: "BEGIN")
+    private static let beginWithoutTimeouts = SQL("BEGIN; " + ServerTimeouts.offSettings, name: "BEGIN")
     private static let rollbackStatement = SQL("ROLLBACK", name: "ROLLBACK")
     private static let commitStatement = SQL("COMMIT", name: "COMMIT")
+
+    /// What a transaction does with the server's `statement_timeout`, `lock_timeout` and
+    /// `idle_in_transaction_session_timeout`, which an operator may set per role or database
+    /// (docs/deployment.md, "The server's timeouts"). Only ever transaction-local (`SET LOCAL`):
+    /// behind a transaction pooler the next transaction may run on another server session.
+    public enum ServerTimeouts: Sendable, Equatable {
+        /// The operator's: work a request waits for (a batch's commit, a report's reads).
+        case operators
+        /// All three off for the transaction: the collector's background work and the
+        /// maintenance commands, whose transactions grow with a backlog or a range and which a
+        /// timeout would cut at the same point on every retry, so they would never be done.
+        case off
+
+        static let offSettings = "SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0"
+    }
 
     /// How a transaction starts.
     public enum TransactionStart: Sendable {
@@ -162,16 +198,23 @@ public final class PostgresConnection {
         /// BEGIN and the transaction-local settings every transaction runs with, sent as one
         /// round trip. JIT is off: every statement here takes milliseconds, and a misestimated
         /// cost made PostgreSQL spend ~40 ms compiling a report query that runs in 30.
-        var script: SQL {
-            switch self {
-            case .readWrite: return Self.readWriteScript
-            case .readOnlySnapshot: return Self.readOnlySnapshotScript
+        /// With `timeouts` other than the operator's, their `SET LOCAL`s too, in the same round trip.
+        func script(_ timeouts: ServerTimeouts) -> SQL {
+            switch (self, timeouts) {
+            case (.readWrite, .operators): return Self.readWriteScript
+            case (.readWrite, .off): return Self.readWriteNoTimeouts
+            case (.readOnlySnapshot, .operators): return Self.readOnlySnapshotScript
+            case (.readOnlySnapshot, .off): return Self.readOnlySnapshotNoTimeouts
             }
         }
 
-        private static let readWriteScript = SQL("BEGIN; SET LOCAL jit = off", name: "BEGIN")
-        private static let readOnlySnapshotScript = SQL("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL jit = off",
-                                                        name: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        private static let readWriteText = "BEGIN; SET LOCAL jit = off"
+        private static let readOnlySnapshotText = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL jit = off"
+        private static let readWriteScript = SQL(readWriteText, name: "BEGIN")
+        private static let readWriteNoTimeouts = SQL(readWriteText + "; " + ServerTimeouts.offSettings, name: "BEGIN")
+        private static let readOnlySnapshotScript = SQL(readOnlySnapshotText, name: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        private static let readOnlySnapshotNoTimeouts = SQL(readOnlySnapshotText + "; " + ServerTimeouts.offSettings,
+                                                            name: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
     }
 
     /// Runs `body` as one transaction: BEGIN, then COMMIT when `body` returns. When `body` or the
@@ -180,9 +223,12 @@ public final class PostgresConnection {
     /// left) and its own failure is ignored, so it never hides the error that caused it. A
     /// connection lost during COMMIT leaves the outcome unknown: that is `connectionLost`, which
     /// callers answer as "not stored, retry" (a retry is exact: dedup).
+    /// `timeouts`: what the transaction does with the server's timeouts; by default the
+    /// connection's (`serverTimeouts`).
     @discardableResult
-    public func transaction<T>(_ start: TransactionStart = .readWrite, _ body: () throws(DatabaseError) -> T) throws(DatabaseError) -> T {
-        try executeScript(start.script)
+    public func transaction<T>(_ start: TransactionStart = .readWrite, timeouts: ServerTimeouts? = nil,
+                               _ body: () throws(DatabaseError) -> T) throws(DatabaseError) -> T {
+        try executeScript(start.script(timeouts ?? serverTimeouts))
         do {
             let value = try body()
             try query(Self.commitStatement)
@@ -197,11 +243,12 @@ public final class PostgresConnection {
     /// cancels it with 40001: on a hot standby, replaying a change a query's snapshot still
     /// needs (a vacuum's cleanup, a dropped partition) cancels the query ("conflict with
     /// recovery"); a new snapshot does not conflict with what was already replayed.
-    public func readOnlySnapshot<T>(attempts: Int = 3, _ body: () throws(DatabaseError) -> T) throws(DatabaseError) -> T {
+    public func readOnlySnapshot<T>(attempts: Int = 3, timeouts: ServerTimeouts? = nil,
+                                    _ body: () throws(DatabaseError) -> T) throws(DatabaseError) -> T {
         var attempt = 1
         while true {
             do {
-                return try transaction(.readOnlySnapshot, body)
+                return try transaction(.readOnlySnapshot, timeouts: timeouts, body)
             } catch where error.isTransientConflict && attempt < attempts && isUsable {
                 attempt += 1
             }

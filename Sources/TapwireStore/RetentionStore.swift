@@ -56,12 +56,18 @@ public struct RetentionStore: Sendable {
         outcome.partitions = due
         // The dropped partitions' conversions are gone: so are their credits (before the
         // horizon, tapwire_retention_horizon), and the rows of notifications no credit refers to.
-        outcome.conversionCreditsDeleted = Int64(try connection.query(EmbeddedSQL.retentionTrimConversionCredits, [nil]).affectedRows)
-        outcome.notificationConversionsDeleted = Int64(try connection.query(EmbeddedSQL.retentionTrimNotificationConversions, [nil]).affectedRows)
+        // Each trim in a transaction of its own without the server's timeouts: it grows with what
+        // the horizon passed, and a statement_timeout would cut it at the same point every run
+        // (docs/deployment.md, "The server's timeouts").
+        let trim = { (statement: SQL) throws(DatabaseError) -> Int64 in
+            Int64(try connection.transaction(timeouts: .off) { () throws(DatabaseError) in try connection.query(statement, [nil]).affectedRows })
+        }
+        outcome.conversionCreditsDeleted = try trim(EmbeddedSQL.retentionTrimConversionCredits)
+        outcome.notificationConversionsDeleted = try trim(EmbeddedSQL.retentionTrimNotificationConversions)
         // The install ids held beside them: devices with no conversion left, assignments whose
         // window closed before the horizon. The rollups keep their counts.
-        outcome.attributionDevicesDeleted = Int64(try connection.query(EmbeddedSQL.retentionTrimAttributionDevices, [nil]).affectedRows)
-        outcome.holdoutAssignmentsDeleted = Int64(try connection.query(EmbeddedSQL.retentionTrimHoldoutAssignments, [nil]).affectedRows)
+        outcome.attributionDevicesDeleted = try trim(EmbeddedSQL.retentionTrimAttributionDevices)
+        outcome.holdoutAssignmentsDeleted = try trim(EmbeddedSQL.retentionTrimHoldoutAssignments)
 
         var deleted: Int64 = 0
         while true {
@@ -112,7 +118,8 @@ public struct RetentionStore: Sendable {
             case .finalizeDetach:
                 try connection.query(SQL(finalize, name: "retention: finalize the detach of \(name)"), cancellingAfter: Self.stepSeconds)
             case .drop:
-                try connection.transaction { () throws(DatabaseError) in
+                // Its own lock_timeout (30 s) after the server's timeouts are off.
+                try connection.transaction(timeouts: .off) { () throws(DatabaseError) in
                     try connection.query(EmbeddedSQL.retentionDropLockTimeout)
                     try connection.query(SQL(dropSQL, name: "retention: drop partition \(name)"))
                 }

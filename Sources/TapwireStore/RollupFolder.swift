@@ -101,7 +101,7 @@ public final class RollupFolder: Service {
             do {
                 if connection == nil || connection?.isUsable == false {
                     connection?.close()
-                    connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-rollup-fold")
+                    connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-rollup-fold", serverTimeouts: .off)
                 }
                 let started = monotonicNanoseconds()
                 let rows = try shares.fold(on: connection!)

@@ -24,10 +24,13 @@ public struct RollupStore: Sendable {
     public init() {}
 
     /// Moves every pending delta into the rollup tables, in its own transaction; returns the
-    /// deltas moved. Readers that must count every acknowledged event call it first.
+    /// deltas moved. Readers that must count every acknowledged event call it first. Every fold's
+    /// transaction (this one, the shares', a rebuild's day) turns the server's statement, lock and
+    /// idle-in-transaction timeouts off for itself: it grows with the backlog, and a timeout would
+    /// cut it at the same point on every retry (docs/deployment.md, "The server's timeouts").
     @discardableResult
     public func fold(on connection: PostgresConnection) throws(DatabaseError) -> Int {
-        try connection.transaction { () throws(DatabaseError) -> Int in try foldPending(on: connection) }
+        try connection.transaction(timeouts: .off) { () throws(DatabaseError) -> Int in try foldPending(on: connection) }
     }
 
     /// Apps whose pending batches a fold takes, sums and upserts at once. One app's keys are few;
@@ -54,7 +57,7 @@ public struct RollupStore: Sendable {
     /// so no reader sees a stratum's new delivered in the base without it in the conversions'
     /// rows. Returns the deltas moved.
     package func foldDeltasShare(on connection: PostgresConnection, others: () -> Void) throws(DatabaseError) -> Int {
-        try connection.transaction { () throws(DatabaseError) -> Int in
+        try connection.transaction(timeouts: .off) { () throws(DatabaseError) -> Int in
             let moved = try foldPendingDeltas(on: connection)
             others()
             try attributePending(on: connection, delivered: true, queued: false)
@@ -67,7 +70,7 @@ public struct RollupStore: Sendable {
     /// part (migration 0328: the parts' shares run at once, each on its connection), then, in
     /// the share of every part or of part 0, the holdouts.
     package func foldAttributionShare(part: Int?, on connection: PostgresConnection) throws(DatabaseError) {
-        try connection.transaction { () throws(DatabaseError) in
+        try connection.transaction(timeouts: .off) { () throws(DatabaseError) in
             try attributePending(on: connection, delivered: false, queued: true, part: part)
             if (part ?? 0) == 0 { try holdoutsPending(on: connection) }
         }
@@ -248,7 +251,7 @@ public struct RollupStore: Sendable {
             var attempt = 0
             while true {
                 do {
-                    let events = try connection.transaction { () throws(DatabaseError) -> Int in
+                    let events = try connection.transaction(timeouts: .off) { () throws(DatabaseError) -> Int in
                         try connection.query(EmbeddedSQL.rollupsRebuildLock)
                         _ = try foldPending(on: connection)
                         let events = try recompute(parameters)

@@ -13,7 +13,9 @@ public final class TransactionLock {
     /// Opens a connection beside `neighbour`, begins a transaction and runs `attempt` (a
     /// `pg_try_advisory_xact_lock`); nil when another session holds the lock.
     public static func tryAcquire(_ attempt: SQL, beside neighbour: PostgresConnection) throws(DatabaseError) -> TransactionLock? {
-        let connection = try neighbour.connectAgain(applicationName: "tapwire-lock")
+        // Idle in its transaction for the whole run by design: the server's
+        // idle_in_transaction_session_timeout would end it, and the lock with it, mid-run.
+        let connection = try neighbour.connectAgain(applicationName: "tapwire-lock", serverTimeouts: .off)
         do {
             try connection.begin()
             guard try connection.query(attempt).value(Bool.self) else {

@@ -472,12 +472,20 @@ import TapwireTestSupport
         #expect(try db.query("SELECT count(*) FROM rollup_delta_batches").scalar == "1")
         #expect(try db.query("SELECT count(*) FROM rollup_deltas").scalar == "0")
 
-        // A fold whose upsert fails (a rollup table is locked away from it) takes nothing.
-        try connection.query("SET lock_timeout = '200ms'")
+        // A fold whose upsert fails (a rollup table is locked away from it, and the fold is
+        // cancelled once it waits for it: a fold turns the server's lock_timeout off,
+        // docs/deployment.md, "The server's timeouts") takes nothing.
         let blocker = try db.connect()
         defer { blocker.close() }
         try blocker.query("BEGIN")
         try blocker.query("LOCK TABLE rollup_total_histograms IN ACCESS EXCLUSIVE MODE")
+        let pid = String(connection.backendPID)
+        Thread {
+            _ = eventually(timeout: 60) {
+                (try? db.query("SELECT count(*) FROM pg_stat_activity WHERE pid = $1::integer AND wait_event_type = 'Lock'", [pid]).scalar) == "1"
+            }
+            _ = try? db.query("SELECT pg_cancel_backend($1::integer)", [pid])
+        }.start()
         #expect(throws: DatabaseError.self) { try RollupStore().fold(on: connection) }
         try blocker.query("ROLLBACK")
         #expect(try db.query("SELECT count(*) FROM rollup_delta_batches").scalar == "1")

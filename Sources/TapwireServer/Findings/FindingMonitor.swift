@@ -106,7 +106,7 @@ public final class FindingMonitor: Service {
             do throws(DatabaseError) {
                 if connection == nil || !(connection!.isUsable) {
                     connection?.close()
-                    connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-findings")
+                    connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-findings", serverTimeouts: .off)
                 }
                 let db = connection!
                 // One fold for the families due in this pass, its ticket taken now.

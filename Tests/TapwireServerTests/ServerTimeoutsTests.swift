@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import TapwireCore
+import TapwireServer
+import TapwireStore
+import TapwireTestSupport
+
+/// The collector's background fold under the server's timeouts an operator sets per role or
+/// database (docs/deployment.md, "The server's timeouts"): with `idle_in_transaction_session_timeout`,
+/// `statement_timeout` or `lock_timeout` of 200 ms on the database, a fold in shares on 3
+/// connections whose share is held by the test's lock far past that still commits once the lock
+/// is let go, and the report that woke it equals the raw events'. Deterministic: the shares are
+/// held by locks, and each test waits (in pg_stat_activity) until a share has been idle or
+/// waiting five times the timeout before it lets go; on a collector whose transactions keep the
+/// operator's timeouts that state never lasts that long (the server ends the session or cancels
+/// the statement), and the fold fails.
+@Suite(.serialized) struct ServerTimeoutsTests {
+    /// A fresh database whose new sessions get `setting` = 200ms, as `ALTER ROLE … SET` or
+    /// `ALTER DATABASE … SET` would give every session of the collector.
+    static func database(with settings: [String]) throws -> TestDatabase {
+        let database = try TestDatabase.create()
+        for setting in settings {
+            try database.query("ALTER DATABASE \(database.name) SET \(setting) = '200ms'")
+            #expect(try database.query("SELECT current_setting($1)", [setting]).scalar == "200ms", "a new session gets \(setting)")
+        }
+        return database
+    }
+
+    /// The test's own connection, which holds locks in an open transaction: without the
+    /// database's timeouts (a session setting of the test's, on a direct connection).
+    static func lockHolder(_ database: TestDatabase) throws -> PostgresConnection {
+        let lock = try database.connect()
+        try lock.executeScript("SET statement_timeout = 0; SET lock_timeout = 0; SET idle_in_transaction_session_timeout = 0")
+        return lock
+    }
+
+    /// Whether one session of `application` has been in `state` (and, with `waitingOnALock`,
+    /// waiting for a lock) for at least a second: five times the database's timeouts.
+    static func heldPastTheTimeouts(_ database: TestDatabase, application: String, state: String, waitingOnALock: Bool) -> Bool {
+        eventually(timeout: 60) {
+            (try? database.query("""
+                SELECT count(*) FROM pg_stat_activity
+                WHERE datname = current_database() AND application_name = $1 AND state = $2
+                AND ($3::boolean IS FALSE OR wait_event_type = 'Lock')
+                AND clock_timestamp() - state_change > interval '1 second'
+                """, [application, state, String(waitingOnALock)]).scalar) == "1"
+        }
+    }
+
+    /// The attribution share of part 0 held by the test (it holds the app's part-0 attribution
+    /// lock): the deltas' share has folded and waits for it, idle in its transaction, past the
+    /// database's `idle_in_transaction_session_timeout`, and the part's share waits for the lock
+    /// past `statement_timeout` and `lock_timeout`; let go, the fold commits.
+    @Test func theDeltasShareWaitsIdleInTransactionPastTheServersTimeouts() throws {
+        let database = try Self.database(with: ["idle_in_transaction_session_timeout", "statement_timeout", "lock_timeout"])
+        let collector = try FoldSharesTests.collector(database, connections: 3)
+        defer { collector.stop() }
+        let app = try collector.database.createApp()
+        try FoldSharesTests.post(FoldSharesTests.batches(seed: 41), to: collector, key: app.writeKey.text)
+        let foldsBefore = collector.foldsDone
+        let lock = try Self.lockHolder(database)
+        defer { lock.close() }
+        try lock.query("BEGIN")
+        try lock.query("SELECT pg_advisory_xact_lock(7358161, hashint8($1::bigint))", [String(app.appId)])
+
+        let report = FoldSharesTests.BackgroundReport(collector, key: app.readKey.text)
+        #expect(Self.heldPastTheTimeouts(database, application: "tapwire-rollup-fold", state: "idle in transaction", waitingOnALock: false),
+                "the deltas' share was not left waiting idle in its transaction")
+        #expect(Self.heldPastTheTimeouts(database, application: "tapwire-rollup-fold-attribution-0", state: "active", waitingOnALock: true),
+                "attribution's part 0 was not left waiting for the test's lock")
+        try FoldSharesTests.expectToldOnlyOnceReleased(report, collector, app: app, lock: lock, foldsBefore: foldsBefore)
+    }
+
+    /// The deltas' share held by the test (it locks rollup_delta_batches against the share's
+    /// take): the take's statement waits past the database's `statement_timeout` (or
+    /// `lock_timeout`) alone; let go, the fold commits.
+    @Test(arguments: ["statement_timeout", "lock_timeout"]) func aFoldStatementWaitsPastTheServersTimeout(setting: String) throws {
+        let database = try Self.database(with: [setting])
+        let collector = try FoldSharesTests.collector(database, connections: 3)
+        defer { collector.stop() }
+        let app = try collector.database.createApp()
+        try FoldSharesTests.post(FoldSharesTests.batches(seed: 42), to: collector, key: app.writeKey.text)
+        let foldsBefore = collector.foldsDone
+        let lock = try Self.lockHolder(database)
+        defer { lock.close() }
+        try lock.query("BEGIN")
+        try lock.query("LOCK TABLE rollup_delta_batches IN SHARE MODE")
+
+        let report = FoldSharesTests.BackgroundReport(collector, key: app.readKey.text)
+        #expect(Self.heldPastTheTimeouts(database, application: "tapwire-rollup-fold", state: "active", waitingOnALock: true),
+                "the deltas' share did not wait for the test's lock past the server's \(setting)")
+        try FoldSharesTests.expectToldOnlyOnceReleased(report, collector, app: app, lock: lock, foldsBefore: foldsBefore)
+    }
+}
