@@ -21,13 +21,18 @@ public struct APIError: Error, Sendable, Equatable {
 
 extension APIError {
     /// A database error: unreachable → 503; a read a standby cancelled (40001) even after the
-    /// retries → 503; anything else → 500 naming its stable code, never its message (which can
-    /// quote row values). `what` names what failed, e.g. "the report".
+    /// retries → 503; a statement the database cancelled at the operator's `statement_timeout`
+    /// (57014) or `lock_timeout` (55P03) → 503 `database_timeout`; anything else → 500 naming its
+    /// stable code, never its message (which can quote row values). `what` names what failed,
+    /// e.g. "the report".
     public init(_ error: DatabaseError, doing what: String) {
         if error.isUnavailable {
             self.init(.databaseUnavailable, "the database is unavailable; retry later", retryAfterSeconds: 1)
         } else if error.isTransientConflict {
             self.init(.databaseUnavailable, "\(what): the reads were cancelled by a conflict (on a standby, with its replay) after retries; retry later",
+                      retryAfterSeconds: 1)
+        } else if error.isServerTimeout {
+            self.init(.databaseTimeout, "\(what) was cancelled by the database (its statement_timeout or lock_timeout); retry later, or ask for less",
                       retryAfterSeconds: 1)
         } else {
             self.init(.internalError, "\(what) failed (\(error.code.rawValue))")
@@ -92,6 +97,9 @@ extension APIError {
             self.init(.databaseUnavailable, "the database is unavailable; nothing was stored, keep the events and retry", retryAfterSeconds: retry)
         case .overloaded(let retry):
             self.init(.overloaded, "the collector is behind on writes; nothing was stored, retry shortly", retryAfterSeconds: retry)
+        case .rejected where failure.isServerTimeout:
+            self.init(.databaseTimeout, "the database cancelled the batch's commit (its statement_timeout or lock_timeout); nothing was stored, keep the events and retry",
+                      retryAfterSeconds: 1)
         case .rejected(let code, _):
             self.init(.internalError, "the database refused the batch (\(code)); nothing was stored")
         }

@@ -22,6 +22,10 @@ public enum APIErrorCode: String, Sendable, CaseIterable {
     case internalError = "internal_error"
     case overloaded
     case databaseUnavailable = "database_unavailable"
+    /// The database cancelled the work at the operator's `statement_timeout` or `lock_timeout`
+    /// (docs/deployment.md, "The server's timeouts"): the same request may pass when the
+    /// database is less busy, or asking for less.
+    case databaseTimeout = "database_timeout"
 
     public var status: Int {
         switch self {
@@ -36,7 +40,7 @@ public enum APIErrorCode: String, Sendable, CaseIterable {
         case .unsupportedEncoding: return 415
         case .rateLimited: return 429
         case .internalError: return 500
-        case .overloaded, .databaseUnavailable: return 503
+        case .overloaded, .databaseUnavailable, .databaseTimeout: return 503
         }
     }
 }

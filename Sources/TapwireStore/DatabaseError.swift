@@ -79,4 +79,9 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     public var isLockNotAvailable: Bool { sqlState == "55P03" }
     /// 57014: the statement was cancelled (its `statement_timeout` passed, or a cancel request).
     public var isQueryCanceled: Bool { sqlState == "57014" }
+    /// Cancelled by the server at the operator's `statement_timeout` or `lock_timeout` (57014,
+    /// 55P03): the same work may pass later (docs/deployment.md, "The server's timeouts").
+    public var isServerTimeout: Bool { Self.isServerTimeout(sqlState: sqlState) }
+    /// The same test for a SQLSTATE carried without its error (`CommitFailure.rejected`).
+    public static func isServerTimeout(sqlState: String?) -> Bool { sqlState == "57014" || sqlState == "55P03" }
 }

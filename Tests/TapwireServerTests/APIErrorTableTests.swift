@@ -18,6 +18,12 @@ import TapwireStore
         #expect(internalError.code == .internalError && internalError.code.status == 500)
         // The message names the stable code, never the server's text, which can quote values.
         #expect(internalError.message.contains("db_query_failed") && !internalError.message.contains("secret"))
+        // Cut by the operator's statement_timeout or lock_timeout: 503, retry (docs/deployment.md).
+        for state in ["57014", "55P03"] {
+            let cut = APIError(DatabaseError(.queryFailed, sqlState: state, "canceling statement due to statement timeout"), doing: "the report")
+            #expect(cut.code == .databaseTimeout && cut.code.status == 503 && cut.retryAfterSeconds == 1)
+            #expect(cut.message.hasPrefix("the report") && !cut.message.contains("canceling"))
+        }
     }
 
     @Test func executorFailuresAreUnavailableOrTheWorks() {
@@ -38,6 +44,8 @@ import TapwireStore
         #expect(APIError(CommitFailure.overloaded(retryAfterSeconds: 3)).retryAfterSeconds == 3)
         #expect(APIError(CommitFailure.unavailable(retryAfterSeconds: 1)).code == .databaseUnavailable)
         #expect(APIError(CommitFailure.rejected(code: "db_copy_failed", sqlState: "22P02")).code.status == 500)
+        #expect(APIError(CommitFailure.rejected(code: "db_copy_failed", sqlState: "57014")).code == .databaseTimeout)
+        #expect(APIError(CommitFailure.rejected(code: "db_query_failed", sqlState: "55P03")).code.status == 503)
     }
 
     @Test func batchAndManifestErrorsKeepTheirCodes() {
