@@ -91,4 +91,32 @@ import TapwireTestSupport
                 "the deltas' share did not wait for the test's lock past the server's \(setting)")
         try FoldSharesTests.expectToldOnlyOnceReleased(report, collector, app: app, lock: lock, foldsBefore: foldsBefore)
     }
+
+    /// A report whose read the database cancels at the operator's `lock_timeout` (the test holds
+    /// the engagement totals' table, which a report reads and a fold with nothing pending does
+    /// not write) is answered 503 `database_timeout` with Retry-After, not 500; let go, the same
+    /// request answers 200. The holder's own `idle_in_transaction_session_timeout` (30 s) ends its
+    /// lock whatever happens, so the test cannot hang on it.
+    @Test func aReportCutByTheServersLockTimeoutIsA503() throws {
+        let database = try Self.database(with: ["lock_timeout"])
+        let collector = try FoldSharesTests.collector(database, connections: 3)
+        defer { collector.stop() }
+        let app = try collector.database.createApp()
+        try FoldSharesTests.post(FoldSharesTests.batches(seed: 43), to: collector, key: app.writeKey.text)
+        // Everything posted is folded before the lock: this report waits for that fold.
+        _ = try FoldSharesTests.collectorFigures(collector, key: app.readKey.text)
+        #expect(try FoldSharesTests.queued(collector, app: app) == ["0", "0", "0"])
+
+        let lock = try Self.lockHolder(database)
+        defer { lock.close() }
+        try lock.executeScript("BEGIN; SET LOCAL idle_in_transaction_session_timeout = '30s'; LOCK TABLE rollup_totals IN ACCESS EXCLUSIVE MODE")
+        let range = "from=\(FoldSharesTests.start.iso8601(fractionDigits: 0))&to=\(FoldSharesTests.end.iso8601(fractionDigits: 0))&tz=UTC"
+        let cut = try collector.client().get("/v1/reports/engagement?format=json&" + range, key: app.readKey.text)
+        #expect(cut.status == 503, "\(cut.text.prefix(300))")
+        #expect(cut.json?["error"]?["code"]?.stringValue == "database_timeout")
+        #expect(cut.headers["retry-after"] == "1")
+        try lock.query("COMMIT")
+        let again = try collector.client().get("/v1/reports/engagement?format=json&" + range, key: app.readKey.text)
+        #expect(again.status == 200, "\(again.text.prefix(300))")
+    }
 }
