@@ -1,8 +1,8 @@
 import TapwireCore
 
-/// Mismatch detection over the usage rollups (migrations 0020, 0330): it reads the hourly rollup's
-/// rows of the window and the current manifests, never raw events, so its cost grows with hours x
-/// event shapes. The findings go out through the one
+/// Mismatch detection over the usage rollups (migration 0020): it reads rollup rows (whole days
+/// from the daily table, edge hours from the hourly one) and the current manifests, never raw
+/// events, so its cost grows with days x event shapes. The findings go out through the one
 /// outbox of every family (FindingOutbox.swift).
 public struct MismatchStore: Sendable {
     public var rules: MismatchRules
@@ -24,7 +24,7 @@ public struct MismatchStore: Sendable {
         let w = MismatchWindow(since: since, until: until)
         try fold.foldBeforeReading(on: connection) // pending deltas first: count every acknowledged event
         return try Self.parseUsage(try connection.query(EmbeddedSQL.mismatchUsageWindow, [
-            String(appId), w.hourStart.description, w.until.description,
+            String(appId), w.hourStart.description, w.fullDaysStart.description, w.fullDaysEnd.description, w.until.description,
         ]))
     }
 

@@ -137,8 +137,9 @@ enum RollupDeltaRows {
             body(row(19, r.appId, bucket: r.day, category: r.category, appVersion: r.appVersion, platform: r.platform,
                      action: text(k.action), slots: trimmedHours([hours])))
         }
-        // Kind 4 only: the daily usage (kind 5) is no longer written (migration 0330).
-        for (key, usage) in rows.usageHourly { body(usageRow(4, key, usage, text: text) + Array(repeating: .null, count: 8)) }
+        for (kind, table) in [(Int16(4), rows.usageHourly), (5, rows.usageDaily)] {
+            for (key, usage) in table { body(usageRow(kind, key, usage, text: text) + Array(repeating: .null, count: 8)) }
+        }
     }
 
     /// A day's running sums (97 each, equal lengths) as sent: from the first element where one

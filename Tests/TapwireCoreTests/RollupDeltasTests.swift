@@ -116,7 +116,8 @@ struct RollupDeltasTests {
             usage(h10, .response, SystemAction.dismiss, 1): .init(count: 1, firstSeen: at(9), lastSeen: at(9)),
             usage(h11, .delivered, "", 0): .init(count: 1, firstSeen: at(65), lastSeen: at(65)),
         ])
-        #expect(rows.usageHourly == deltas.usageHourly) // hours only: no daily rows since 0330
+        #expect(rows.usageDaily[usage(midnight, .delivered, "", 1)] == .init(count: 2, firstSeen: at(5), lastSeen: at(6)))
+        #expect(rows.usageDaily.count == 5)
     }
 
     /// Random events, added in random splits, against a recomputation of every table's rows
@@ -207,11 +208,14 @@ struct RollupDeltasTests {
             expected.releaseCounts[release, default: .init()].add(c)
             if registered { expected.releaseActions[.init(release: release, action: e.actionIdentifier!), default: 0] += 1 }
             let registeredFlag: Int16 = e.categoryRegistered == nil ? -1 : (e.categoryRegistered! ? 1 : 0)
-            let u = RollupDeltas.UsageKey(appId: appId, bucket: hourStart, appVersion: context.appVersion, platform: context.platform,
-                                          type: e.type, category: e.category, action: e.actionIdentifier ?? "", categoryRegistered: registeredFlag)
-            let old = expected.usageHourly[u]
-            expected.usageHourly[u] = RollupDeltas.Usage(count: (old?.count ?? 0) + 1, firstSeen: min(old?.firstSeen ?? e.eventTime, e.eventTime),
-                                                         lastSeen: max(old?.lastSeen ?? e.eventTime, e.eventTime))
+            for (bucket, daily) in [(hourStart, false), (dayStart, true)] {
+                let u = RollupDeltas.UsageKey(appId: appId, bucket: bucket, appVersion: context.appVersion, platform: context.platform,
+                                              type: e.type, category: e.category, action: e.actionIdentifier ?? "", categoryRegistered: registeredFlag)
+                let old = daily ? expected.usageDaily[u] : expected.usageHourly[u]
+                let new = RollupDeltas.Usage(count: (old?.count ?? 0) + 1, firstSeen: min(old?.firstSeen ?? e.eventTime, e.eventTime),
+                                             lastSeen: max(old?.lastSeen ?? e.eventTime, e.eventTime))
+                if daily { expected.usageDaily[u] = new } else { expected.usageHourly[u] = new }
+            }
         }
         #expect(rows.totals == expected.totals)
         #expect(rows.totalActions == expected.totalActions)
@@ -224,6 +228,7 @@ struct RollupDeltasTests {
         #expect(rows.releaseCounts == expected.releaseCounts)
         #expect(rows.releaseActions == expected.releaseActions)
         #expect(rows.usageHourly == expected.usageHourly)
+        #expect(rows.usageDaily == expected.usageDaily)
         #expect(rows == expected)
         #expect(expected.totals.count > 100 && expected.totalHistograms.count > 50 && expected.strata.count > 20)
         // The rebuild's rows: the same without the blocks of 2 to 16 days, which it makes from

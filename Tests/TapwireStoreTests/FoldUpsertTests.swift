@@ -36,7 +36,7 @@ import TapwireTestSupport
         let db = try TestDatabase.create()
         let tables = ["rollup_totals", "rollup_total_actions", "rollup_total_histograms", "rollup_trend", "rollup_dismiss_base", "rollup_dismiss_blocks",
                       "rollup_dismiss_quarters", "rollup_strata", "rollup_uplift_days", "rollup_marginals", "rollup_release_counts",
-                      "rollup_release_actions", "mismatch_usage_hourly"]
+                      "rollup_release_actions", "mismatch_usage_hourly", "mismatch_usage_daily"]
         for table in tables {
             let options = try db.query("SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = $1 AND relkind IN ('r', 'p')",
                                        [table]).rows.first?.first ?? nil

@@ -71,15 +71,15 @@ private let manifest = Manifest(appVersion: "1.0", categories: [
                                      until: t0.adding(seconds: 3 * 3600), on: connection)
         #expect(later.findings.filter { $0.kind != .deadCategory }.map { "\($0.kind.rawValue):\($0.count)" } == ["case_mismatch:1"])
 
-        // A window of whole days reads them from the hourly rollup (migration 0330): events 3
-        // days back count once.
+        // A window of whole days reads the daily rollup: events 3 days back count once, with
+        // the edge hours from the hourly rollup.
         let old = (0..<4).map { event(.delivered, "Message", at: Double(-3 * 1440 + $0 * 90), seed: &seed) }
         _ = try writer.commit([StagedBatch(appId: appId, receivedAt: t0, context: context, events: old)])
         let long = try store.report(appId: appId, appName: "rollup", since: t0.adding(seconds: -4 * 86_400 + 1800),
                                     until: t0.adding(seconds: 3 * 3600), on: connection)
         #expect(long.findings.first { $0.kind == .caseMismatch }?.count == 6)
         let window = MismatchWindow(since: t0.adding(seconds: -4 * 86_400 + 1800), until: t0.adding(seconds: 3 * 3600))
-        #expect(window.hourStart == t0.adding(seconds: -4 * 86_400) && window.until == t0.adding(seconds: 3 * 3600))
+        #expect(window.fullDaysStart < window.fullDaysEnd)
     }
 
     @Test func migrationBackfillsTheRollupFromExistingEvents() throws {
@@ -90,11 +90,9 @@ private let manifest = Manifest(appVersion: "1.0", categories: [
         let writer = EventWriter(connection: connection, partitions: PartitionDays())
         _ = try writer.commit([StagedBatch(appId: appId, receivedAt: t0, context: DeviceContext(appVersion: "2.0", platform: "iOS"),
                                            events: (0..<5).map { event(.delivered, "x", at: Double($0), seed: &seed) })])
-        try connection.query("TRUNCATE rollup_delta_batches, rollup_deltas, mismatch_usage_hourly")
+        try connection.query("TRUNCATE rollup_delta_batches, rollup_deltas, mismatch_usage_hourly, mismatch_usage_daily")
         let backfill = try #require(EmbeddedSQL.migrations.first { $0.version == 20 }).sql
-        // The hourly backfill only: mismatch_usage_daily is a view of the hourly rows since 0330.
-        let insert = String(backfill[backfill.range(of: "INSERT INTO mismatch_usage_hourly")!.lowerBound
-                                     ..< backfill.range(of: "INSERT INTO mismatch_usage_daily")!.lowerBound])
+        let insert = String(backfill[backfill.range(of: "INSERT INTO mismatch_usage_hourly")!.lowerBound...])
         try connection.executeScript(insert)
         #expect(try connection.query("SELECT event_count FROM mismatch_usage_hourly").scalar == "5")
         #expect(try connection.query("SELECT event_count FROM mismatch_usage_daily").scalar == "5")

@@ -102,7 +102,7 @@ import TapwireTestSupport
         // starting from rollups that are wrong.
         try connection.query("DELETE FROM rollup_total_histograms WHERE app_id = $1::bigint", [String(app.appId)])
         try connection.query("UPDATE rollup_uplift_days SET weights = weights + 1 WHERE app_id = $1::bigint", [String(app.appId)])
-        try connection.query("UPDATE mismatch_usage_hourly SET event_count = event_count + 5 WHERE app_id = $1::bigint", [String(app.appId)])
+        try connection.query("UPDATE mismatch_usage_daily SET event_count = event_count + 5 WHERE app_id = $1::bigint", [String(app.appId)])
         let range = try #require(try RollupStore().eventHours(appId: app.appId, on: connection))
         let days = try RollupStore().rebuild(appId: app.appId, from: range.from, to: range.to, on: connection)
         #expect(days.reduce(0) { $0 + $1.eventsRecomputed } == distinct)
@@ -234,9 +234,8 @@ import TapwireTestSupport
         try connection.query("UPDATE rollup_uplift_days SET p = p + 1 WHERE app_id = $1::bigint", app1)
         // The mismatch usage, whose rows the replacement takes as the rebuild wrote them (0311,
         // without grouping them again): a changed count, a key the events do not have, a missing key.
-        // (mismatch_usage_daily is a view of the hourly rows since 0330.)
-        for table in ["mismatch_usage_hourly"] {
-            let time = "bucket"
+        for table in ["mismatch_usage_hourly", "mismatch_usage_daily"] {
+            let time = table == "mismatch_usage_hourly" ? "bucket" : "day"
             try connection.query("""
                 UPDATE \(table) SET event_count = event_count + 2, last_seen = last_seen + interval '1 second'
                 WHERE app_id = $1::bigint AND ctid = (SELECT min(ctid) FROM \(table) WHERE app_id = $1::bigint)

@@ -1,2 +1,2 @@
 -- Fresh planner statistics after a bulk load.
-ANALYZE events, mismatch_usage_hourly
+ANALYZE events, mismatch_usage_hourly, mismatch_usage_daily

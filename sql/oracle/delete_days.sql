@@ -58,6 +58,10 @@ WITH rebuilt AS (
 ), release_actions AS (
     DELETE FROM rollup_release_actions
     WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND day >= $2::timestamptz AND day < $3::timestamptz
+), usage_hourly AS (
+    DELETE FROM mismatch_usage_hourly
+    WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND bucket >= $2::timestamptz AND bucket < $3::timestamptz
 )
-DELETE FROM mismatch_usage_hourly
-WHERE ($1::bigint IS NULL OR app_id = $1::bigint) AND bucket >= $2::timestamptz AND bucket < $3::timestamptz
+DELETE FROM mismatch_usage_daily
+WHERE ($1::bigint IS NULL OR app_id = $1::bigint)
+  AND day >= ($2::timestamptz AT TIME ZONE 'UTC')::date AND day < ($3::timestamptz AT TIME ZONE 'UTC')::date

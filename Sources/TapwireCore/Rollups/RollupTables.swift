@@ -176,6 +176,7 @@ public struct RollupTables<Text: RollupText>: Sendable, Equatable {
     public var strata: [StratumKey: Pair] = [:]
     public var marginals: [MarginalKey: MarginalCounts] = [:]
     public var usageHourly: [RollupTally<Text>.UsageKey: RollupUsage] = [:]
+    public var usageDaily: [RollupTally<Text>.UsageKey: RollupUsage] = [:]
     public var releaseCounts: [ReleaseKey: ReleaseCounts] = [:]
     public var releaseActions: [ReleaseActionKey: Int64] = [:]
 
@@ -378,6 +379,6 @@ public struct RollupTables<Text: RollupText>: Sendable, Equatable {
     public var rowCount: Int {
         totals.count + totalActions.count + totalHistograms.count + trend.count + dismissBase.count + dismissQuarters.count + strata.count
             + marginals.count
-            + usageHourly.count + releaseCounts.count + releaseActions.count
+            + usageHourly.count + usageDaily.count + releaseCounts.count + releaseActions.count
     }
 }

@@ -483,8 +483,10 @@ public struct RollupTally<Text: RollupText>: Sendable, Equatable {
             }
         }
         for (key, usage) in usageHourly {
-            // Hours only: whole days are read from them too (migration 0330).
             rows.usageHourly[key, default: Usage(count: 0, firstSeen: usage.firstSeen, lastSeen: usage.lastSeen)].add(usage)
+            var daily = key
+            daily.bucket = Self.floor(key.bucket, Self.microsecondsPerDay)
+            rows.usageDaily[daily, default: Usage(count: 0, firstSeen: usage.firstSeen, lastSeen: usage.lastSeen)].add(usage)
         }
         return rows
     }
