@@ -78,7 +78,7 @@ public final class PostgresConnection {
     }
 
     /// Whether the server closed this connection while it sat idle between transactions
-    /// (`idle_session_timeout`, a pooler's `server_idle_timeout`, `pg_terminate_backend`, a
+    /// (`idle_session_timeout`, PgBouncer's `client_idle_timeout`, `pg_terminate_backend`, a
     /// restart or failover): libpq notices that only when it next reads, so `isUsable` stays
     /// true and the next statement would fail on it. Asked before a connection idle since its
     /// last use is used again (docs/deployment.md, "The server's timeouts"). No round trip: one
