@@ -46,7 +46,7 @@ public final class Collector: Sendable {
                 folder.stored(events: stats.stored)
             },
             onDatabaseError: { error in metrics.increment(CollectorMetrics.databaseErrors, [error.code.rawValue]) })
-        let database = DatabaseExecutor(databaseURL: configuration.databaseURL, threads: configuration.readerThreads)
+        let database = DatabaseExecutor(databaseURL: configuration.databaseURL, threads: configuration.readerThreads, logger: logger)
         // One cache of decoded manifests for the monitor's scans, the findings requests, the
         // reports and the mismatch counters: each distinct manifest is decoded once, not at every read.
         let manifestCache = ManifestCache()

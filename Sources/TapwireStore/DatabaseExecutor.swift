@@ -22,10 +22,12 @@ public final class DatabaseExecutor: Service {
     private let jobs: WorkQueue<Job>
     private let stopping = ShutdownSignal()
     private let threads: Int
+    private let logger: Logger?
 
-    public init(databaseURL: String, threads: Int = 4, maxQueued: Int = 10_000) {
+    public init(databaseURL: String, threads: Int = 4, maxQueued: Int = 10_000, logger: Logger? = nil) {
         self.databaseURL = databaseURL
         self.threads = threads
+        self.logger = logger
         jobs = WorkQueue(loop: loop, limit: maxQueued)
     }
 
@@ -63,6 +65,11 @@ public final class DatabaseExecutor: Service {
     private func work() {
         var connection: PostgresConnection?
         while let job = jobs.next() {
+            // A connection the server closed while it sat idle (idle_session_timeout, a pooler's,
+            // a restart) is replaced before the job's first statement would fail on it.
+            if let idle = connection, idle.closedWhileIdle() {
+                logger?.info("database connection closed by the server while idle; replacing it", ["connection": "tapwire-reader"])
+            }
             if connection == nil || connection?.isUsable == false {
                 connection?.close()
                 connection = nil

@@ -22,10 +22,12 @@ final class FoldShareWorker: Sendable {
     private let loop: BackgroundLoop
     private let state = Mutex(State())
     private let finished = DispatchSemaphore(value: 0)
+    private let logger: Logger?
 
-    init(databaseURL: String, applicationName: String) {
+    init(databaseURL: String, applicationName: String, logger: Logger? = nil) {
         self.databaseURL = databaseURL
         self.applicationName = applicationName
+        self.logger = logger
         loop = BackgroundLoop(name: applicationName)
     }
 
@@ -59,6 +61,11 @@ final class FoldShareWorker: Sendable {
             }
             let outcome: Result<Void, DatabaseError>
             do throws(DatabaseError) {
+                // Closed by the server while idle since the last share (idle_session_timeout, a
+                // pooler's, a restart): replaced before the share would fail on it.
+                if let idle = connection, idle.closedWhileIdle() {
+                    logger?.info("database connection closed by the server while idle; replacing it", ["connection": .string(applicationName)])
+                }
                 if connection == nil || connection?.isUsable == false {
                     connection?.close()
                     connection = try PostgresConnection(url: databaseURL, applicationName: applicationName, serverTimeouts: .off)

@@ -20,9 +20,10 @@ public final class FoldShares: Sendable {
     /// and the holdouts beside the deltas; up to `maxConnections`, one share per part of
     /// attribution's queue (`otherShares`). The workers' connections are named
     /// `applicationName` and their share's name.
-    public init(databaseURL: String, connections: Int, applicationName: String = "tapwire-rollup-fold") {
+    /// `logger`: where a worker says it replaced a connection the server closed while it sat idle.
+    public init(databaseURL: String, connections: Int, applicationName: String = "tapwire-rollup-fold", logger: Logger? = nil) {
         workers = Self.otherShares(connections: connections).map {
-            (FoldShareWorker(databaseURL: databaseURL, applicationName: applicationName + "-" + $0.name), $0.share)
+            (FoldShareWorker(databaseURL: databaseURL, applicationName: applicationName + "-" + $0.name, logger: logger), $0.share)
         }
     }
 

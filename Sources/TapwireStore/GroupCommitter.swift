@@ -104,10 +104,7 @@ public final class GroupCommitter: Service {
                 writer?.connection.close()
                 writer = nil
                 do {
-                    let connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-writer")
-                    let fresh = EventWriter(connection: connection, partitions: partitions)
-                    try fresh.precreatePartitions(now: .now)
-                    writer = fresh
+                    writer = try openWriter()
                     backoff.reset()
                     let wasDown = queue.withLock { q -> Bool in
                         let down = !q.isAvailable
@@ -139,10 +136,38 @@ public final class GroupCommitter: Service {
             case .waitUntil(let due):
                 writers.pause(seconds: Double(min(due &- now, 50_000_000)) / 1e9)
             case .commit(let group):
-                commit(group, with: activeWriter)
+                // A connection the server closed while it sat idle (idle_session_timeout, a
+                // pooler's, a restart) is replaced before the group's BEGIN would fail on it.
+                var groupWriter = activeWriter
+                if activeWriter.connection.closedWhileIdle() {
+                    logger.info("database connection closed by the server while idle; replacing it",
+                                ["connection": "tapwire-writer", "writer": .of(index)])
+                    activeWriter.connection.close()
+                    do {
+                        groupWriter = try openWriter()
+                        writer = groupWriter
+                    } catch {
+                        writer = nil
+                        onDatabaseError(error)
+                        logger.log(.warning, "database unavailable", error.logFields)
+                        for request in group { reply(request, .failure(.unavailable(retryAfterSeconds: 1))) }
+                        failAll(retryAfter: 1, reason: error)
+                        queue.withLock { $0.finishedGroup() }
+                        continue
+                    }
+                }
+                commit(group, with: groupWriter)
                 queue.withLock { $0.finishedGroup() }
             }
         }
+    }
+
+    /// A writer on a new connection, with the partitions of the days around now created.
+    private func openWriter() throws(DatabaseError) -> EventWriter {
+        let connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-writer")
+        let fresh = EventWriter(connection: connection, partitions: partitions)
+        try fresh.precreatePartitions(now: .now)
+        return fresh
     }
 
     private func commit(_ group: [Request], with writer: EventWriter) {

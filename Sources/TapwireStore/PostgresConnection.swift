@@ -14,6 +14,9 @@ public final class PostgresConnection {
     private var handle: OpaquePointer?
     /// The connection string, kept to reconnect; never logged (it may hold a password).
     private let url: String
+    /// Kept to reconnect as the same client (`pg_stat_activity.application_name`).
+    private let applicationName: String
+    private let connectTimeoutSeconds: Int
 
     /// What this connection's transactions do with the server's timeouts unless one says
     /// otherwise (`transaction(_:timeouts:_:)`): `.off` for a connection that does only the
@@ -24,6 +27,8 @@ public final class PostgresConnection {
     public init(url: String, applicationName: String = "tapwire", connectTimeoutSeconds: Int = 5,
                 serverTimeouts: ServerTimeouts = .operators) throws(DatabaseError) {
         self.url = url
+        self.applicationName = applicationName
+        self.connectTimeoutSeconds = connectTimeoutSeconds
         self.serverTimeouts = serverTimeouts
         self.handle = try Self.connect(url: url, applicationName: applicationName, timeout: connectTimeoutSeconds)
     }
@@ -72,10 +77,38 @@ public final class PostgresConnection {
         return PQstatus(handle) == CONNECTION_OK
     }
 
-    /// Replaces a broken connection with a new one to the same database.
+    /// Whether the server closed this connection while it sat idle between transactions
+    /// (`idle_session_timeout`, PgBouncer's `client_idle_timeout`, `pg_terminate_backend`, a
+    /// restart or failover): libpq notices that only when it next reads, so `isUsable` stays
+    /// true and the next statement would fail on it. Asked before a connection idle since its
+    /// last use is used again (docs/deployment.md, "The server's timeouts"). No round trip: one
+    /// `poll` of the socket with a zero timeout. An idle connection's socket is readable only
+    /// when the server sent something unasked (the FATAL 57P05 or 57P01 and the end of the
+    /// stream before it closes; a NOTIFY, a parameter's new value): that is read
+    /// (`PQconsumeInput`) until the socket has nothing more, and if the connection is now
+    /// broken the answer is true, and `isUsable` false. A read that got the FATAL's bytes
+    /// succeeds; only the next one meets the end of the stream, so the poll is asked again
+    /// (at most a few times: a healthy connection answers false once what was sent is read).
+    /// False for a closed connection, and for one in a transaction or with a statement in
+    /// flight (it is not idle: the statement's own read finds the loss).
+    public func closedWhileIdle() -> Bool {
+        guard let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) == PQTRANS_IDLE else { return false }
+        for _ in 0..<8 {
+            var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+            var ready = poll(&descriptor, 1, 0)
+            while ready < 0 && errno == EINTR { ready = poll(&descriptor, 1, 0) }
+            guard ready > 0 else { return false }
+            // 0: the read failed (the end of the stream, a reset): libpq has marked the connection bad.
+            if PQconsumeInput(handle) == 0 || PQstatus(handle) != CONNECTION_OK { return PQstatus(handle) != CONNECTION_OK }
+        }
+        return false
+    }
+
+    /// Replaces a broken connection with a new one to the same database, as the same client
+    /// (its application name, connect timeout and `serverTimeouts`).
     public func reconnect() throws(DatabaseError) {
         close()
-        handle = try Self.connect(url: url, applicationName: "tapwire", timeout: 5)
+        handle = try Self.connect(url: url, applicationName: applicationName, timeout: connectTimeoutSeconds)
     }
 
     /// A new connection to the same database (for a `TransactionLock` beside this one).

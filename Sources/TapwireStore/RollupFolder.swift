@@ -56,12 +56,12 @@ public final class RollupFolder: Service {
         self.databaseURL = databaseURL
         self.intervalSeconds = intervalSeconds
         self.eventsPerFold = max(1, eventsPerFold)
-        shares = FoldShares(databaseURL: databaseURL, connections: connections, applicationName: "tapwire-rollup-fold")
+        shares = FoldShares(databaseURL: databaseURL, connections: connections, applicationName: "tapwire-rollup-fold", logger: logger)
         self.logger = logger
         self.onFold = onFold
         let background = BackgroundLoop(name: "tapwire-rollup-fold")
         self.background = background
-        folds = SharedFolds(maxWaitSeconds: readerWaitSeconds, restSeconds: readerRestSeconds, wakeFolder: { background.wake() }, onWait: onReaderWait)
+        folds = SharedFolds(maxWaitSeconds: readerWaitSeconds, restSeconds: readerRestSeconds, wakeFolder: { background.wake() }, onWait: onReaderWait, logger: logger)
     }
 
     private let stopping = ShutdownSignal()
@@ -99,6 +99,11 @@ public final class RollupFolder: Service {
             // What commits store from now on is the next fold's, whether or not this one takes it.
             storedSinceFold.store(0, ordering: .relaxed)
             do {
+                // Closed by the server while idle since the last fold (idle_session_timeout, a
+                // pooler's, a restart): replaced before the fold would fail on it.
+                if let idle = connection, idle.closedWhileIdle() {
+                    logger.info("database connection closed by the server while idle; replacing it", ["connection": "tapwire-rollup-fold"])
+                }
                 if connection == nil || connection?.isUsable == false {
                     connection?.close()
                     connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-rollup-fold", serverTimeouts: .off)

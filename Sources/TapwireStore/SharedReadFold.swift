@@ -15,7 +15,15 @@ final class SharedReadFold: ReadFold {
 
     func foldBeforeReading(on connection: PostgresConnection) throws(DatabaseError) {
         if done.load(ordering: .acquiring) { return }
-        if folds.wait(for: ticket) != nil {
+        let fallback = folds.wait(for: ticket)
+        // The wait (up to `maxWaitSeconds`) left the reader's connection idle: one the server
+        // closed meanwhile (idle_session_timeout, a pooler's, a restart) is replaced in place
+        // before the reads would fail on it.
+        if connection.closedWhileIdle() {
+            folds.logger?.info("database connection closed by the server while idle; replacing it", ["connection": "reader-after-fold-wait"])
+            try connection.reconnect()
+        }
+        if fallback != nil {
             try OwnFold().foldBeforeReading(on: connection)
         }
         done.store(true, ordering: .releasing)

@@ -92,6 +92,40 @@ import TapwireTestSupport
         try FoldSharesTests.expectToldOnlyOnceReleased(report, collector, app: app, lock: lock, foldsBefore: foldsBefore)
     }
 
+    /// The findings monitor's scan (its `tapwire-findings` connection) waits for the test's lock
+    /// on `apps`, which each family's list of apps to scan reads, past the database's 200 ms
+    /// `statement_timeout` and `lock_timeout`; let go, the scan completes (its families are
+    /// counted as checked) and no database error was logged. Keeping the operator's timeouts, the
+    /// server cancels the read at 200 ms, every scan.
+    @Test func theFindingsMonitorsScanWaitsPastTheServersTimeouts() throws {
+        let database = try Self.database(with: ["idle_in_transaction_session_timeout", "statement_timeout", "lock_timeout"])
+        let collector = try TestCollector(database: database) {
+            $0.rateLimitPerSecond = 0
+            $0.rollupFoldMilliseconds = 3_600_000
+            $0.readFoldRestMilliseconds = 0
+            $0.alertOptions.scanSeconds = 0.2
+            $0.alertOptions.deliverySeconds = 0.05
+        }
+        defer { collector.stop() }
+        #expect(collector.firstFoldDone())
+        func checks() -> Int {
+            collector.metrics.render().split(separator: "\n").filter { $0.hasPrefix("tapwire_findings_checks_total{family=") }
+                .compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0) { $0 + Int($1) }
+        }
+        #expect(eventually(timeout: 60) { checks() > 0 }, "the monitor scans")
+        let lock = try Self.lockHolder(database)
+        defer { lock.close() }
+        try lock.query("BEGIN")
+        try lock.query("LOCK TABLE apps IN ACCESS EXCLUSIVE MODE")
+        #expect(Self.heldPastTheTimeouts(database, application: "tapwire-findings", state: "active", waitingOnALock: true),
+                "the monitor's scan did not wait for the test's lock past the server's timeouts")
+        let held = checks()
+        try lock.query("COMMIT")
+        #expect(eventually(timeout: 60) { checks() > held }, "the scan completes once let go")
+        let errors = collector.logs.capturedLines.filter { $0.contains("findings: database error") }
+        #expect(errors.isEmpty, "\(errors)")
+    }
+
     /// A report whose read the database cancels at the operator's `lock_timeout` (the test holds
     /// the engagement totals' table, which a report reads and a fold with nothing pending does
     /// not write) is answered 503 `database_timeout` with Retry-After, not 500; let go, the same

@@ -28,7 +28,9 @@ import TapwireTestSupport
     /// command would connect, with the database's timeouts), while the test holds `hold`'s lock
     /// (by default rollup_delta_batches'); lets go once `work` has waited a second for the lock.
     /// Returns whether it waited that long, and how `work` ended.
+    /// `whileHeld` runs once it has waited, before the test lets go.
     static func heldPastTheTimeouts(_ database: TestDatabase, hold: String = "LOCK TABLE rollup_delta_batches IN ACCESS EXCLUSIVE MODE",
+                                    whileHeld: () throws -> Void = {},
                                     _ work: @escaping @Sendable (PostgresConnection) throws -> Void) throws -> (waited: Bool, failure: String?) {
         let lock = try database.connect()
         defer { lock.close() }
@@ -58,6 +60,7 @@ import TapwireTestSupport
                 AND clock_timestamp() - state_change > interval '1 second'
                 """, [Self.application]).scalar) == "1"
         }
+        if waited { try whileHeld() }
         try lock.query("COMMIT")
         done.wait()
         return (waited, outcome.withLock { $0 } ?? "no outcome")
@@ -80,6 +83,28 @@ import TapwireTestSupport
             #expect(days.count == 2)
         }
         #expect(waited, "the rebuild's day did not wait for the test's lock past the server's timeouts")
+        #expect(failure == nil)
+    }
+
+    /// `tapwire retention`'s first trim (conversion credits past the horizon) waits for the
+    /// test's lock on `conversion_credits` past the server's timeouts, while the run's own lock
+    /// (`TransactionLock`, a transaction left idle for the run) stays idle in its transaction
+    /// past `idle_in_transaction_session_timeout`; let go, the run completes and held its lock
+    /// throughout.
+    @Test func retentionsTrimWaitsPastTheServersTimeouts() throws {
+        let database = try Self.timedDatabase()
+        let (waited, failure) = try Self.heldPastTheTimeouts(database, hold: "LOCK TABLE conversion_credits IN SHARE MODE", whileHeld: { () throws in
+            // The run's lock: its session idle in its transaction for over a second, still there.
+            #expect(try database.query("""
+                SELECT count(*) FROM pg_stat_activity
+                WHERE datname = current_database() AND application_name = 'tapwire-lock' AND state = 'idle in transaction'
+                AND clock_timestamp() - state_change > interval '1 second'
+                """).scalar == "1", "the retention run's lock was ended while idle in its transaction")
+        }) { connection in
+            let outcome = try RetentionStore().run(try RetentionPolicy(keepSeconds: 400 * 86_400), dryRun: false, on: connection)
+            #expect(outcome.ran)
+        }
+        #expect(waited, "retention's trim did not wait for the test's lock past the server's timeouts")
         #expect(failure == nil)
     }
 

@@ -104,6 +104,11 @@ public final class FindingMonitor: Service {
         var rng = SystemRandomNumberGenerator()
         while background.isRunning {
             do throws(DatabaseError) {
+                // Closed by the server while idle since the last pass (idle_session_timeout, a
+                // pooler's, a restart): replaced before the scan would fail on it.
+                if let idle = connection, idle.closedWhileIdle() {
+                    logger.info("database connection closed by the server while idle; replacing it", ["connection": "tapwire-findings"])
+                }
                 if connection == nil || !(connection!.isUsable) {
                     connection?.close()
                     connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-findings", serverTimeouts: .off)
