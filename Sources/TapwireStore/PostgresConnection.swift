@@ -89,10 +89,15 @@ public final class PostgresConnection {
     /// broken the answer is true, and `isUsable` false. A read that got the FATAL's bytes
     /// succeeds; only the next one meets the end of the stream, so the poll is asked again
     /// (at most a few times: a healthy connection answers false once what was sent is read).
-    /// False for a closed connection, and for one in a transaction or with a statement in
-    /// flight (it is not idle: the statement's own read finds the loss).
+    /// Also asked of a connection left idle inside its transaction (a `TransactionLock`'s, whose
+    /// open transaction holds the lock): no statement is in flight there either. False for a
+    /// closed connection, and for one with a statement in flight (its own read finds the loss).
     public func closedWhileIdle() -> Bool {
-        guard let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) == PQTRANS_IDLE else { return false }
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
+        switch PQtransactionStatus(handle) {
+        case PQTRANS_IDLE, PQTRANS_INTRANS, PQTRANS_INERROR: break
+        default: return false
+        }
         for _ in 0..<8 {
             var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
             var ready = poll(&descriptor, 1, 0)

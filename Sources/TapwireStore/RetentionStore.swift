@@ -39,6 +39,16 @@ public struct RetentionStore: Sendable {
             return outcome
         }
         defer { lock.release() }
+        // Asked before each step: a run whose lock's session the server ended (a restart, a
+        // failover, pg_terminate_backend) no longer runs alone, so it stops. Every step is
+        // idempotent, so what it did is kept and the next run finishes the rest.
+        let stillAlone = { () throws(RetentionError) in
+            guard lock.isHeld else {
+                throw RetentionError(code: .lockLost, message: "retention lost its lock mid-run (the server ended its session, "
+                    + "application_name tapwire-lock), so another run may have started; what was done is kept: "
+                    + "run `tapwire retention` again")
+            }
+        }
 
         let plannedBefore = Set(try unfinished(on: connection))
         for partition in try duePartitions(before: outcome.partitionCutoff, on: connection) {
@@ -50,6 +60,7 @@ public struct RetentionStore: Sendable {
             guard Self.isEventPartitionName(name) else {
                 throw RetentionError(code: .unexpectedPartition, message: "refusing to drop \(name): not a daily partition of events")
             }
+            try stillAlone()
             try drop(name, on: connection, logger: logger)
             if plannedBefore.contains(name), !dueNames.contains(name) { outcome.resumed.append(name) }
         }
@@ -59,8 +70,9 @@ public struct RetentionStore: Sendable {
         // Each trim in a transaction of its own without the server's timeouts: it grows with what
         // the horizon passed, and a statement_timeout would cut it at the same point every run
         // (docs/deployment.md, "The server's timeouts").
-        let trim = { (statement: SQL) throws(DatabaseError) -> Int64 in
-            Int64(try connection.transaction(timeouts: .off) { () throws(DatabaseError) in try connection.query(statement, [nil]).affectedRows })
+        let trim = { (statement: SQL) throws -> Int64 in
+            try stillAlone()
+            return Int64(try connection.transaction(timeouts: .off) { () throws(DatabaseError) in try connection.query(statement, [nil]).affectedRows })
         }
         outcome.conversionCreditsDeleted = try trim(EmbeddedSQL.retentionTrimConversionCredits)
         outcome.notificationConversionsDeleted = try trim(EmbeddedSQL.retentionTrimNotificationConversions)
@@ -71,6 +83,7 @@ public struct RetentionStore: Sendable {
 
         var deleted: Int64 = 0
         while true {
+            try stillAlone()
             let batch = try connection.query(EmbeddedSQL.retentionTrimIds, [outcome.idCutoff.description, String(policy.batchSize)]).affectedRows
             deleted += Int64(batch)
             if batch < policy.batchSize { break }

@@ -29,6 +29,15 @@ public final class TransactionLock {
         return TransactionLock(connection)
     }
 
+    /// Whether the lock is still held: its session is still there, idle in its transaction. The
+    /// server may end that session (`pg_terminate_backend`, a restart, a failover, a network
+    /// cut), and the lock with it, while the work it guards runs on another connection; that
+    /// work asks between steps, without a round trip (`closedWhileIdle`), and stops.
+    public var isHeld: Bool {
+        guard let connection, !connection.closedWhileIdle() else { return false }
+        return connection.isUsable
+    }
+
     /// Ends the transaction, and with it the lock. Called again, it does nothing.
     public func release() {
         if let connection, connection.isUsable { connection.rollback() }

@@ -40,6 +40,21 @@ import TapwireTestSupport
         #expect(!connection.isUsable)
     }
 
+    /// A session the server ended while it sat idle inside its open transaction (a
+    /// `TransactionLock`'s, which holds the lock by that transaction) is told closed too.
+    @Test func aSessionEndedIdleInItsTransactionIsToldClosed() throws {
+        let database = try TestDatabase.create()
+        let connection = try database.connect()
+        defer { connection.close() }
+        try connection.query("BEGIN")
+        #expect(try connection.query("SELECT pg_try_advisory_xact_lock(7358999)").scalar == "t")
+        #expect(!connection.closedWhileIdle())
+        #expect(try database.query("SELECT pg_terminate_backend($1)", [String(connection.backendPID)]).scalar == "t")
+        #expect(Self.gone(database, pid: connection.backendPID))
+        #expect(connection.closedWhileIdle())
+        #expect(!connection.isUsable)
+    }
+
     /// A healthy idle connection, with or without something the server sent unasked (a NOTIFY
     /// it listens to), is not closed, and stays usable.
     @Test func aHealthyConnectionIsNotClosed() throws {

@@ -237,6 +237,62 @@ import TapwireTestSupport
         #expect(try connection.query("SELECT count(*) FROM retention_dropped_partitions").scalar == String(outcome.partitions.count + 1))
     }
 
+    /// A run whose lock the server ends mid-run (a restart, a failover, `pg_terminate_backend`)
+    /// no longer runs alone: it stops before its next step with `retention_lock_lost`, keeps
+    /// what it did, and the next run finishes the rest. The run is held at its first trim (a
+    /// table lock the test holds) while the lock's session is ended, so the step it stops
+    /// before is known: the next trim. Deterministic: each wait polls pg_stat_activity.
+    @Test func aRunWhoseLockIsLostStopsAndTheNextFinishes() throws {
+        let (db, connection) = try seeded()
+        defer { connection.close() }
+        let policy = try RetentionPolicy(keepSeconds: 400 * 86_400)
+        let hold = try db.connect()
+        defer { hold.close() }
+        try hold.query("BEGIN")
+        try hold.query("LOCK TABLE conversion_credits IN SHARE MODE")
+        let failure = Mutex<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let url = db.url
+        Thread {
+            defer { done.signal() }
+            do {
+                let runner = try PostgresConnection(url: url, applicationName: "retention-under-test")
+                defer { runner.close() }
+                _ = try RetentionStore().run(policy, dryRun: false, on: runner)
+                failure.withLock { $0 = "no error" }
+            } catch let error as RetentionError {
+                failure.withLock { $0 = error.code.rawValue }
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+            }
+        }.start()
+        let waiting = eventually(timeout: 60) {
+            (try? db.query("""
+                SELECT count(*) FROM pg_stat_activity
+                WHERE datname = current_database() AND application_name = 'retention-under-test' AND wait_event_type = 'Lock'
+                """).scalar) == "1"
+        }
+        #expect(waiting, "the run never reached its first trim")
+        let lockPID = try db.query("""
+            SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'tapwire-lock'
+            """).scalar
+        #expect(lockPID != nil, "the run's lock session is not there")
+        #expect(try db.query("SELECT pg_terminate_backend($1::int)", [lockPID]).scalar == "t")
+        #expect(eventually(timeout: 30) {
+            (try? db.query("SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int", [lockPID]).scalar) == "0"
+        })
+        try hold.query("COMMIT")
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        #expect(failure.withLock { $0 } == "retention_lock_lost")
+        // The partitions it dropped stay dropped; the next run has nothing left half done.
+        #expect(try connection.query("SELECT count(*) FROM retention_dropped_partitions WHERE dropped_at IS NULL").scalar == "0")
+        let next = try RetentionStore().run(policy, dryRun: false, on: connection)
+        #expect(next.ran && next.partitions.isEmpty)
+        // The stopped run never reached the dedup ids' trim: the next one did all of it.
+        #expect(next.eventIdsDeleted > 0)
+        #expect(try RetentionStore().run(policy, dryRun: true, on: connection).eventIdsDeleted == 0)
+    }
+
     @Test func collectorsKeepWritingWhileRetentionRuns() throws {
         let (db, connection) = try seeded()
         defer { connection.close() }
