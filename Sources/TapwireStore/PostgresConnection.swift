@@ -17,6 +17,18 @@ public final class PostgresConnection {
     /// Kept to reconnect as the same client (`pg_stat_activity.application_name`).
     private let applicationName: String
     private let connectTimeoutSeconds: Int
+    /// What the connection's notice receiver saw; outlives every handle it is given to.
+    private let notices = Notices()
+
+    /// A FATAL the server sent while the connection sat idle, as it does just before it ends a
+    /// session (`idle_session_timeout`, `pg_terminate_backend`, a shutdown): libpq hands such an
+    /// unasked error to the notice receiver and keeps the connection OK until it reads the end of
+    /// the stream, which may come later than the FATAL's bytes. Written by the receiver, which
+    /// libpq calls only inside this connection's own calls (on the thread using it), and read by
+    /// `closedWhileIdle`.
+    private final class Notices {
+        var fatal = false
+    }
 
     /// What this connection's transactions do with the server's timeouts unless one says
     /// otherwise (`transaction(_:timeouts:_:)`): `.off` for a connection that does only the
@@ -30,12 +42,12 @@ public final class PostgresConnection {
         self.applicationName = applicationName
         self.connectTimeoutSeconds = connectTimeoutSeconds
         self.serverTimeouts = serverTimeouts
-        self.handle = try Self.connect(url: url, applicationName: applicationName, timeout: connectTimeoutSeconds)
+        self.handle = try Self.connect(url: url, applicationName: applicationName, timeout: connectTimeoutSeconds, notices: notices)
     }
 
     deinit { close() }
 
-    private static func connect(url: String, applicationName: String, timeout: Int) throws(DatabaseError) -> OpaquePointer {
+    private static func connect(url: String, applicationName: String, timeout: Int, notices: Notices) throws(DatabaseError) -> OpaquePointer {
         // Defaults first, then the URL (expand_dbname=1), so whatever the URL says wins. Only
         // startup parameters a transaction pooler passes on (PgBouncer refuses `options`): no
         // session setting is relied on, since behind a pooler each transaction may run on another
@@ -55,12 +67,22 @@ public final class PostgresConnection {
             throw DatabaseError(.connectionFailed, message)
         }
         // NOTICEs ("already exists, skipping") are noise; warnings still reach stderr as before.
-        PQsetNoticeReceiver(connection, { _, result in
-            guard let result, let severity = PQresultErrorField(result, Int32(UInt8(ascii: "V"))),
-                  String(cString: severity) == "WARNING" else { return }
-            let message = PQresultErrorMessage(result)!
-            _ = write(STDERR_FILENO, message, strlen(message))
-        }, nil)
+        // A FATAL here is the server ending the session while it sat idle (`Notices`). The
+        // argument is `notices`, unretained: the PostgresConnection holding it outlives the handle
+        // (PQfinish in `close`, before a new handle is made).
+        notices.fatal = false
+        PQsetNoticeReceiver(connection, { argument, result in
+            guard let result, let severity = PQresultErrorField(result, Int32(UInt8(ascii: "V"))) else { return }
+            switch String(cString: severity) {
+            case "WARNING":
+                let message = PQresultErrorMessage(result)!
+                _ = write(STDERR_FILENO, message, strlen(message))
+            case "FATAL", "PANIC":
+                if let argument { Unmanaged<Notices>.fromOpaque(argument).takeUnretainedValue().fatal = true }
+            default:
+                return
+            }
+        }, Unmanaged.passUnretained(notices).toOpaque())
         return connection
     }
 
@@ -85,10 +107,11 @@ public final class PostgresConnection {
     /// `poll` of the socket with a zero timeout. An idle connection's socket is readable only
     /// when the server sent something unasked (the FATAL 57P05 or 57P01 and the end of the
     /// stream before it closes; a NOTIFY, a parameter's new value): that is read
-    /// (`PQconsumeInput`) until the socket has nothing more, and if the connection is now
-    /// broken the answer is true, and `isUsable` false. A read that got the FATAL's bytes
-    /// succeeds; only the next one meets the end of the stream, so the poll is asked again
-    /// (at most a few times: a healthy connection answers false once what was sent is read).
+    /// (`PQconsumeInput`) and parsed (`PQisBusy`), until the socket has nothing more. The answer
+    /// is true, and `isUsable` false, once the read met the end of the stream, or once what was
+    /// read held a FATAL (`Notices`): the server sends it, then ends the session, and the end of
+    /// the stream may reach the socket later (the session leaves `pg_stat_activity` before its
+    /// socket is closed), so the connection is closed here rather than waited for.
     /// Also asked of a connection left idle inside its transaction (a `TransactionLock`'s, whose
     /// open transaction holds the lock): no statement is in flight there either. False for a
     /// closed connection, and for one with a statement in flight (its own read finds the loss).
@@ -105,6 +128,12 @@ public final class PostgresConnection {
             guard ready > 0 else { return false }
             // 0: the read failed (the end of the stream, a reset): libpq has marked the connection bad.
             if PQconsumeInput(handle) == 0 || PQstatus(handle) != CONNECTION_OK { return PQstatus(handle) != CONNECTION_OK }
+            // Parses what was read: an unasked error goes to the notice receiver.
+            _ = PQisBusy(handle)
+            if notices.fatal {
+                close()
+                return true
+            }
         }
         return false
     }
@@ -113,7 +142,7 @@ public final class PostgresConnection {
     /// (its application name, connect timeout and `serverTimeouts`).
     public func reconnect() throws(DatabaseError) {
         close()
-        handle = try Self.connect(url: url, applicationName: applicationName, timeout: connectTimeoutSeconds)
+        handle = try Self.connect(url: url, applicationName: applicationName, timeout: connectTimeoutSeconds, notices: notices)
     }
 
     /// A new connection to the same database (for a `TransactionLock` beside this one).
