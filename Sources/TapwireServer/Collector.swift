@@ -23,12 +23,17 @@ public final class Collector: Sendable {
         self.configuration = configuration
         let metrics = MetricsRegistry()
         CollectorMetrics.declare(in: metrics)
+        // Connections the server closed while they sat idle, replaced before their next use:
+        // logged and counted by connection (docs/deployment.md, "The server's timeouts").
+        let watch = IdleConnectionWatch(logger: logger) { connection in
+            metrics.increment(CollectorMetrics.databaseConnectionsReplaced, [connection])
+        }
         // The collector's exact readers wait for this fold instead of folding themselves: each
         // request or monitor scan takes its ticket (`folder.folds.readFold()`) as it arrives.
         let folder = RollupFolder(databaseURL: configuration.databaseURL, intervalSeconds: Double(configuration.rollupFoldMilliseconds) / 1000,
                                   eventsPerFold: configuration.rollupFoldEvents, connections: configuration.rollupFoldConnections,
                                   readerWaitSeconds: Double(configuration.readFoldWaitMilliseconds) / 1000,
-                                  readerRestSeconds: Double(configuration.readFoldRestMilliseconds) / 1000, logger: logger,
+                                  readerRestSeconds: Double(configuration.readFoldRestMilliseconds) / 1000, logger: logger, watch: watch,
                                   onReaderWait: { outcome, seconds in
                                       metrics.increment(CollectorMetrics.readFoldWaits, [outcome])
                                       metrics.observe(CollectorMetrics.readFoldWaitSeconds, [], seconds)
@@ -40,13 +45,14 @@ public final class Collector: Sendable {
             databaseURL: configuration.databaseURL,
             options: .init(writers: configuration.writers, policy: configuration.groupCommit),
             logger: logger,
+            watch: watch,
             onCommit: { stats in
                 metrics.observe(CollectorMetrics.batchSeconds, [], stats.seconds)
                 metrics.observe(CollectorMetrics.commitEvents, [], Double(stats.events))
                 folder.stored(events: stats.stored)
             },
             onDatabaseError: { error in metrics.increment(CollectorMetrics.databaseErrors, [error.code.rawValue]) })
-        let database = DatabaseExecutor(databaseURL: configuration.databaseURL, threads: configuration.readerThreads, logger: logger)
+        let database = DatabaseExecutor(databaseURL: configuration.databaseURL, threads: configuration.readerThreads, watch: watch)
         // One cache of decoded manifests for the monitor's scans, the findings requests, the
         // reports and the mismatch counters: each distinct manifest is decoded once, not at every read.
         let manifestCache = ManifestCache()

@@ -22,12 +22,13 @@ public final class DatabaseExecutor: Service {
     private let jobs: WorkQueue<Job>
     private let stopping = ShutdownSignal()
     private let threads: Int
-    private let logger: Logger?
+    private let watch: IdleConnectionWatch
 
-    public init(databaseURL: String, threads: Int = 4, maxQueued: Int = 10_000, logger: Logger? = nil) {
+    /// `watch`: where a thread says it replaced a connection the server closed while it sat idle.
+    public init(databaseURL: String, threads: Int = 4, maxQueued: Int = 10_000, watch: IdleConnectionWatch = IdleConnectionWatch(logger: nil)) {
         self.databaseURL = databaseURL
         self.threads = threads
-        self.logger = logger
+        self.watch = watch
         jobs = WorkQueue(loop: loop, limit: maxQueued)
     }
 
@@ -63,26 +64,22 @@ public final class DatabaseExecutor: Service {
     }
 
     private func work() {
-        var connection: PostgresConnection?
-        while let job = jobs.next() {
-            // A connection the server closed while it sat idle (idle_session_timeout, a pooler's,
-            // a restart) is replaced before the job's first statement would fail on it.
-            if let idle = connection, idle.closedWhileIdle() {
-                logger?.info("database connection closed by the server while idle; replacing it", ["connection": "tapwire-reader"])
-            }
-            if connection == nil || connection?.isUsable == false {
-                connection?.close()
-                connection = nil
-                do {
-                    connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-reader")
-                } catch {
-                    job.unavailable(error)
-                    continue
-                }
-            }
-            job.run(connection!)
-            if connection?.isUsable == false { connection?.close(); connection = nil }
+        // A connection the server closed while it sat idle (idle_session_timeout, a pooler's,
+        // a restart) is replaced before the job's first statement would fail on it.
+        var connection = LoopConnection(name: "tapwire-reader", watch: watch) { [databaseURL] () throws(DatabaseError) in
+            try PostgresConnection(url: databaseURL, applicationName: "tapwire-reader")
         }
-        connection?.close()
+        while let job = jobs.next() {
+            let ready: PostgresConnection
+            do {
+                ready = try connection.ready()
+            } catch {
+                job.unavailable(error)
+                continue
+            }
+            job.run(ready)
+            connection.closeIfBroken()
+        }
+        connection.close()
     }
 }

@@ -22,12 +22,12 @@ final class FoldShareWorker: Sendable {
     private let loop: BackgroundLoop
     private let state = Mutex(State())
     private let finished = DispatchSemaphore(value: 0)
-    private let logger: Logger?
+    private let watch: IdleConnectionWatch
 
-    init(databaseURL: String, applicationName: String, logger: Logger? = nil) {
+    init(databaseURL: String, applicationName: String, watch: IdleConnectionWatch) {
         self.databaseURL = databaseURL
         self.applicationName = applicationName
-        self.logger = logger
+        self.watch = watch
         loop = BackgroundLoop(name: applicationName)
     }
 
@@ -52,7 +52,11 @@ final class FoldShareWorker: Sendable {
     }
 
     private func work() {
-        var connection: PostgresConnection?
+        // Closed by the server while idle since the last share (idle_session_timeout, a
+        // pooler's, a restart): replaced before the share would fail on it.
+        var connection = LoopConnection(name: applicationName, watch: watch) { [databaseURL, applicationName] () throws(DatabaseError) in
+            try PostgresConnection(url: databaseURL, applicationName: applicationName, serverTimeouts: .off)
+        }
         while true {
             guard let share = state.withLock({ s -> Share? in defer { s.share = nil }; return s.share }) else {
                 if !loop.isRunning { break }
@@ -61,16 +65,7 @@ final class FoldShareWorker: Sendable {
             }
             let outcome: Result<Void, DatabaseError>
             do throws(DatabaseError) {
-                // Closed by the server while idle since the last share (idle_session_timeout, a
-                // pooler's, a restart): replaced before the share would fail on it.
-                if let idle = connection, idle.closedWhileIdle() {
-                    logger?.info("database connection closed by the server while idle; replacing it", ["connection": .string(applicationName)])
-                }
-                if connection == nil || connection?.isUsable == false {
-                    connection?.close()
-                    connection = try PostgresConnection(url: databaseURL, applicationName: applicationName, serverTimeouts: .off)
-                }
-                try share(connection!)
+                try share(try connection.ready())
                 outcome = .success(())
             } catch {
                 outcome = .failure(error)
@@ -78,6 +73,6 @@ final class FoldShareWorker: Sendable {
             state.withLock { $0.outcome = outcome }
             finished.signal()
         }
-        connection?.close()
+        connection.close()
     }
 }

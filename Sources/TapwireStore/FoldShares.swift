@@ -20,10 +20,11 @@ public final class FoldShares: Sendable {
     /// and the holdouts beside the deltas; up to `maxConnections`, one share per part of
     /// attribution's queue (`otherShares`). The workers' connections are named
     /// `applicationName` and their share's name.
-    /// `logger`: where a worker says it replaced a connection the server closed while it sat idle.
-    public init(databaseURL: String, connections: Int, applicationName: String = "tapwire-rollup-fold", logger: Logger? = nil) {
+    /// `watch`: where a worker says it replaced a connection the server closed while it sat idle.
+    public init(databaseURL: String, connections: Int, applicationName: String = "tapwire-rollup-fold",
+                watch: IdleConnectionWatch = IdleConnectionWatch(logger: nil)) {
         workers = Self.otherShares(connections: connections).map {
-            (FoldShareWorker(databaseURL: databaseURL, applicationName: applicationName + "-" + $0.name, logger: logger), $0.share)
+            (FoldShareWorker(databaseURL: databaseURL, applicationName: applicationName + "-" + $0.name, watch: watch), $0.share)
         }
     }
 

@@ -38,6 +38,7 @@ public final class GroupCommitter: Service {
     private let stopping = ShutdownSignal()
     private let partitions: PartitionDays
     private let logger: Logger
+    private let watch: IdleConnectionWatch
     private let onCommit: @Sendable (CommitStats) -> Void
     private let onDatabaseError: @Sendable (DatabaseError) -> Void
     /// Where requests are answered after their COMMIT: the caller's completion (mismatch
@@ -45,8 +46,9 @@ public final class GroupCommitter: Service {
     private let replies = DispatchQueue(label: "tapwire-commit-replies", attributes: .concurrent)
 
     public init(databaseURL: String, options: Options = Options(), partitions: PartitionDays = PartitionDays(),
-                logger: Logger, onCommit: @escaping @Sendable (CommitStats) -> Void = { _ in },
+                logger: Logger, watch: IdleConnectionWatch? = nil, onCommit: @escaping @Sendable (CommitStats) -> Void = { _ in },
                 onDatabaseError: @escaping @Sendable (DatabaseError) -> Void = { _ in }) {
+        self.watch = watch ?? IdleConnectionWatch(logger: logger)
         self.databaseURL = databaseURL
         self.options = options
         self.queue = Mutex(GroupCommitQueue(policy: options.policy))
@@ -139,9 +141,7 @@ public final class GroupCommitter: Service {
                 // A connection the server closed while it sat idle (idle_session_timeout, a
                 // pooler's, a restart) is replaced before the group's BEGIN would fail on it.
                 var groupWriter = activeWriter
-                if activeWriter.connection.closedWhileIdle() {
-                    logger.info("database connection closed by the server while idle; replacing it",
-                                ["connection": "tapwire-writer", "writer": .of(index)])
+                if watch.closed(activeWriter.connection, name: "tapwire-writer") {
                     activeWriter.connection.close()
                     do {
                         groupWriter = try openWriter()

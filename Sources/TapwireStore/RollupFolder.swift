@@ -35,6 +35,7 @@ public final class RollupFolder: Service {
     /// Events stored since the last fold started (this collector's commits only).
     private let storedSinceFold = Atomic<Int>(0)
     private let logger: Logger
+    private let watch: IdleConnectionWatch
     private let background: BackgroundLoop
     private let onFold: @Sendable (_ rows: Int, _ seconds: Double) -> Void
     /// The folds the collector's exact readers wait for (docs/reports.md, "A report in the
@@ -49,19 +50,23 @@ public final class RollupFolder: Service {
     /// `readerRestSeconds`: the least time from a fold's end to the start of a fold a reader wakes.
     /// `onReaderWait`: each reader's wait, how it ended (`shared`, or why it folded itself) and
     /// how long it took.
+    /// `watch`: where the fold, its shares and the readers waiting for it say they replaced a
+    /// connection the server closed while it sat idle (by default, in `logger` alone).
     public init(databaseURL: String, intervalSeconds: Double = 10, eventsPerFold: Int = .max, connections: Int = 1,
-                readerWaitSeconds: Double = 30, readerRestSeconds: Double = 0, logger: Logger,
+                readerWaitSeconds: Double = 30, readerRestSeconds: Double = 0, logger: Logger, watch: IdleConnectionWatch? = nil,
                 onReaderWait: @escaping @Sendable (_ outcome: String, _ seconds: Double) -> Void = { _, _ in },
                 onFold: @escaping @Sendable (_ rows: Int, _ seconds: Double) -> Void = { _, _ in }) {
         self.databaseURL = databaseURL
         self.intervalSeconds = intervalSeconds
         self.eventsPerFold = max(1, eventsPerFold)
-        shares = FoldShares(databaseURL: databaseURL, connections: connections, applicationName: "tapwire-rollup-fold", logger: logger)
+        let watch = watch ?? IdleConnectionWatch(logger: logger)
+        self.watch = watch
+        shares = FoldShares(databaseURL: databaseURL, connections: connections, applicationName: "tapwire-rollup-fold", watch: watch)
         self.logger = logger
         self.onFold = onFold
         let background = BackgroundLoop(name: "tapwire-rollup-fold")
         self.background = background
-        folds = SharedFolds(maxWaitSeconds: readerWaitSeconds, restSeconds: readerRestSeconds, wakeFolder: { background.wake() }, onWait: onReaderWait, logger: logger)
+        folds = SharedFolds(maxWaitSeconds: readerWaitSeconds, restSeconds: readerRestSeconds, wakeFolder: { background.wake() }, onWait: onReaderWait, watch: watch)
     }
 
     private let stopping = ShutdownSignal()
@@ -87,7 +92,11 @@ public final class RollupFolder: Service {
     }
 
     private func loop() {
-        var connection: PostgresConnection?
+        // Closed by the server while idle since the last fold (idle_session_timeout, a pooler's,
+        // a restart): replaced before the fold would fail on it.
+        var connection = LoopConnection(name: "tapwire-rollup-fold", watch: watch) { [databaseURL] () throws(DatabaseError) in
+            try PostgresConnection(url: databaseURL, applicationName: "tapwire-rollup-fold", serverTimeouts: .off)
+        }
         var backoff = Backoff(baseSeconds: 0.2, maxSeconds: 5)
         var random = SystemRandomNumberGenerator()
         var summarizeFailure: String?
@@ -99,17 +108,9 @@ public final class RollupFolder: Service {
             // What commits store from now on is the next fold's, whether or not this one takes it.
             storedSinceFold.store(0, ordering: .relaxed)
             do {
-                // Closed by the server while idle since the last fold (idle_session_timeout, a
-                // pooler's, a restart): replaced before the fold would fail on it.
-                if let idle = connection, idle.closedWhileIdle() {
-                    logger.info("database connection closed by the server while idle; replacing it", ["connection": "tapwire-rollup-fold"])
-                }
-                if connection == nil || connection?.isUsable == false {
-                    connection?.close()
-                    connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-rollup-fold", serverTimeouts: .off)
-                }
+                let db = try connection.ready()
                 let started = monotonicNanoseconds()
-                let rows = try shares.fold(on: connection!)
+                let rows = try shares.fold(on: db)
                 onFold(rows, secondsSince(started))
                 // Committed (and counted): the readers waiting for it read now, before the summaries below.
                 folds.foldFinished(succeeded: true)
@@ -119,7 +120,7 @@ public final class RollupFolder: Service {
                 // role that does not own events, say) must not hold up the folds: logged when
                 // it starts failing, or fails otherwise, not every fold.
                 do {
-                    try connection!.query(EmbeddedSQL.summarizeEventRanges)
+                    try db.query(EmbeddedSQL.summarizeEventRanges)
                     summarizeFailure = nil
                 } catch {
                     let failure = error.code.rawValue + "/" + (error.sqlState ?? "")
@@ -148,6 +149,6 @@ public final class RollupFolder: Service {
                 background.pause(seconds: backoff.nextDelay(using: &random))
             }
         }
-        connection?.close()
+        connection.close()
     }
 }

@@ -23,13 +23,14 @@ public final class SharedFolds: Sendable {
     /// Each reader's wait: how it ended (`shared`, or why it folded itself) and how long it took.
     private let onWait: @Sendable (_ outcome: String, _ seconds: Double) -> Void
     /// Where a reader says it replaced its connection, which the server closed while it waited.
-    let logger: Logger?
+    let watch: IdleConnectionWatch
 
     /// `restSeconds`: the least time from a fold's end to the next fold a reader wakes
     /// (`FoldRequests.restNanoseconds`).
     init(maxWaitSeconds: Double, restSeconds: Double = 0, wakeFolder: @escaping @Sendable () -> Void,
-         onWait: @escaping @Sendable (_ outcome: String, _ seconds: Double) -> Void, logger: Logger? = nil) {
-        self.logger = logger
+         onWait: @escaping @Sendable (_ outcome: String, _ seconds: Double) -> Void,
+         watch: IdleConnectionWatch = IdleConnectionWatch(logger: nil)) {
+        self.watch = watch
         state = Mutex(State(requests: FoldRequests(restNanoseconds: UInt64(max(0, restSeconds) * 1e9))))
         self.maxWaitSeconds = maxWaitSeconds
         self.wakeFolder = wakeFolder

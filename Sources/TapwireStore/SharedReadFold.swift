@@ -19,10 +19,7 @@ final class SharedReadFold: ReadFold {
         // The wait (up to `maxWaitSeconds`) left the reader's connection idle: one the server
         // closed meanwhile (idle_session_timeout, a pooler's, a restart) is replaced in place
         // before the reads would fail on it.
-        if connection.closedWhileIdle() {
-            folds.logger?.info("database connection closed by the server while idle; replacing it", ["connection": "reader-after-fold-wait"])
-            try connection.reconnect()
-        }
+        try folds.watch.reconnectIfClosed(connection, name: "reader-after-fold-wait")
         if fallback != nil {
             try OwnFold().foldBeforeReading(on: connection)
         }

@@ -63,6 +63,15 @@ import TapwireTestSupport
         #expect(!lines.contains { $0.contains("database unavailable") }, "\(lines.filter { $0.contains("unavailable") })")
         #expect(lines.contains { $0.contains("closed by the server while idle") && $0.contains("tapwire-writer") })
         #expect(lines.contains { $0.contains("closed by the server while idle") && $0.contains("tapwire-reader") })
+        // Counted too, by connection, for the operator's dashboards.
+        for connection in ["tapwire-writer", "tapwire-reader", "tapwire-rollup-fold"] {
+            #expect(replaced(collector, connection) >= 1, "\(connection): \(replaced(collector, connection))")
+        }
+    }
+
+    /// `tapwire_database_connections_replaced_total` of `connection`, as the collector exposes it.
+    static func replaced(_ collector: TestCollector, _ connection: String) -> Double {
+        SharedFoldTests.metric(collector, CollectorMetrics.databaseConnectionsReplaced + "{connection=\"\(connection)\"}")
     }
 
     /// `idle_session_timeout` of 1 s on the database ends every connection the collector leaves
@@ -120,6 +129,7 @@ import TapwireTestSupport
         #expect(report?.status == 200, "\(report?.text.prefix(300) ?? "no answer")")
         #expect(report?.json?["overall"]?["delivered"]?.numberValue?.integer == 3)
         #expect(collector.logs.capturedLines.contains { $0.contains("closed by the server while idle") && $0.contains("reader-after-fold-wait") })
+        #expect(Self.replaced(collector, "reader-after-fold-wait") == 1)
     }
 
     /// `pg_terminate_backend` of every session of the collector while it is idle (a restart's

@@ -97,23 +97,21 @@ public final class FindingMonitor: Service {
     public func shutdown() { stopping.raise() }
 
     private func loop() {
-        var connection: PostgresConnection?
+        // Closed by the server while idle since the last pass (idle_session_timeout, a pooler's,
+        // a restart): replaced before the scan would fail on it.
+        let watch = IdleConnectionWatch(logger: logger) { [metrics] name in
+            metrics.increment(CollectorMetrics.databaseConnectionsReplaced, [name])
+        }
+        var connection = LoopConnection(name: "tapwire-findings", watch: watch) { [databaseURL] () throws(DatabaseError) in
+            try PostgresConnection(url: databaseURL, applicationName: "tapwire-findings", serverTimeouts: .off)
+        }
         // When each continuous family is next due (monotonic), and the hour each hourly family last looked at.
         var nextScan: [String: UInt64] = [:]
         var lastLook: [String: Int64] = [:]
         var rng = SystemRandomNumberGenerator()
         while background.isRunning {
             do throws(DatabaseError) {
-                // Closed by the server while idle since the last pass (idle_session_timeout, a
-                // pooler's, a restart): replaced before the scan would fail on it.
-                if let idle = connection, idle.closedWhileIdle() {
-                    logger.info("database connection closed by the server while idle; replacing it", ["connection": "tapwire-findings"])
-                }
-                if connection == nil || !(connection!.isUsable) {
-                    connection?.close()
-                    connection = try PostgresConnection(url: databaseURL, applicationName: "tapwire-findings", serverTimeouts: .off)
-                }
-                let db = connection!
+                let db = try connection.ready()
                 // One fold for the families due in this pass, its ticket taken now.
                 for family in families(readFold()) {
                     switch family.cadence {
@@ -132,12 +130,11 @@ public final class FindingMonitor: Service {
                 if webhook != nil { try deliver(on: db, rng: &rng) }
             } catch {
                 logger.log(.warning, "findings: database error", error.logFields)
-                connection?.close()
-                connection = nil
+                connection.close()
             }
             background.pause(seconds: options.deliverySeconds)
         }
-        connection?.close()
+        connection.close()
     }
 
     /// One scan of a family as of `instant`: the findings of every app it looks at, published

@@ -8,6 +8,7 @@ public enum CollectorMetrics {
     public static let batchSeconds = "tapwire_batch_commit_duration_seconds"
     public static let commitEvents = "tapwire_commit_events"
     public static let databaseErrors = "tapwire_database_errors_total"
+    public static let databaseConnectionsReplaced = "tapwire_database_connections_replaced_total"
     public static let rollupFoldSeconds = "tapwire_rollup_fold_duration_seconds"
     public static let rollupDeltasFolded = "tapwire_rollup_deltas_folded_total"
     public static let readFoldWaits = "tapwire_read_fold_waits_total"
@@ -30,6 +31,9 @@ public enum CollectorMetrics {
         registry.declare(commitEvents, help: "Events per group commit transaction.", kind: .histogram,
                          buckets: [1, 10, 100, 500, 1000, 2000, 5000, 10000, 20000])
         registry.declare(databaseErrors, help: "Database errors, by error code.", kind: .counter, labels: ["code"])
+        registry.declare(databaseConnectionsReplaced,
+                         help: "Database connections the server closed while they sat idle (idle_session_timeout, a pooler, a restart), replaced before their next use, by connection.",
+                         kind: .counter, labels: ["connection"])
         registry.declare(rollupFoldSeconds, help: "Time of one fold of pending rollup deltas into the rollups.", kind: .histogram,
                          buckets: latencyBuckets)
         registry.declare(rollupDeltasFolded, help: "Pending rollup deltas folded into the rollups (their finest rows, before the coarser grains are derived).", kind: .counter)
