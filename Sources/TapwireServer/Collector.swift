@@ -66,7 +66,7 @@ public final class Collector: Sendable {
                                          scan.fold = fold
                                          return FindingFamilies.all(scan)
                                      }, readFold: readFold, webhookURL: configuration.alertWebhookURL,
-                                     metrics: metrics, logger: logger)
+                                     metrics: metrics, logger: logger, watch: watch)
 
         let handlers = HandlerExecutor(threads: configuration.http.threads)
         let manifests = DatabaseManifests(database: database, manifestCache: manifestCache)

@@ -55,6 +55,8 @@ public final class FindingMonitor: Service {
     private var webhook: FindingWebhook? { try? webhookSetup.get() }
     private let metrics: MetricsRegistry
     private let logger: Logger
+    /// Where the monitor says it replaced a connection the server closed while it sat idle.
+    private let watch: IdleConnectionWatch
     /// The lease owner: unique per process and start.
     private let owner: String
     private let background = BackgroundLoop(name: "tapwire-findings")
@@ -72,7 +74,9 @@ public final class FindingMonitor: Service {
     /// `families` made once per scan with `readFold()`, so the scan's families share one fold
     /// (the collector's: they wait for its background fold rather than fold themselves).
     public init(databaseURL: String, options: Options = Options(), families: @escaping @Sendable (any ReadFold) -> [any FindingFamily],
-                readFold: @escaping @Sendable () -> any ReadFold, webhookURL: String?, metrics: MetricsRegistry, logger: Logger) {
+                readFold: @escaping @Sendable () -> any ReadFold, webhookURL: String?, metrics: MetricsRegistry, logger: Logger,
+                watch: IdleConnectionWatch? = nil) {
+        self.watch = watch ?? IdleConnectionWatch(logger: logger)
         webhookSetup = Result { () throws(APIError) in
             try webhookURL.map { (url) throws(APIError) in try FindingWebhook(url: url, requestTimeoutSeconds: options.requestTimeoutSeconds) }
         }
@@ -99,9 +103,6 @@ public final class FindingMonitor: Service {
     private func loop() {
         // Closed by the server while idle since the last pass (idle_session_timeout, a pooler's,
         // a restart): replaced before the scan would fail on it.
-        let watch = IdleConnectionWatch(logger: logger) { [metrics] name in
-            metrics.increment(CollectorMetrics.databaseConnectionsReplaced, [name])
-        }
         var connection = LoopConnection(name: "tapwire-findings", watch: watch) { [databaseURL] () throws(DatabaseError) in
             try PostgresConnection(url: databaseURL, applicationName: "tapwire-findings", serverTimeouts: .off)
         }
